@@ -1,0 +1,151 @@
+// The local cluster state (`--cluster-state FILE`): Kubernetes objects in YAML or JSON, one or many
+// documents, or a List. It backs the embedded default: RBAC, discovery, and lookups.
+import { readFile } from 'node:fs/promises';
+import { parseAllDocuments } from 'yaml';
+import type { KubeObject } from '../../api/types.ts';
+import type { ClusterRole, ClusterRoleBinding, Role, RoleBinding } from '../../api/rbac.ts';
+import type { RuntimeClass, SecretReference, ServiceAccount } from '../../ports/lookups.ts';
+
+export interface APIResource {
+  name: string;
+  singularName?: string;
+  namespaced: boolean;
+  group?: string;
+  version?: string;
+  kind: string;
+  verbs?: string[];
+  shortNames?: string[];
+}
+
+export interface APIResourceList extends KubeObject {
+  groupVersion: string;
+  resources: APIResource[];
+}
+
+export interface CustomResourceDefinition extends KubeObject {
+  spec: {
+    group: string;
+    names: { plural: string; singular?: string; kind: string; shortNames?: string[] };
+    scope: 'Namespaced' | 'Cluster';
+    versions: Array<{ name: string; served: boolean; storage?: boolean }>;
+  };
+}
+
+export interface ClusterState {
+  roles: Role[];
+  clusterRoles: ClusterRole[];
+  roleBindings: RoleBinding[];
+  clusterRoleBindings: ClusterRoleBinding[];
+  serviceAccounts: ServiceAccount[];
+  /** Secrets with data and stringData removed at load: we never hold secret values. */
+  secrets: SecretReference[];
+  namespaces: KubeObject[];
+  runtimeClasses: RuntimeClass[];
+  customResourceDefinitions: CustomResourceDefinition[];
+  apiResourceLists: APIResourceList[];
+}
+
+export class ClusterStateError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ClusterStateError';
+  }
+}
+
+export function emptyClusterState(): ClusterState {
+  return {
+    roles: [],
+    clusterRoles: [],
+    roleBindings: [],
+    clusterRoleBindings: [],
+    serviceAccounts: [],
+    secrets: [],
+    namespaces: [],
+    runtimeClasses: [],
+    customResourceDefinitions: [],
+    apiResourceLists: [],
+  };
+}
+
+const accepted: Record<string, { apiVersions: string[]; collection: keyof ClusterState }> = {
+  Role: { apiVersions: ['rbac.authorization.k8s.io/v1'], collection: 'roles' },
+  ClusterRole: { apiVersions: ['rbac.authorization.k8s.io/v1'], collection: 'clusterRoles' },
+  RoleBinding: { apiVersions: ['rbac.authorization.k8s.io/v1'], collection: 'roleBindings' },
+  ClusterRoleBinding: { apiVersions: ['rbac.authorization.k8s.io/v1'], collection: 'clusterRoleBindings' },
+  ServiceAccount: { apiVersions: ['v1'], collection: 'serviceAccounts' },
+  Secret: { apiVersions: ['v1'], collection: 'secrets' },
+  Namespace: { apiVersions: ['v1'], collection: 'namespaces' },
+  RuntimeClass: { apiVersions: ['node.k8s.io/v1'], collection: 'runtimeClasses' },
+  CustomResourceDefinition: { apiVersions: ['apiextensions.k8s.io/v1'], collection: 'customResourceDefinitions' },
+  APIResourceList: { apiVersions: ['v1'], collection: 'apiResourceLists' },
+};
+
+export async function loadClusterStateFile(path: string): Promise<ClusterState> {
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (error) {
+    throw new ClusterStateError(`cannot read cluster state ${path}: ${(error as Error).message}`);
+  }
+  return parseClusterState(text, path);
+}
+
+/** Parses YAML (which includes JSON) with one or more documents; Lists are flattened. */
+export function parseClusterState(text: string, source = 'cluster state'): ClusterState {
+  const state = emptyClusterState();
+  const documents = parseAllDocuments(text);
+  if (!Array.isArray(documents)) {
+    // An empty stream parses as an EmptyStream object: an empty state.
+    return state;
+  }
+  documents.forEach((doc, index) => {
+    const where = `${source}: document ${index + 1}`;
+    if (doc.errors.length > 0) {
+      throw new ClusterStateError(`${where}: invalid YAML: ${doc.errors[0]!.message.split('\n')[0]}`);
+    }
+    const value: unknown = doc.toJS();
+    if (value === null || value === undefined) return;
+    addObject(state, value, where);
+  });
+  return state;
+}
+
+function addObject(state: ClusterState, value: unknown, where: string): void {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    throw new ClusterStateError(`${where}: expected a Kubernetes object, got ${Array.isArray(value) ? 'an array' : typeof value}`);
+  }
+  const obj = value as KubeObject;
+  const kind = obj.kind;
+  if (typeof kind !== 'string' || kind === '') {
+    throw new ClusterStateError(`${where}: object has no kind`);
+  }
+  if (kind === 'List' || kind.endsWith('List') && kind !== 'APIResourceList') {
+    const items = (obj as { items?: unknown }).items;
+    if (!Array.isArray(items)) throw new ClusterStateError(`${where}: ${kind} has no items array`);
+    items.forEach((item, i) => addObject(state, item, `${where}, item ${i + 1}`));
+    return;
+  }
+  const name = kind === 'APIResourceList' ? (obj as { groupVersion?: string }).groupVersion : obj.metadata?.name;
+  const label = `${where} (${kind} ${JSON.stringify(name ?? '')})`;
+  const entry = accepted[kind];
+  if (!entry) {
+    throw new ClusterStateError(`${label}: unsupported kind ${kind}; supported kinds: ${Object.keys(accepted).join(', ')}`);
+  }
+  if (!entry.apiVersions.includes(String(obj.apiVersion))) {
+    throw new ClusterStateError(`${label}: unsupported apiVersion ${JSON.stringify(obj.apiVersion)} for ${kind}; expected ${entry.apiVersions.join(' or ')}`);
+  }
+  if (kind === 'APIResourceList') {
+    const list = obj as Partial<APIResourceList>;
+    if (typeof list.groupVersion !== 'string' || !Array.isArray(list.resources)) {
+      throw new ClusterStateError(`${label}: APIResourceList needs groupVersion and resources`);
+    }
+  } else if (typeof name !== 'string' || name === '') {
+    throw new ClusterStateError(`${label}: metadata.name is required`);
+  }
+  if (kind === 'Secret') {
+    const { data: _data, stringData: _stringData, ...rest } = obj as KubeObject & { data?: unknown; stringData?: unknown };
+    (state.secrets as KubeObject[]).push(rest);
+    return;
+  }
+  (state[entry.collection] as KubeObject[]).push(obj);
+}

@@ -1,0 +1,104 @@
+// The ordered two-phase chain (upstream chainAdmissionHandler): the array's order is the order,
+// mutating plugins run in `admit`, validating plugins in `validate`, and the first rejection of
+// an enforcing plugin ends the phase. Plugins in warn or audit mode never reject: their
+// rejection becomes a warning and/or an audit annotation, and the chain goes on.
+import type { Attributes, RequestContext } from './attributes.ts';
+import { internalError, isStatusError, type StatusError } from './errors.ts';
+import { PluginMode, type AdmissionPlugin } from './plugin.ts';
+
+export interface ChainEntry {
+  readonly plugin: AdmissionPlugin;
+  readonly mode: PluginMode;
+}
+
+export type Phase = 'admit' | 'validate';
+
+export interface PhaseOutcome {
+  /** Set when an enforcing plugin rejected the request. */
+  rejection?: StatusError;
+  rejectedBy?: string;
+  warnings: string[];
+  annotations: Record<string, string>;
+}
+
+export class AdmissionChain {
+  readonly entries: readonly ChainEntry[];
+
+  constructor(entries: readonly ChainEntry[]) {
+    this.entries = entries;
+  }
+
+  get mutatingPlugins(): string[] {
+    return this.entries.filter((e) => e.plugin.admit).map((e) => e.plugin.name);
+  }
+
+  get validatingPlugins(): string[] {
+    return this.entries.filter((e) => e.plugin.validate).map((e) => e.plugin.name);
+  }
+
+  /** Runs every mutating plugin in order; attributes.object is changed in place. */
+  admit(attributes: Attributes, signal: AbortSignal): Promise<PhaseOutcome> {
+    return this.run('admit', attributes, signal);
+  }
+
+  /** Runs every validating plugin in order, stopping at the first enforced rejection. */
+  validate(attributes: Attributes, signal: AbortSignal): Promise<PhaseOutcome> {
+    return this.run('validate', attributes, signal);
+  }
+
+  private async run(phase: Phase, attributes: Attributes, signal: AbortSignal): Promise<PhaseOutcome> {
+    const outcome: PhaseOutcome = { warnings: [], annotations: {} };
+    for (const { plugin, mode } of this.entries) {
+      const step = plugin[phase];
+      if (!step || !plugin.handles(attributes.operation)) continue;
+      if (signal.aborted) {
+        outcome.rejection = internalError(`admission deadline exceeded before plugin ${plugin.name} could run`);
+        outcome.rejectedBy = plugin.name;
+        return outcome;
+      }
+      // A non-enforcing mutating plugin that rejects must leave no half-made change behind.
+      const snapshot = phase === 'admit' && mode !== PluginMode.Enforce ? structuredClone(attributes.object) : undefined;
+      try {
+        await step.call(plugin, attributes, contextFor(plugin.name, outcome, signal));
+      } catch (thrown) {
+        const error = asStatusError(plugin.name, thrown);
+        if (mode === PluginMode.Enforce) {
+          outcome.rejection = error;
+          outcome.rejectedBy = plugin.name;
+          return outcome;
+        }
+        if (snapshot !== undefined) attributes.object = snapshot;
+        outcome.annotations[annotationKey(plugin.name, `${mode}-rejection`)] = error.message;
+        if (mode === PluginMode.Warn) outcome.warnings.push(`[${plugin.name}] ${error.message}`);
+      }
+    }
+    return outcome;
+  }
+}
+
+function contextFor(pluginName: string, outcome: PhaseOutcome, signal: AbortSignal): RequestContext {
+  return {
+    signal,
+    annotate: (key, value) => {
+      outcome.annotations[annotationKey(pluginName, key)] = value;
+    },
+    warn: (message) => {
+      outcome.warnings.push(message);
+    },
+  };
+}
+
+/**
+ * kube-apiserver prefixes webhook audit annotation keys with "<webhook name>/", so ours must be a
+ * qualified name's name part: we use "<plugin>.<key>".
+ */
+export function annotationKey(pluginName: string, key: string): string {
+  return `${pluginName}.${key}`;
+}
+
+/** Anything that is not a StatusError is a bug in a plugin: a readable 500, never a crash. */
+function asStatusError(pluginName: string, thrown: unknown): StatusError {
+  if (isStatusError(thrown)) return thrown;
+  const message = thrown instanceof Error ? thrown.message : String(thrown);
+  return internalError(`plugin ${pluginName} failed: ${message}`, thrown);
+}

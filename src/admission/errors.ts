@@ -1,0 +1,93 @@
+// Errors as values with a shape: a StatusError carries the metav1.Status that kube-apiserver would
+// return, in apimachinery's wording, so a denial reads exactly like an in-tree plugin's.
+import { groupResourceString, type GroupResource, type Status } from '../api/types.ts';
+import type { Attributes } from './attributes.ts';
+
+export class StatusError extends Error {
+  readonly status: Status;
+
+  constructor(status: Status, options?: { cause?: unknown }) {
+    super(status.message, options);
+    this.name = 'StatusError';
+    this.status = status;
+  }
+
+  get code(): number {
+    return this.status.code;
+  }
+}
+
+export function isStatusError(value: unknown): value is StatusError {
+  return value instanceof StatusError;
+}
+
+export function isForbidden(value: unknown): value is StatusError {
+  return isStatusError(value) && value.status.reason === 'Forbidden';
+}
+
+/** Go's %q for the strings we quote (object names): a double-quoted string with escapes. */
+export function goQuote(value: string): string {
+  return JSON.stringify(value);
+}
+
+/** apierrors.NewForbidden(qualifiedResource, name, err). */
+export function newForbidden(resource: GroupResource, name: string, reason: string): StatusError {
+  let message: string;
+  if (resource.group === '' && resource.resource === '') {
+    message = `forbidden: ${reason}`;
+  } else if (name === '') {
+    message = `${groupResourceString(resource)} is forbidden: ${reason}`;
+  } else {
+    message = `${groupResourceString(resource)} ${goQuote(name)} is forbidden: ${reason}`;
+  }
+  return new StatusError({
+    status: 'Failure',
+    code: 403,
+    reason: 'Forbidden',
+    message,
+    details: { name, group: resource.group, kind: resource.resource },
+  });
+}
+
+/**
+ * admission.NewForbidden(attributes, err): the request's name, else the object's name, else its
+ * generateName (names are not generated yet at admission), else "Unknown".
+ */
+export function forbidden(attributes: Attributes, reason: string): StatusError {
+  return newForbidden(attributes.resource, extractResourceName(attributes), reason);
+}
+
+export function extractResourceName(attributes: Attributes): string {
+  if (attributes.name !== '') return attributes.name;
+  const obj = attributes.object;
+  if (obj === undefined || obj === null) return 'Unknown';
+  if (typeof obj !== 'object' || Array.isArray(obj)) return 'Unknown/errorGettingName';
+  const meta = obj.metadata;
+  if (meta?.name) return meta.name;
+  if (meta?.generateName) return meta.generateName;
+  return 'Unknown';
+}
+
+/** apierrors.NewBadRequest(reason). */
+export function badRequest(message: string): StatusError {
+  return new StatusError({ status: 'Failure', code: 400, reason: 'BadRequest', message });
+}
+
+/** apierrors.NewInternalError(err). */
+export function internalError(message: string, cause?: unknown): StatusError {
+  return new StatusError(
+    {
+      status: 'Failure',
+      code: 500,
+      reason: 'InternalError',
+      message: `Internal error occurred: ${message}`,
+      details: { causes: [{ message }] },
+    },
+    { cause },
+  );
+}
+
+/** Go's "%v" of an error value: "<nil>" when there is none. */
+export function goErrorString(error: string | undefined): string {
+  return error === undefined ? '<nil>' : error;
+}

@@ -1,0 +1,35 @@
+// The capability interface every plugin implements (upstream admission.Interface,
+// MutationInterface and ValidationInterface, folded into optional methods).
+import type { Attributes, RequestContext } from './attributes.ts';
+import type { Operation } from './operation.ts';
+import type { Ports } from '../ports/index.ts';
+
+export interface AdmissionPlugin {
+  readonly name: string;
+  /** Whether the plugin wants requests of this operation at all. */
+  handles(operation: Operation): boolean;
+  /** Mutating phase: change attributes.object in place, or throw a StatusError to reject. */
+  admit?(attributes: Attributes, context: RequestContext): void | Promise<void>;
+  /** Validating phase: throw a StatusError to reject; never mutate. */
+  validate?(attributes: Attributes, context: RequestContext): void | Promise<void>;
+}
+
+/** A plugin as the ordered list knows it: its name, what it needs, and a factory. */
+export interface PluginDefinition {
+  readonly name: string;
+  /** The ports the plugin cannot work without; start-up fails clearly when one is missing. */
+  readonly needs: readonly (keyof Ports)[];
+  create(ports: Ports): AdmissionPlugin;
+}
+
+/** How a plugin's rejection is treated: deny, admit with a warning, or admit with an audit note. */
+export const PluginMode = {
+  Enforce: 'enforce',
+  Warn: 'warn',
+  Audit: 'audit',
+} as const;
+export type PluginMode = (typeof PluginMode)[keyof typeof PluginMode];
+
+export function isPluginMode(value: string): value is PluginMode {
+  return (Object.values(PluginMode) as string[]).includes(value);
+}

@@ -1,0 +1,22 @@
+// Everything a plugin may have injected. Optional ports are filled in at start-up by the wiring
+// for the chosen backend (cluster or local); a plugin that needs a missing one fails start-up.
+import type { Authorizer } from './authorizer.ts';
+import type { Clock, Random } from './clock.ts';
+import type { Logger } from './logger.ts';
+import type { Lookups } from './lookups.ts';
+import type { RestMapper } from './rest-mapper.ts';
+
+export interface Ports {
+  logger: Logger;
+  clock: Clock;
+  random: Random;
+  authorizer?: Authorizer;
+  restMapper?: RestMapper;
+  lookups?: Lookups;
+}
+
+export type { Authorizer, AuthorizationAttributes, AuthorizationResult, Decision } from './authorizer.ts';
+export type { RestMapper, RestMapping, RestScope } from './rest-mapper.ts';
+export type { Lookups, ResourceLookup } from './lookups.ts';
+export type { Clock, Random } from './clock.ts';
+export type { Logger } from './logger.ts';
