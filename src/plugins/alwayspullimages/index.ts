@@ -1,0 +1,65 @@
+/**
+ * AlwaysPullImages (upstream plugin/pkg/admission/alwayspullimages) sets every container's
+ * imagePullPolicy, and every image volume's pullPolicy, to Always. In a multi-tenant cluster an image
+ * pulled to a node can otherwise be run by any pod that knows its name; pulling every time makes the
+ * kubelet present the pod's own credentials to the registry, so private images stay private.
+ * The validating half rejects pods that still lack Always after later mutations.
+ */
+import type { Attributes } from '../../admission/attributes.ts';
+import { badRequest, forbidden, type StatusError } from '../../admission/errors.ts';
+import { Operation } from '../../admission/operation.ts';
+import type { AdmissionPlugin, PluginDefinition } from '../../admission/plugin.ts';
+import type { Pod } from '../../api/core.ts';
+import { silentLogger, type Logger } from '../../ports/logger.ts';
+import { aggregate, notSupported } from './field-errors.ts';
+import { shouldIgnore } from './ignore.ts';
+import { asPod, imageVolumesWithPath, stringField, visitContainersWithPath } from './pod.ts';
+
+export const pluginName = 'AlwaysPullImages';
+
+const pullAlways = 'Always';
+
+export const definition: PluginDefinition = {
+  name: pluginName,
+  needs: [],
+  create: (ports) => alwaysPullImages(ports.logger),
+};
+
+export function alwaysPullImages(logger: Logger = silentLogger): AdmissionPlugin {
+  return {
+    name: pluginName,
+    handles: (operation) => operation === Operation.Create || operation === Operation.Update,
+
+    admit(attributes) {
+      if (shouldIgnore(attributes, logger)) return;
+      const pod = podOf(attributes);
+      visitContainersWithPath(pod, (container) => {
+        container.imagePullPolicy = pullAlways;
+        return true;
+      });
+      for (const { image } of imageVolumesWithPath(pod)) image.pullPolicy = pullAlways;
+    },
+
+    validate(attributes) {
+      if (shouldIgnore(attributes, logger)) return;
+      const pod = podOf(attributes);
+      const errors: StatusError[] = [];
+      const reject = (path: string, value: string | null | undefined) => {
+        if (value === pullAlways) return;
+        errors.push(forbidden(attributes, notSupported(path, stringField(value), [pullAlways])));
+      };
+      visitContainersWithPath(pod, (container, path) => {
+        reject(`${path}.imagePullPolicy`, container.imagePullPolicy);
+        return true;
+      });
+      for (const { image, path } of imageVolumesWithPath(pod)) reject(`${path}.pullPolicy`, image.pullPolicy);
+      if (errors.length > 0) throw aggregate(errors);
+    },
+  };
+}
+
+function podOf(attributes: Attributes): Pod {
+  const pod = asPod(attributes.object);
+  if (!pod) throw badRequest('Resource was marked with kind Pod but was unable to be converted');
+  return pod;
+}
