@@ -1,0 +1,144 @@
+// Upstream TestAdmit (admission_test.go), every row, plus the edges upstream's code takes but its
+// table does not: subresources, other resources, other operations, bodies of the wrong type,
+// finalizer scans among other finalizers, and reinvocation.
+//
+// Skipped upstream rows: the older "disabled feature -> no finalizer" rows (PVC and PV) were
+// removed upstream with the StorageObjectInUseProtection feature gate (GA in 1.11, gate removed
+// in 1.25); there is no feature switch left to port.
+import { describe, expect, it } from 'vitest';
+import type { GroupVersionResource, KubeObject } from '../../api/types.ts';
+import { silentLogger } from '../../ports/logger.ts';
+import { systemClock, systemRandom } from '../../ports/clock.ts';
+import type { Attributes } from '../../admission/attributes.ts';
+import { allOperations, Operation } from '../../admission/operation.ts';
+import { definition, pluginName } from './index.ts';
+import { pvcProtectionFinalizer, pvProtectionFinalizer, vacProtectionFinalizer } from './protected-resources.ts';
+import { patchedThroughWebhook, testContext } from './testing.ts';
+
+const plugin = definition.create({ logger: silentLogger, clock: systemClock, random: systemRandom });
+
+const pvcs: GroupVersionResource = { group: '', version: 'v1', resource: 'persistentvolumeclaims' };
+const pvs: GroupVersionResource = { group: '', version: 'v1', resource: 'persistentvolumes' };
+const vacs: GroupVersionResource = { group: 'storage.k8s.io', version: 'v1', resource: 'volumeattributesclasses' };
+
+const claim: KubeObject = { kind: 'PersistentVolumeClaim', metadata: { name: 'claim', namespace: 'ns' } };
+const pv: KubeObject = { kind: 'PersistentVolume', metadata: { name: 'pv' } };
+const vac: KubeObject = { kind: 'VolumeAttributesClass', metadata: { name: 'vac' } };
+const withFinalizers = (object: KubeObject, finalizers: string[]): KubeObject => ({
+  ...object,
+  metadata: { ...object.metadata, finalizers },
+});
+
+function attributes(resource: GroupVersionResource, object: unknown, overrides: Partial<Attributes> = {}): Attributes {
+  const namespace = (object as KubeObject | undefined)?.metadata?.namespace ?? '';
+  return {
+    uid: 'uid',
+    operation: Operation.Create,
+    kind: { group: resource.group, version: resource.version, kind: '' },
+    resource,
+    subresource: '',
+    namespace,
+    name: 'foo',
+    object: structuredClone(object) as KubeObject,
+    oldObject: structuredClone(object) as KubeObject,
+    userInfo: {},
+    dryRun: false,
+    options: {},
+    ...overrides,
+  };
+}
+
+async function admit(attrs: Attributes): Promise<void> {
+  if (plugin.handles(attrs.operation)) await plugin.admit!(attrs, testContext());
+}
+
+/** Admits once, checks the webhook's patched view, then reinvokes and checks nothing more changes. */
+async function expectAdmitted(attrs: Attributes, expected: unknown): Promise<void> {
+  const original = structuredClone(attrs.object);
+  await admit(attrs);
+  expect(attrs.object).toEqual(expected);
+  const { patch, result } = patchedThroughWebhook(original, attrs.object);
+  expect(result).toEqual(expected);
+  if (JSON.stringify(original) === JSON.stringify(expected)) expect(patch).toEqual([]);
+  const once = structuredClone(attrs.object);
+  await admit(attrs);
+  expect(attrs.object).toEqual(once);
+}
+
+describe(pluginName, () => {
+  describe('upstream TestAdmit', () => {
+    it.each([
+      { name: 'persistentvolumeclaims: create -> add finalizer', resource: pvcs, object: claim, expected: withFinalizers(claim, [pvcProtectionFinalizer]) },
+      { name: 'persistentvolumeclaims: finalizer already exists -> no new finalizer', resource: pvcs, object: withFinalizers(claim, [pvcProtectionFinalizer]), expected: withFinalizers(claim, [pvcProtectionFinalizer]) },
+      { name: 'persistentvolumes: create -> add finalizer', resource: pvs, object: pv, expected: withFinalizers(pv, [pvProtectionFinalizer]) },
+      { name: 'persistentvolumes: finalizer already exists -> no new finalizer', resource: pvs, object: withFinalizers(pv, [pvProtectionFinalizer]), expected: withFinalizers(pv, [pvProtectionFinalizer]) },
+      { name: 'volumeattributesclasses: create -> add finalizer', resource: vacs, object: vac, expected: withFinalizers(vac, [vacProtectionFinalizer]) },
+      { name: 'volumeattributesclasses: finalizer already exists -> no new finalizer', resource: vacs, object: withFinalizers(vac, [vacProtectionFinalizer]), expected: withFinalizers(vac, [vacProtectionFinalizer]) },
+    ])('$name', async ({ resource, object, expected }) => {
+      const attrs = attributes(resource, object);
+      await expectAdmitted(attrs, expected);
+      // Upstream also checks the old object is left alone.
+      expect(attrs.oldObject).toEqual(object);
+    });
+  });
+
+  describe('beyond the upstream table', () => {
+    it('appends after existing finalizers and keeps their order', async () => {
+      const object = withFinalizers(claim, ['example.com/a', 'example.com/b']);
+      await expectAdmitted(attributes(pvcs, object), withFinalizers(claim, ['example.com/a', 'example.com/b', pvcProtectionFinalizer]));
+    });
+
+    it('finds the finalizer anywhere in the list (scan first, never a duplicate)', async () => {
+      const object = withFinalizers(pv, ['example.com/a', pvProtectionFinalizer, 'example.com/b']);
+      await expectAdmitted(attributes(pvs, object), object);
+    });
+
+    it('matches on the exact finalizer, not a different protection', async () => {
+      const object = withFinalizers(pv, [pvcProtectionFinalizer]);
+      await expectAdmitted(attributes(pvs, object), withFinalizers(pv, [pvcProtectionFinalizer, pvProtectionFinalizer]));
+    });
+
+    it('creates metadata when the body has none', async () => {
+      await expectAdmitted(attributes(pvs, { kind: 'PersistentVolume' }), { kind: 'PersistentVolume', metadata: { finalizers: [pvProtectionFinalizer] } });
+    });
+
+    it.each([
+      { name: 'pvc status', resource: pvcs, object: claim, subresource: 'status' },
+      { name: 'pv status', resource: pvs, object: pv, subresource: 'status' },
+      { name: 'vac (any subresource)', resource: vacs, object: vac, subresource: 'status' },
+    ])('leaves subresource requests alone: $name', async ({ resource, object, subresource }) => {
+      await expectAdmitted(attributes(resource, object, { subresource }), object);
+    });
+
+    it.each([
+      { name: 'pods', resource: { group: '', version: 'v1', resource: 'pods' }, object: { kind: 'Pod', metadata: { name: 'p' } } },
+      { name: 'storageclasses', resource: { group: 'storage.k8s.io', version: 'v1', resource: 'storageclasses' }, object: { kind: 'StorageClass', metadata: { name: 's' } } },
+      { name: 'persistentvolumeclaims in another group', resource: { group: 'example.com', version: 'v1', resource: 'persistentvolumeclaims' }, object: claim },
+      { name: 'volumeattributesclasses in the core group', resource: { group: '', version: 'v1', resource: 'volumeattributesclasses' }, object: vac },
+    ])('leaves other resources alone: $name', async ({ resource, object }) => {
+      await expectAdmitted(attributes(resource, object), object);
+    });
+
+    it.each([
+      { name: 'a body of another kind', object: { kind: 'Pod', metadata: { name: 'p' } } },
+      { name: 'no body', object: undefined },
+      { name: 'an array body', object: [] },
+      { name: 'metadata that is not an object', object: { kind: 'PersistentVolumeClaim', metadata: 'x' } },
+      { name: 'finalizers that are not a list', object: { kind: 'PersistentVolumeClaim', metadata: { finalizers: 'x' } } },
+    ])('lets a body of the wrong type through untouched, as upstream does: $name', async ({ object }) => {
+      const attrs = attributes(pvcs, object);
+      await admit(attrs);
+      expect(attrs.object).toEqual(object);
+    });
+
+    it('handles CREATE only', () => {
+      expect(allOperations.filter((op) => plugin.handles(op))).toEqual([Operation.Create]);
+    });
+
+    it('is mutating only and needs no ports', () => {
+      expect(plugin.validate).toBeUndefined();
+      expect(definition.needs).toEqual([]);
+      expect(definition.name).toBe('StorageObjectInUseProtection');
+    });
+  });
+});
