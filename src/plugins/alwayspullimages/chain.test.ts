@@ -1,0 +1,123 @@
+// AlwaysPullImages inside the ordered chain (src/admission/chain.ts), fed by AdmissionReview
+// fixtures, in enforce and in warn mode.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import type { Attributes } from '../../admission/attributes.ts';
+import { AdmissionChain } from '../../admission/chain.ts';
+import { isOperation } from '../../admission/operation.ts';
+import { PluginMode, type PluginMode as Mode } from '../../admission/plugin.ts';
+import type { Pod } from '../../api/core.ts';
+import { systemClock } from '../../ports/clock.ts';
+import { silentLogger } from '../../ports/logger.ts';
+import { attributesFor } from './attributes.fixture.ts';
+import { definition } from './index.ts';
+
+const fixtures = join(import.meta.dirname, '../../../test/fixtures/alwayspullimages');
+
+/** The request of an AdmissionReview fixture, as Attributes. */
+function fixtureAttributes(file: string): Attributes {
+  const review = JSON.parse(readFileSync(join(fixtures, file), 'utf8'));
+  const request = review.request;
+  if (!isOperation(request.operation)) throw new Error(`fixture ${file}: bad operation`);
+  return {
+    uid: request.uid,
+    operation: request.operation,
+    kind: request.kind,
+    resource: request.resource,
+    subresource: request.subResource ?? '',
+    namespace: request.namespace ?? '',
+    name: request.name ?? '',
+    object: request.object ?? undefined,
+    oldObject: request.oldObject ?? undefined,
+    userInfo: request.userInfo,
+    dryRun: request.dryRun ?? false,
+    options: request.options,
+  };
+}
+
+function chainWith(mode: Mode): AdmissionChain {
+  const plugin = definition.create({ logger: silentLogger, clock: systemClock, random: { intBelow: () => 0, alphanumeric: () => 'a' } });
+  return new AdmissionChain([{ plugin, mode }]);
+}
+
+const signal = () => new AbortController().signal;
+
+const expectedRejection =
+  '[pods "web-1" is forbidden: spec.initContainers[0].imagePullPolicy: Unsupported value: "IfNotPresent": supported values: "Always", ' +
+  'pods "web-1" is forbidden: spec.containers[0].imagePullPolicy: Unsupported value: "IfNotPresent": supported values: "Always", ' +
+  'pods "web-1" is forbidden: spec.volumes[0].image.pullPolicy: Unsupported value: "IfNotPresent": supported values: "Always"]';
+
+describe('enforce mode', () => {
+  it('registers as both mutating and validating', () => {
+    const chain = chainWith(PluginMode.Enforce);
+    expect(chain.mutatingPlugins).toEqual(['AlwaysPullImages']);
+    expect(chain.validatingPlugins).toEqual(['AlwaysPullImages']);
+  });
+
+  it('mutates a CREATE so that validation then passes', async () => {
+    const chain = chainWith(PluginMode.Enforce);
+    const attributes = fixtureAttributes('create-pod.json');
+    const admitted = await chain.admit(attributes, signal());
+    expect(admitted).toEqual({ warnings: [], annotations: {} });
+    const spec = (attributes.object as Pod).spec!;
+    expect([...spec.initContainers!, ...spec.containers!].map((c) => c.imagePullPolicy)).toEqual(['Always', 'Always', 'Always']);
+    expect(spec.volumes).toEqual([
+      { name: 'models', image: { reference: 'registry.example.com/team-a/models:7', pullPolicy: 'Always' } },
+      { name: 'scratch', emptyDir: {} },
+    ]);
+    expect(await chain.validate(attributes, signal())).toEqual({ warnings: [], annotations: {} });
+  });
+
+  it('rejects an unmutated CREATE with the upstream message', async () => {
+    const outcome = await chainWith(PluginMode.Enforce).validate(fixtureAttributes('create-pod.json'), signal());
+    expect(outcome.rejectedBy).toBe('AlwaysPullImages');
+    expect(outcome.rejection?.message).toBe(expectedRejection);
+    expect(outcome.rejection?.code).toBe(500);
+  });
+
+  it('lets an UPDATE that adds no image through untouched in both phases', async () => {
+    const chain = chainWith(PluginMode.Enforce);
+    const attributes = fixtureAttributes('update-pod-no-new-image.json');
+    const before = structuredClone(attributes.object);
+    expect(await chain.admit(attributes, signal())).toEqual({ warnings: [], annotations: {} });
+    expect(attributes.object).toEqual(before);
+    expect(await chain.validate(attributes, signal())).toEqual({ warnings: [], annotations: {} });
+  });
+
+  it('rejects a body under pods that is not a Pod in the mutating phase', async () => {
+    const attributes = attributesFor({ operation: 'CREATE', object: { apiVersion: 'v1', kind: 'Service' } });
+    const outcome = await chainWith(PluginMode.Enforce).admit(attributes, signal());
+    expect(outcome.rejection?.status).toEqual({
+      status: 'Failure',
+      code: 400,
+      reason: 'BadRequest',
+      message: 'Resource was marked with kind Pod but was unable to be converted',
+    });
+  });
+});
+
+describe('warn mode', () => {
+  it('admits an unmutated CREATE with a warning and an audit annotation carrying the message', async () => {
+    const outcome = await chainWith(PluginMode.Warn).validate(fixtureAttributes('create-pod.json'), signal());
+    expect(outcome.rejection).toBeUndefined();
+    expect(outcome.warnings).toEqual([`[AlwaysPullImages] ${expectedRejection}`]);
+    expect(outcome.annotations).toEqual({ 'AlwaysPullImages.warn-rejection': expectedRejection });
+  });
+
+  it('still mutates: warn mode changes what a rejection does, not the mutation', async () => {
+    const attributes = fixtureAttributes('create-pod.json');
+    const outcome = await chainWith(PluginMode.Warn).admit(attributes, signal());
+    expect(outcome).toEqual({ warnings: [], annotations: {} });
+    expect((attributes.object as Pod).spec!.containers!.map((c) => c.imagePullPolicy)).toEqual(['Always', 'Always']);
+  });
+
+  it('turns the bad-request of a non-Pod body into a warning and leaves the object as it was', async () => {
+    const object = { apiVersion: 'v1', kind: 'Service', spec: { ports: [] } };
+    const attributes = attributesFor({ operation: 'CREATE', object });
+    const outcome = await chainWith(PluginMode.Warn).admit(attributes, signal());
+    expect(outcome.rejection).toBeUndefined();
+    expect(outcome.warnings).toEqual(['[AlwaysPullImages] Resource was marked with kind Pod but was unable to be converted']);
+    expect(attributes.object).toEqual(object);
+  });
+});
