@@ -1,0 +1,14 @@
+#!/usr/bin/env node
+// Entry point. The sources are TypeScript run by Node's built-in type stripping (Node >= 22.18);
+// npm scripts and npx put node_modules/.bin first on PATH, where the pinned Node 24 lives.
+const [major, minor] = process.versions.node.split('.').map(Number);
+if (major < 22 || (major === 22 && minor < 19)) {
+  process.stderr.write(
+    `admission-chain needs Node.js >= 22.19 (this is ${process.version}). ` +
+      'Run it through npm or npx from the checkout (they use the Node 24 in node_modules/.bin), ' +
+      'or install a current Node LTS.\n',
+  );
+  process.exit(1);
+}
+const { main } = await import('../src/cli/main.ts');
+process.exitCode = await main(process.argv);

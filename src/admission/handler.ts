@@ -1,0 +1,73 @@
+// One admission call, end to end: decoded request → attributes → chain phase → AdmissionResponse
+// (controller-runtime's typed handle() and complete()). Mutations are made on a copy and sent as
+// one JSONPatch against the request's object; no patch when nothing changed.
+import fastJsonPatch from 'fast-json-patch';
+import type { KubeObject, Status } from '../api/types.ts';
+import type { Attributes } from './attributes.ts';
+import type { AdmissionChain, Phase, PhaseOutcome } from './chain.ts';
+import { internalError, isStatusError, type StatusError } from './errors.ts';
+import { attributesFrom, type AdmissionRequest, type AdmissionResponse } from './review.ts';
+
+export interface HandledReview {
+  response: AdmissionResponse;
+  /** The object after mutation (admit phase only), for callers that chain phases. */
+  mutatedObject?: KubeObject | undefined;
+  rejectedBy?: string;
+  outcome: PhaseOutcome;
+}
+
+export async function handleAdmission(chain: AdmissionChain, phase: Phase, request: AdmissionRequest, signal: AbortSignal): Promise<HandledReview> {
+  const original = request.object ?? undefined;
+  const working = phase === 'admit' && original !== undefined ? structuredClone(original) : original;
+  const attributes: Attributes = attributesFrom(request, working);
+  let outcome: PhaseOutcome;
+  try {
+    outcome = await withDeadline(phase === 'admit' ? chain.admit(attributes, signal) : chain.validate(attributes, signal), signal);
+  } catch (thrown) {
+    const error = isStatusError(thrown) ? thrown : internalError(thrown instanceof Error ? thrown.message : String(thrown), thrown);
+    outcome = { rejection: error, warnings: [], annotations: {} };
+  }
+  const response: AdmissionResponse = { uid: request.uid, allowed: outcome.rejection === undefined };
+  if (outcome.rejection) {
+    response.status = statusOf(outcome.rejection);
+  } else if (phase === 'admit') {
+    const patch = original === undefined || attributes.object === undefined ? [] : fastJsonPatch.compare(original, attributes.object);
+    if (patch.length > 0) {
+      response.patch = Buffer.from(JSON.stringify(patch)).toString('base64');
+      response.patchType = 'JSONPatch';
+    }
+  }
+  if (outcome.warnings.length > 0) response.warnings = outcome.warnings;
+  if (Object.keys(outcome.annotations).length > 0) response.auditAnnotations = outcome.annotations;
+  const handled: HandledReview = { response, outcome };
+  if (outcome.rejectedBy !== undefined) handled.rejectedBy = outcome.rejectedBy;
+  if (phase === 'admit' && !outcome.rejection) handled.mutatedObject = attributes.object;
+  return handled;
+}
+
+export function statusOf(error: StatusError): Status {
+  return { metadata: {}, ...error.status };
+}
+
+/** Guarantees an answer by the deadline even if a plugin ignores its signal. */
+function withDeadline<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(deadlineError());
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(deadlineError());
+    signal.addEventListener('abort', onAbort, { once: true });
+    work.then(
+      (value) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(value);
+      },
+      (error: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(error);
+      },
+    );
+  });
+}
+
+function deadlineError(): StatusError {
+  return internalError('admission request deadline exceeded');
+}

@@ -1,0 +1,28 @@
+// The admission-chain command line: serve, review and authorize.
+import { Command, CommanderError } from 'commander';
+import { CliError, processIO, type CliIO } from './io.ts';
+import { registerReviewCommand } from './review.ts';
+import { registerServeCommand } from './serve.ts';
+
+export async function main(argv: readonly string[], io: CliIO = processIO): Promise<number> {
+  const program = new Command('admission-chain')
+    .description("kube-apiserver's in-tree admission plugins as one admission webhook")
+    .exitOverride()
+    .configureOutput({ writeOut: (s) => io.stdout.write(s), writeErr: (s) => io.stderr.write(s) })
+    .showHelpAfterError(false);
+  registerServeCommand(program, io);
+  registerReviewCommand(program, io);
+  try {
+    await program.parseAsync(argv as string[]);
+    return typeof process.exitCode === 'number' ? process.exitCode : 0;
+  } catch (error) {
+    if (error instanceof CommanderError) return error.exitCode;
+    if (error instanceof CliError) {
+      io.stderr.write(`admission-chain: ${error.message}\n`);
+      return error.exitCode;
+    }
+    const message = error instanceof Error ? error.message : String(error);
+    io.stderr.write(`admission-chain: ${message}\n`);
+    return 1;
+  }
+}

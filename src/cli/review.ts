@@ -1,0 +1,176 @@
+// `admission-chain review`: what `kubectl apply --dry-run=server` would say, offline. Reads an
+// AdmissionReview (or builds one from a manifest and a user), runs the chain against a local
+// cluster-state file, and prints the AdmissionReview with its response.
+import { randomUUID } from 'node:crypto';
+import { Option, type Command } from 'commander';
+import { handleAdmission } from '../admission/handler.ts';
+import { BadReviewError, decodeReview, isPlainObject, responseReview, type AdmissionRequest, type AdmissionResponse } from '../admission/review.ts';
+import { isOperation } from '../admission/operation.ts';
+import { parseGroupVersion, type KubeObject } from '../api/types.ts';
+import { parseDuration } from '../config/duration.ts';
+import { selectPlugins } from '../config/plugins.ts';
+import { defaultEnabledPlugins, orderedPlugins } from '../plugins/index.ts';
+import { silentLogger } from '../ports/logger.ts';
+import type { RestMapper } from '../ports/rest-mapper.ts';
+import { buildChain, loadLocalBackend } from '../wiring.ts';
+import { CliError, parseSingleDocument, readInput, type CliIO } from './io.ts';
+
+interface ReviewOptions {
+  clusterState?: string;
+  phase: string;
+  plugins?: string[];
+  enableAdmissionPlugins?: string[];
+  disableAdmissionPlugins?: string[];
+  pluginMode?: string[];
+  filename?: string;
+  user?: string;
+  groups?: string;
+  uid?: string;
+  operation?: string;
+  old?: string;
+  namespace?: string;
+  subresource?: string;
+  timeout: string;
+}
+
+const collect = (value: string, previous: string[] | undefined) => [...(previous ?? []), value];
+
+export function registerReviewCommand(program: Command, io: CliIO): void {
+  program
+    .command('review')
+    .description('run the chain offline on an AdmissionReview (FILE or stdin) and print the AdmissionReview with its response')
+    .argument('[file]', 'AdmissionReview as JSON or YAML; "-" or absent reads stdin')
+    .requiredOption('--cluster-state <file>', 'the local cluster state (RBAC, service accounts, discovery, ...)')
+    .addOption(new Option('--phase <phase>', 'which webhook to act as').choices(['mutating', 'validating', 'all']).default('all'))
+    .option('--plugins <names>', 'the exact plugin set (comma-separated)', collect)
+    .option('--enable-admission-plugins <names>', 'plugins to enable in addition to the defaults', collect)
+    .option('--disable-admission-plugins <names>', 'default plugins to disable', collect)
+    .option('--plugin-mode <name=mode>', 'enforce, warn or audit, per plugin (repeatable)', collect)
+    .option('-f, --filename <file>', 'build the request from this manifest instead of reading an AdmissionReview')
+    .option('--user <name>', 'with -f: the requesting user', 'admin')
+    .option('--groups <groups>', 'with -f: the requesting user\'s groups (comma-separated)')
+    .option('--uid <uid>', 'with -f: the requesting user\'s uid')
+    .option('--operation <op>', 'with -f: CREATE or UPDATE (default CREATE, UPDATE with --old)')
+    .option('--old <file>', 'with -f: the existing object, for UPDATE')
+    .option('--namespace <ns>', 'with -f: namespace when the manifest has none', 'default')
+    .option('--subresource <name>', 'with -f: the subresource being written')
+    .option('--timeout <duration>', 'deadline for the whole review', '30s')
+    .action(async (file: string | undefined, options: ReviewOptions) => {
+      const output = await review(file, options, io);
+      io.stdout.write(`${JSON.stringify(output, null, 2)}\n`);
+    });
+}
+
+async function review(file: string | undefined, options: ReviewOptions, io: CliIO) {
+  let selection;
+  try {
+    selection = selectPlugins(orderedPlugins, defaultEnabledPlugins, {
+      plugins: options.plugins,
+      enable: options.enableAdmissionPlugins,
+      disable: options.disableAdmissionPlugins,
+      modes: options.pluginMode,
+    });
+  } catch (error) {
+    throw new CliError((error as Error).message, 2);
+  }
+  let backend;
+  try {
+    backend = await loadLocalBackend(options.clusterState!, silentLogger);
+  } catch (error) {
+    throw new CliError((error as Error).message);
+  }
+  const chain = buildChain(orderedPlugins, selection, backend);
+  let timeoutMs: number;
+  try {
+    timeoutMs = parseDuration(options.timeout);
+  } catch (error) {
+    throw new CliError(`--timeout: ${(error as Error).message}`, 2);
+  }
+  const signal = AbortSignal.timeout(timeoutMs);
+
+  let apiVersion: 'admission.k8s.io/v1' | 'admission.k8s.io/v1beta1' = 'admission.k8s.io/v1';
+  let request: AdmissionRequest;
+  if (options.filename !== undefined) {
+    if (file !== undefined) throw new CliError('give either an AdmissionReview FILE or -f MANIFEST, not both', 2);
+    request = await requestFromManifest(options, io, backend.ports.restMapper, signal);
+  } else {
+    const { text, source } = await readInput(file, io);
+    const parsed = parseSingleDocument(text, source);
+    try {
+      const decoded = decodeReview(parsed);
+      apiVersion = decoded.apiVersion;
+      request = decoded.request;
+    } catch (error) {
+      if (error instanceof BadReviewError) throw new CliError(`${source}: invalid AdmissionReview: ${error.message}`);
+      throw error;
+    }
+  }
+
+  const phases = options.phase === 'all' ? (['admit', 'validate'] as const) : options.phase === 'mutating' ? (['admit'] as const) : (['validate'] as const);
+  let response: AdmissionResponse | undefined;
+  let current = request;
+  for (const phase of phases) {
+    const handled = await handleAdmission(chain, phase, current, signal);
+    response = merge(response, handled.response);
+    if (!handled.response.allowed) break;
+    if (phase === 'admit' && handled.mutatedObject !== undefined) current = { ...current, object: handled.mutatedObject };
+  }
+  return { ...responseReview(apiVersion, response!), request };
+}
+
+/** Folds the validating answer into the mutating one: the patch stays, the decision is the last. */
+function merge(previous: AdmissionResponse | undefined, next: AdmissionResponse): AdmissionResponse {
+  if (previous === undefined) return next;
+  const merged: AdmissionResponse = { ...previous, ...next };
+  if (previous.patch !== undefined) {
+    merged.patch = previous.patch;
+    merged.patchType = previous.patchType!;
+  }
+  const warnings = [...(previous.warnings ?? []), ...(next.warnings ?? [])];
+  if (warnings.length > 0) merged.warnings = warnings;
+  const annotations = { ...previous.auditAnnotations, ...next.auditAnnotations };
+  if (Object.keys(annotations).length > 0) merged.auditAnnotations = annotations;
+  return merged;
+}
+
+async function requestFromManifest(options: ReviewOptions, io: CliIO, restMapper: RestMapper | undefined, signal: AbortSignal): Promise<AdmissionRequest> {
+  const load = async (path: string): Promise<KubeObject> => {
+    const { text, source } = await readInput(path, io);
+    const value = parseSingleDocument(text, source);
+    if (!isPlainObject(value) || typeof value.apiVersion !== 'string' || typeof value.kind !== 'string') {
+      throw new CliError(`${source}: expected a Kubernetes object with apiVersion and kind`);
+    }
+    return value as KubeObject;
+  };
+  const object = await load(options.filename!);
+  const oldObject = options.old !== undefined ? await load(options.old) : undefined;
+  const operation = options.operation ?? (oldObject ? 'UPDATE' : 'CREATE');
+  if (!isOperation(operation)) throw new CliError(`--operation ${JSON.stringify(operation)}: expected CREATE, UPDATE, DELETE or CONNECT`, 2);
+  if (!restMapper) throw new CliError('this backend has no REST mapper to resolve the manifest kind');
+  const { group, version } = parseGroupVersion(object.apiVersion!);
+  let mappings;
+  try {
+    mappings = await restMapper.mappingsFor({ group, kind: object.kind! }, [version], signal);
+  } catch (error) {
+    throw new CliError(`${options.filename}: cannot resolve ${object.apiVersion} ${object.kind}: ${(error as Error).message}`);
+  }
+  const mapping = mappings[0]!;
+  const namespaced = mapping.scope === 'namespace';
+  const groups = options.groups === undefined ? [] : options.groups.split(',').map((g) => g.trim()).filter(Boolean);
+  const request: AdmissionRequest = {
+    uid: randomUUID(),
+    kind: { group, version, kind: object.kind! },
+    resource: mapping.resource,
+    requestKind: { group, version, kind: object.kind! },
+    requestResource: mapping.resource,
+    name: object.metadata?.name ?? '',
+    operation,
+    userInfo: { username: options.user!, groups, ...(options.uid ? { uid: options.uid } : {}) },
+    object,
+    oldObject: oldObject ?? null,
+    dryRun: true,
+  };
+  if (namespaced) request.namespace = object.metadata?.namespace ?? options.namespace!;
+  if (options.subresource) request.subResource = options.subresource;
+  return request;
+}

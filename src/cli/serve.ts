@@ -1,0 +1,81 @@
+// `admission-chain serve`: the webhook, on the cluster (default) or a local cluster-state file.
+import type { Command } from 'commander';
+import { addServeOptions, parseServeConfig, type RawServeOptions, type ServeConfig } from '../config/serve-config.ts';
+import { createLogger } from '../observability/logger.ts';
+import { createMetrics } from '../observability/metrics.ts';
+import { defaultEnabledPlugins, orderedPlugins } from '../plugins/index.ts';
+import { startServer, type RunningServer } from '../server/server.ts';
+import { createBackend } from '../backends.ts';
+import { buildChain } from '../wiring.ts';
+import { CliError, type CliIO } from './io.ts';
+
+export function registerServeCommand(program: Command, io: CliIO): void {
+  addServeOptions(program.command('serve').description('run the admission webhook (HTTPS) and its health/metrics listener')).action(
+    async (raw: RawServeOptions) => {
+      let config: ServeConfig;
+      try {
+        config = parseServeConfig(raw, orderedPlugins, defaultEnabledPlugins);
+      } catch (error) {
+        throw new CliError((error as Error).message, 2);
+      }
+      const server = await runServer(config, io);
+      await new Promise<void>((resolve) => {
+        const stop = (signal: string) => {
+          process.off('SIGTERM', onTerm);
+          process.off('SIGINT', onInt);
+          void server.shutdown().then(resolve, resolve);
+          void signal;
+        };
+        const onTerm = () => stop('SIGTERM');
+        const onInt = () => stop('SIGINT');
+        process.on('SIGTERM', onTerm);
+        process.on('SIGINT', onInt);
+      });
+    },
+  );
+}
+
+/** Wires everything from the config and starts listening; used by the CLI and the tests. */
+export async function runServer(config: ServeConfig, io: Pick<CliIO, 'stdout'>): Promise<RunningServer & { closeBackend(): Promise<void> }> {
+  const logger = createLogger(config.logLevel, io.stdout as NodeJS.WritableStream);
+  const metrics = createMetrics();
+  const backend = await createBackend(config, logger).catch((error: Error) => {
+    throw new CliError(error.message);
+  });
+  let chain;
+  try {
+    chain = buildChain(orderedPlugins, config.plugins, backend, metrics);
+  } catch (error) {
+    await backend.close();
+    throw new CliError((error as Error).message, 2);
+  }
+  void backend.ready().catch((error: Error) => logger.error({ err: error.message }, 'backend failed to become ready'));
+  let server: RunningServer;
+  try {
+    server = await startServer({
+      host: config.host,
+      port: config.port,
+      metricsPort: config.metricsPort,
+      certFile: config.tlsCertFile,
+      keyFile: config.tlsPrivateKeyFile,
+      chain,
+      logger,
+      metrics,
+      requestTimeoutMs: config.requestTimeoutMs,
+      backendNotReady: () => backend.notReadyReasons(),
+      shutdownDelayMs: config.shutdownDelayMs,
+      drainTimeoutMs: config.drainTimeoutMs,
+    });
+  } catch (error) {
+    await backend.close();
+    throw new CliError((error as Error).message);
+  }
+  const shutdown = server.shutdown;
+  return Object.assign(server, {
+    shutdown: async () => {
+      await shutdown();
+      await backend.close();
+    },
+    closeBackend: () => backend.close(),
+  });
+}

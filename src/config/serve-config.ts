@@ -1,0 +1,132 @@
+// `serve` flags, validated once into a typed config. Every flag has an environment fallback
+// (ADMISSION_CHAIN_<FLAG>) so the chart can set either.
+import { Option, type Command } from 'commander';
+import { logLevels, type LogLevel } from '../observability/logger.ts';
+import { parseDuration } from './duration.ts';
+import { selectPlugins, type PluginSelection } from './plugins.ts';
+import type { PluginDefinition } from '../admission/plugin.ts';
+
+export interface ServeConfig {
+  host: string | undefined;
+  port: number;
+  metricsPort: number;
+  tlsCertFile: string;
+  tlsPrivateKeyFile: string;
+  clusterState: string | undefined;
+  kubeconfig: string | undefined;
+  plugins: PluginSelection;
+  logLevel: LogLevel;
+  requestTimeoutMs: number;
+  shutdownDelayMs: number;
+  drainTimeoutMs: number;
+  sarAllowedTtlMs: number;
+  sarDeniedTtlMs: number;
+  discoveryRefreshIntervalMs: number;
+}
+
+const collect = (value: string, previous: string[] | undefined) => [...(previous ?? []), value];
+
+function opt(flags: string, description: string, env: string): Option {
+  return new Option(flags, description).env(`ADMISSION_CHAIN_${env}`);
+}
+
+export function addServeOptions(command: Command): Command {
+  return command
+    .addOption(opt('--bind-address <host>', 'address to listen on (default: all)', 'BIND_ADDRESS'))
+    .addOption(opt('--port <port>', 'HTTPS port for /mutate and /validate', 'PORT').default('8443'))
+    .addOption(opt('--metrics-port <port>', 'plain-HTTP port for /livez, /readyz, /healthz and /metrics', 'METRICS_PORT').default('8080'))
+    .addOption(opt('--tls-cert-file <file>', 'serving certificate (PEM); re-read when it changes', 'TLS_CERT_FILE'))
+    .addOption(opt('--tls-private-key-file <file>', 'serving private key (PEM); re-read when it changes', 'TLS_PRIVATE_KEY_FILE'))
+    .addOption(opt('--cluster-state <file>', 'answer from a local cluster-state file instead of the cluster', 'CLUSTER_STATE'))
+    .addOption(opt('--kubeconfig <file>', 'kubeconfig for the cluster backend (default: in-cluster, then KUBECONFIG)', 'KUBECONFIG'))
+    .addOption(opt('--enable-admission-plugins <names>', 'plugins to enable in addition to the defaults (comma-separated, repeatable)', 'ENABLE_ADMISSION_PLUGINS').argParser(collect))
+    .addOption(opt('--disable-admission-plugins <names>', 'default plugins to disable (comma-separated, repeatable)', 'DISABLE_ADMISSION_PLUGINS').argParser(collect))
+    .addOption(opt('--plugins <names>', 'the exact plugin set (comma-separated); excludes --enable/--disable', 'PLUGINS').argParser(collect))
+    .addOption(opt('--plugin-mode <name=mode>', 'enforce (default), warn or audit, per plugin (repeatable)', 'PLUGIN_MODE').argParser(collect))
+    .addOption(opt('--log-level <level>', `one of ${logLevels.join(', ')}`, 'LOG_LEVEL').default('info'))
+    .addOption(opt('--request-timeout <duration>', 'deadline for one admission request; keep it below the webhook timeoutSeconds', 'REQUEST_TIMEOUT').default('9s'))
+    .addOption(opt('--shutdown-delay <duration>', 'on SIGTERM, how long readiness is false before we stop accepting', 'SHUTDOWN_DELAY').default('5s'))
+    .addOption(opt('--drain-timeout <duration>', 'the longest we wait for in-flight requests on shutdown', 'DRAIN_TIMEOUT').default('20s'))
+    .addOption(opt('--sar-allowed-ttl <duration>', 'how long an allowed SubjectAccessReview is cached', 'SAR_ALLOWED_TTL').default('10s'))
+    .addOption(opt('--sar-denied-ttl <duration>', 'how long a denied SubjectAccessReview is cached', 'SAR_DENIED_TTL').default('10s'))
+    .addOption(opt('--discovery-refresh-interval <duration>', 'least time between discovery refreshes on a kind miss', 'DISCOVERY_REFRESH_INTERVAL').default('30s'));
+}
+
+export interface RawServeOptions {
+  bindAddress?: string;
+  port: string;
+  metricsPort: string;
+  tlsCertFile?: string;
+  tlsPrivateKeyFile?: string;
+  clusterState?: string;
+  kubeconfig?: string;
+  enableAdmissionPlugins?: string[] | string;
+  disableAdmissionPlugins?: string[] | string;
+  plugins?: string[] | string;
+  pluginMode?: string[] | string;
+  logLevel: string;
+  requestTimeout: string;
+  shutdownDelay: string;
+  drainTimeout: string;
+  sarAllowedTtl: string;
+  sarDeniedTtl: string;
+  discoveryRefreshInterval: string;
+}
+
+/** Checks every flag; the error names the flag and the bad value. */
+export function parseServeConfig(raw: RawServeOptions, ordered: readonly PluginDefinition[], defaults: readonly string[]): ServeConfig {
+  if (!raw.tlsCertFile || !raw.tlsPrivateKeyFile) {
+    throw new Error('--tls-cert-file and --tls-private-key-file are required (generate development certificates with `npm run certs`)');
+  }
+  if (!(logLevels as readonly string[]).includes(raw.logLevel)) {
+    throw new Error(`--log-level ${JSON.stringify(raw.logLevel)}: expected one of ${logLevels.join(', ')}`);
+  }
+  const config: ServeConfig = {
+    host: raw.bindAddress,
+    port: port('--port', raw.port),
+    metricsPort: port('--metrics-port', raw.metricsPort),
+    tlsCertFile: raw.tlsCertFile,
+    tlsPrivateKeyFile: raw.tlsPrivateKeyFile,
+    clusterState: raw.clusterState,
+    kubeconfig: raw.kubeconfig,
+    plugins: selectPlugins(ordered, defaults, {
+      plugins: list(raw.plugins),
+      enable: list(raw.enableAdmissionPlugins),
+      disable: list(raw.disableAdmissionPlugins),
+      modes: list(raw.pluginMode),
+    }),
+    logLevel: raw.logLevel as LogLevel,
+    requestTimeoutMs: duration('--request-timeout', raw.requestTimeout, { min: 1 }),
+    shutdownDelayMs: duration('--shutdown-delay', raw.shutdownDelay, { min: 0 }),
+    drainTimeoutMs: duration('--drain-timeout', raw.drainTimeout, { min: 1 }),
+    sarAllowedTtlMs: duration('--sar-allowed-ttl', raw.sarAllowedTtl, { min: 0 }),
+    sarDeniedTtlMs: duration('--sar-denied-ttl', raw.sarDeniedTtl, { min: 0 }),
+    discoveryRefreshIntervalMs: duration('--discovery-refresh-interval', raw.discoveryRefreshInterval, { min: 0 }),
+  };
+  if (config.port === config.metricsPort && config.port !== 0) {
+    throw new Error(`--port and --metrics-port must differ (both ${config.port})`);
+  }
+  return config;
+}
+
+function list(value: string[] | string | undefined): string[] | undefined {
+  if (value === undefined) return undefined;
+  return Array.isArray(value) ? value : [value];
+}
+
+function port(flag: string, value: string): number {
+  const n = Number(value);
+  if (!/^\d+$/.test(value) || n > 65535) throw new Error(`${flag} ${JSON.stringify(value)}: expected a port number 0-65535`);
+  return n;
+}
+
+function duration(flag: string, value: string, bounds: { min: number }): number {
+  let ms: number;
+  try {
+    ms = parseDuration(value);
+  } catch (error) {
+    throw new Error(`${flag}: ${(error as Error).message}`);
+  }
+  if (ms < bounds.min) throw new Error(`${flag} ${JSON.stringify(value)}: must be at least ${bounds.min}ms`);
+  return ms;
+}

@@ -1,0 +1,82 @@
+// Prometheus metrics in kube-apiserver's admission vocabulary, under our own prefix, on one
+// injected Registry (no global state). Labels stay bounded: never uid, name, namespace or user.
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+
+// Upstream's admission buckets (0.005 … 2.5 s) plus finer sub-millisecond ones: we are in-process.
+export const admissionBuckets = [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.025, 0.1, 0.5, 1.0, 2.5];
+
+export interface AdmissionMetrics {
+  readonly registry: Registry;
+  readonly stepDuration: Histogram<'type' | 'operation' | 'rejected'>;
+  readonly controllerDuration: Histogram<'name' | 'type' | 'operation' | 'rejected'>;
+  readonly requests: Counter<'webhook' | 'operation' | 'allowed' | 'code'>;
+  readonly inFlight: Gauge<'webhook'>;
+  readonly nonEnforcedRejections: Counter<'name' | 'mode'>;
+  readonly pluginPaths: Counter<'name' | 'path'>;
+  readonly certificateExpiry: Gauge;
+  readonly certificateReloads: Counter<'result'>;
+  readonly badRequests: Counter<'webhook' | 'reason'>;
+}
+
+export function createMetrics(options: { registry?: Registry; defaultMetrics?: boolean } = {}): AdmissionMetrics {
+  const registry = options.registry ?? new Registry();
+  if (options.defaultMetrics ?? true) collectDefaultMetrics({ register: registry });
+  return {
+    registry,
+    stepDuration: new Histogram({
+      name: 'admission_chain_step_admission_duration_seconds',
+      help: 'Admission sub-step latency in seconds, by phase (admit or validate), operation and whether it was rejected.',
+      labelNames: ['type', 'operation', 'rejected'],
+      buckets: admissionBuckets,
+      registers: [registry],
+    }),
+    controllerDuration: new Histogram({
+      name: 'admission_chain_controller_admission_duration_seconds',
+      help: 'Admission plugin latency in seconds, by plugin, phase, operation and whether it rejected.',
+      labelNames: ['name', 'type', 'operation', 'rejected'],
+      buckets: admissionBuckets,
+      registers: [registry],
+    }),
+    requests: new Counter({
+      name: 'admission_chain_requests_total',
+      help: 'AdmissionReview requests answered, by webhook, operation, decision and status code.',
+      labelNames: ['webhook', 'operation', 'allowed', 'code'],
+      registers: [registry],
+    }),
+    inFlight: new Gauge({
+      name: 'admission_chain_requests_in_flight',
+      help: 'AdmissionReview requests being handled now.',
+      labelNames: ['webhook'],
+      registers: [registry],
+    }),
+    nonEnforcedRejections: new Counter({
+      name: 'admission_chain_non_enforced_rejections_total',
+      help: 'Rejections by plugins in warn or audit mode that were admitted anyway.',
+      labelNames: ['name', 'mode'],
+      registers: [registry],
+    }),
+    pluginPaths: new Counter({
+      name: 'admission_chain_plugin_decision_path_total',
+      help: 'Which decision path a plugin took (e.g. OwnerReferencesPermissionEnforcement: whitelisted, unchanged, no-new-blocking-refs, wildcard-probe, per-reference).',
+      labelNames: ['name', 'path'],
+      registers: [registry],
+    }),
+    certificateExpiry: new Gauge({
+      name: 'admission_chain_tls_certificate_expiry_timestamp_seconds',
+      help: 'When the serving certificate in use expires, as a Unix timestamp in seconds.',
+      registers: [registry],
+    }),
+    certificateReloads: new Counter({
+      name: 'admission_chain_tls_certificate_reloads_total',
+      help: 'Serving certificate reloads, by result (success or error).',
+      labelNames: ['result'],
+      registers: [registry],
+    }),
+    badRequests: new Counter({
+      name: 'admission_chain_bad_requests_total',
+      help: 'Requests refused before admission (HTTP 4xx), by webhook and reason class.',
+      labelNames: ['webhook', 'reason'],
+      registers: [registry],
+    }),
+  };
+}

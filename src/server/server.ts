@@ -1,0 +1,135 @@
+// Runs the HTTPS webhook and the plain-HTTP health/metrics listener, follows certificate files,
+// and drains on shutdown: readiness goes false, in-flight requests finish, then the sockets close.
+import { createServer as createHttpServer, type Server as HttpServer } from 'node:http';
+import { createServer as createHttpsServer, type Server as HttpsServer } from 'node:https';
+import type { AddressInfo } from 'node:net';
+import type { AdmissionChain } from '../admission/chain.ts';
+import type { AdmissionMetrics } from '../observability/metrics.ts';
+import type { Logger } from '../ports/logger.ts';
+import { createHealthApp } from './health-app.ts';
+import { CertificateWatcher, readKeyPair } from './tls.ts';
+import { createWebhookApp } from './webhook-app.ts';
+
+export interface ServerOptions {
+  host?: string;
+  port: number;
+  metricsPort: number;
+  certFile: string;
+  keyFile: string;
+  chain: AdmissionChain;
+  logger: Logger;
+  metrics: AdmissionMetrics;
+  requestTimeoutMs: number;
+  /** Reasons the backend (caches, discovery) is not ready yet; [] when ready. */
+  backendNotReady: () => string[];
+  /** How long readiness stays false before we stop accepting, so endpoints drop us first. */
+  shutdownDelayMs: number;
+  /** The longest we wait for in-flight requests once we stop accepting. */
+  drainTimeoutMs: number;
+  certificatePollIntervalMs?: number;
+}
+
+export interface RunningServer {
+  readonly port: number;
+  readonly metricsPort: number;
+  readonly draining: boolean;
+  notReadyReasons(): string[];
+  /** Stops gracefully: readiness false, wait, finish in-flight requests, close. */
+  shutdown(): Promise<void>;
+}
+
+// kube-apiserver keeps idle webhook connections for about 90 s; closing ours sooner makes it
+// reuse a dead socket and report EOF errors.
+const keepAliveTimeoutMs = 120_000;
+const headersTimeoutMs = 125_000;
+
+export async function startServer(options: ServerOptions): Promise<RunningServer> {
+  const { logger, metrics } = options;
+  const pair = await readKeyPair(options.certFile, options.keyFile);
+  metrics.certificateExpiry.set(pair.notAfter / 1000);
+  let draining = false;
+
+  const notReadyReasons = (): string[] => {
+    const reasons = draining ? ['shutting down'] : [];
+    return [...reasons, ...options.backendNotReady()];
+  };
+
+  const webhookApp = createWebhookApp({ chain: options.chain, logger, metrics, requestTimeoutMs: options.requestTimeoutMs });
+  const https: HttpsServer = createHttpsServer({ cert: pair.cert, key: pair.key, minVersion: 'TLSv1.2' }, webhookApp);
+  https.keepAliveTimeout = keepAliveTimeoutMs;
+  https.headersTimeout = headersTimeoutMs;
+  https.requestTimeout = Math.max(options.requestTimeoutMs * 3, 30_000);
+
+  const watcher = new CertificateWatcher({
+    certFile: options.certFile,
+    keyFile: options.keyFile,
+    logger,
+    pollIntervalMs: options.certificatePollIntervalMs ?? 10_000,
+    onReload: (next) => {
+      https.setSecureContext({ cert: next.cert, key: next.key, minVersion: 'TLSv1.2' });
+      metrics.certificateExpiry.set(next.notAfter / 1000);
+      metrics.certificateReloads.inc({ result: 'success' });
+    },
+    onError: () => metrics.certificateReloads.inc({ result: 'error' }),
+  });
+
+  const health: HttpServer = createHttpServer(createHealthApp({ readiness: { reasons: notReadyReasons }, registry: metrics.registry }));
+  health.keepAliveTimeout = 65_000;
+
+  await listen(https, options.port, options.host);
+  try {
+    await listen(health, options.metricsPort, options.host);
+  } catch (error) {
+    https.close();
+    throw error;
+  }
+  watcher.start(pair);
+  const port = (https.address() as AddressInfo).port;
+  const metricsPort = (health.address() as AddressInfo).port;
+  logger.info({ port, metricsPort, plugins: options.chain.entries.map((e) => `${e.plugin.name}:${e.mode}`) }, 'admission-chain serving');
+
+  let shutdownPromise: Promise<void> | undefined;
+  const shutdown = (): Promise<void> => {
+    shutdownPromise ??= (async () => {
+      draining = true;
+      logger.info({ delayMs: options.shutdownDelayMs }, 'draining: readiness is now false');
+      if (options.shutdownDelayMs > 0) await new Promise((r) => setTimeout(r, options.shutdownDelayMs));
+      watcher.stop();
+      const closed = new Promise<void>((resolve) => https.close(() => resolve()));
+      https.closeIdleConnections();
+      const forced = setTimeout(() => {
+        logger.warn('drain timeout reached; closing remaining connections');
+        https.closeAllConnections();
+      }, options.drainTimeoutMs);
+      await closed;
+      clearTimeout(forced);
+      await new Promise<void>((resolve) => {
+        health.close(() => resolve());
+        health.closeAllConnections();
+      });
+      logger.info('drained; bye');
+    })();
+    return shutdownPromise;
+  };
+
+  return {
+    port,
+    metricsPort,
+    get draining() {
+      return draining;
+    },
+    notReadyReasons,
+    shutdown,
+  };
+}
+
+function listen(server: HttpServer | HttpsServer, port: number, host: string | undefined): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const onError = (error: Error) => reject(new Error(`cannot listen on ${host ?? '*'}:${port}: ${error.message}`));
+    server.once('error', onError);
+    server.listen(port, host, () => {
+      server.off('error', onError);
+      resolve();
+    });
+  });
+}

@@ -1,0 +1,138 @@
+// The HTTPS webhook endpoints: POST /mutate and POST /validate. Three thin layers
+// (controller-runtime's shape): bounded body decoding here, the typed handler in
+// admission/handler.ts, and one place that writes the response.
+import express, { type NextFunction, type Request, type Response } from 'express';
+import type { AdmissionChain, Phase } from '../admission/chain.ts';
+import { handleAdmission } from '../admission/handler.ts';
+import { BadReviewError, decodeReview, responseReview, type AdmissionReview } from '../admission/review.ts';
+import type { AdmissionMetrics } from '../observability/metrics.ts';
+import type { Logger } from '../ports/logger.ts';
+
+export const maxBodyBytes = 7 * 1024 * 1024;
+
+export interface WebhookAppOptions {
+  chain: AdmissionChain;
+  logger: Logger;
+  metrics: AdmissionMetrics;
+  requestTimeoutMs: number;
+}
+
+export function createWebhookApp(options: WebhookAppOptions): express.Express {
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('etag', false);
+  const rawBody = express.raw({ type: () => true, limit: maxBodyBytes });
+  app.post('/mutate', requireJson, rawBody, reviewHandler('admit', options));
+  app.post('/validate', requireJson, rawBody, reviewHandler('validate', options));
+  app.use((_req: Request, res: Response) => {
+    sendStatus(res, 404, 'NotFound', 'not found: the webhook serves POST /mutate and POST /validate');
+  });
+  app.use((error: unknown, req: Request, res: Response, _next: NextFunction) => {
+    const webhook = webhookName(req.path);
+    const type = (error as { type?: string }).type;
+    if (type === 'entity.too.large') {
+      options.metrics.badRequests.inc({ webhook, reason: 'too_large' });
+      return sendStatus(res, 413, 'RequestEntityTooLarge', `request body is larger than ${maxBodyBytes} bytes`);
+    }
+    if (type === 'request.aborted' || type === 'request.size.invalid' || type === 'encoding.unsupported' || type === 'charset.unsupported') {
+      options.metrics.badRequests.inc({ webhook, reason: 'unreadable' });
+      return sendStatus(res, 400, 'BadRequest', `cannot read request body: ${(error as Error).message}`);
+    }
+    options.logger.error({ err: error, path: req.path }, 'unexpected error outside admission');
+    sendStatus(res, 500, 'InternalError', 'internal error while reading the request');
+  });
+  return app;
+}
+
+function requireJson(req: Request, res: Response, next: NextFunction): void {
+  const type = (req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
+  if (type !== 'application/json') {
+    sendStatus(res, 400, 'BadRequest', `content type must be application/json, got ${JSON.stringify(req.headers['content-type'] ?? '')}`);
+    return;
+  }
+  next();
+}
+
+function reviewHandler(phase: Phase, options: WebhookAppOptions) {
+  const webhook = phase === 'admit' ? 'mutate' : 'validate';
+  return async (req: Request, res: Response): Promise<void> => {
+    const started = process.hrtime.bigint();
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse((req.body as Buffer).toString('utf8'));
+    } catch (error) {
+      options.metrics.badRequests.inc({ webhook, reason: 'not_json' });
+      sendStatus(res, 400, 'BadRequest', `request body is not valid JSON: ${(error as Error).message}`);
+      return;
+    }
+    let decoded;
+    try {
+      decoded = decodeReview(parsed);
+    } catch (error) {
+      if (!(error instanceof BadReviewError)) throw error;
+      options.metrics.badRequests.inc({ webhook, reason: 'bad_review' });
+      sendStatus(res, 400, 'BadRequest', `invalid AdmissionReview: ${error.message}`);
+      return;
+    }
+    const { request } = decoded;
+    const log = options.logger.child({
+      uid: request.uid,
+      webhook,
+      kind: request.kind.kind,
+      resource: request.resource.resource,
+      subresource: request.subResource,
+      namespace: request.namespace,
+      name: request.name,
+      operation: request.operation,
+      user: request.userInfo?.username,
+    });
+    const signal = requestSignal(req, options.requestTimeoutMs);
+    options.metrics.inFlight.inc({ webhook });
+    try {
+      const handled = await handleAdmission(options.chain, phase, request, signal);
+      const { response } = handled;
+      const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+      const code = response.status?.code ?? 200;
+      options.metrics.stepDuration.observe({ type: phase, operation: request.operation, rejected: String(!response.allowed) }, seconds);
+      options.metrics.requests.inc({ webhook, operation: request.operation, allowed: String(response.allowed), code: String(code) });
+      const fields = {
+        decision: response.allowed ? 'allowed' : 'denied',
+        code,
+        patched: response.patch !== undefined,
+        rejectedBy: handled.rejectedBy,
+        warnings: response.warnings?.length,
+        durationMs: Math.round(seconds * 1e6) / 1e3,
+      };
+      if (code >= 500) log.error({ ...fields, reason: response.status?.message }, 'admission failed');
+      else if (!response.allowed) log.info({ ...fields, reason: response.status?.message }, 'admission denied');
+      else log.info(fields, 'admission allowed');
+      sendReview(res, responseReview(decoded.apiVersion, response));
+    } finally {
+      options.metrics.inFlight.dec({ webhook });
+    }
+  };
+}
+
+/** The request's deadline, also aborted when the caller goes away. */
+function requestSignal(req: Request, timeoutMs: number): AbortSignal {
+  const closed = new AbortController();
+  req.once('close', () => {
+    if (!req.complete || req.socket.destroyed) closed.abort(new Error('client closed the connection'));
+  });
+  return AbortSignal.any([AbortSignal.timeout(timeoutMs), closed.signal]);
+}
+
+function sendReview(res: Response, review: AdmissionReview): void {
+  res.status(200).type('application/json').send(JSON.stringify(review));
+}
+
+function sendStatus(res: Response, code: number, reason: string, message: string): void {
+  res
+    .status(code)
+    .type('application/json')
+    .send(JSON.stringify({ apiVersion: 'v1', kind: 'Status', metadata: {}, status: 'Failure', code, reason, message }));
+}
+
+function webhookName(path: string): string {
+  return path === '/mutate' ? 'mutate' : path === '/validate' ? 'validate' : 'other';
+}

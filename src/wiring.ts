@@ -1,0 +1,62 @@
+// The composition root: the one place that picks adapters (cluster or local) and builds the
+// ordered chain from the enabled plugins. Nothing else knows which backend is in use.
+import { AdmissionChain, type ChainEntry } from './admission/chain.ts';
+import { instrumentPlugin } from './admission/instrument.ts';
+import type { PluginDefinition } from './admission/plugin.ts';
+import { loadClusterStateFile, type ClusterState } from './adapters/local/cluster-state.ts';
+import { createLocalLookups } from './adapters/local/lookups.ts';
+import type { PluginSelection } from './config/plugins.ts';
+import type { AdmissionMetrics } from './observability/metrics.ts';
+import { systemClock, systemRandom } from './ports/clock.ts';
+import type { Ports } from './ports/index.ts';
+import type { Logger } from './ports/logger.ts';
+
+export interface Backend {
+  readonly name: 'local' | 'cluster';
+  readonly ports: Ports;
+  /** Reasons the backend cannot serve yet (caches syncing); [] when ready. */
+  notReadyReasons(): string[];
+  /** Resolves once caches have synced for the first time. */
+  ready(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export function createLocalBackend(state: ClusterState, logger: Logger): Backend {
+  const ports: Ports = {
+    logger,
+    clock: systemClock,
+    random: systemRandom,
+    lookups: createLocalLookups(state),
+  };
+  return {
+    name: 'local',
+    ports,
+    notReadyReasons: () => [],
+    ready: async () => {},
+    close: async () => {},
+  };
+}
+
+export async function loadLocalBackend(path: string, logger: Logger): Promise<Backend> {
+  return createLocalBackend(await loadClusterStateFile(path), logger);
+}
+
+export function buildChain(
+  ordered: readonly PluginDefinition[],
+  selection: PluginSelection,
+  backend: Pick<Backend, 'name' | 'ports'>,
+  metrics?: AdmissionMetrics,
+): AdmissionChain {
+  const entries: ChainEntry[] = [];
+  for (const definition of ordered) {
+    if (!selection.enabled.includes(definition.name)) continue;
+    for (const need of definition.needs) {
+      if (backend.ports[need] === undefined) {
+        throw new Error(`admission plugin ${definition.name} needs a ${need}, which the ${backend.name} backend does not provide`);
+      }
+    }
+    const plugin = definition.create(backend.ports);
+    entries.push({ plugin: metrics ? instrumentPlugin(plugin, metrics) : plugin, mode: selection.modes[definition.name] ?? 'enforce' });
+  }
+  return new AdmissionChain(entries);
+}
