@@ -103,7 +103,7 @@ function reviewHandler(phase: Phase, options: WebhookAppOptions) {
         warnings: response.warnings?.length,
         durationMs: Math.round(seconds * 1e6) / 1e3,
       };
-      if (code >= 500) log.error({ ...fields, reason: response.status?.message }, 'admission failed');
+      if (code >= 500 && response.status?.reason === 'InternalError') log.error({ ...fields, reason: response.status?.message }, 'admission failed');
       else if (!response.allowed) log.info({ ...fields, reason: response.status?.message }, 'admission denied');
       else log.info(fields, 'admission allowed');
       sendReview(res, responseReview(decoded.apiVersion, response));
