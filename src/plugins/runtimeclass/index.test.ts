@@ -1,0 +1,301 @@
+// Upstream admission_test.go TestValidateInitialization, TestAdmit and TestValidate, every row,
+// through the plugin as the chain calls it; then the lookup policy (cache first, live only on a
+// miss), reinvocation, the webhook's JSON patch, and the edges upstream's code takes.
+import { describe, expect, it } from 'vitest';
+import type { Pod } from '../../api/core.ts';
+import { allOperations, Operation } from '../../admission/operation.ts';
+import { isStatusError, newForbidden, StatusError } from '../../admission/errors.ts';
+import type { AdmissionPlugin } from '../../admission/plugin.ts';
+import type { Attributes } from '../../admission/attributes.ts';
+import { createLocalLookups } from '../../adapters/local/lookups.ts';
+import { parseClusterState } from '../../adapters/local/cluster-state.ts';
+import { systemClock, systemRandom } from '../../ports/clock.ts';
+import { silentLogger } from '../../ports/logger.ts';
+import type { Lookups, RuntimeClass } from '../../ports/lookups.ts';
+import { definition, pluginName } from './index.ts';
+import {
+  clusterStateYaml,
+  guaranteedResources,
+  newOverheadValidPod,
+  patchedThroughWebhook,
+  podAttributes,
+  recordingLookups,
+  runtimeClass,
+  testContext,
+} from './testing.ts';
+
+const basePorts = { logger: silentLogger, clock: systemClock, random: systemRandom };
+const pluginWith = (lookups: Lookups): AdmissionPlugin => definition.create({ ...basePorts, lookups });
+const localLookups = (classes: RuntimeClass[]): Lookups => createLocalLookups(parseClusterState(clusterStateYaml(classes)));
+
+async function rejection(run: () => unknown): Promise<StatusError | undefined> {
+  try {
+    await run();
+    return undefined;
+  } catch (error) {
+    if (!isStatusError(error)) throw error;
+    return error;
+  }
+}
+
+describe(`${pluginName} (upstream TestValidateInitialization)`, () => {
+  // Upstream needs a lister and a client; both are our one Lookups port (cached and live).
+  it.each([
+    { name: 'runtimeClass enabled, success', lookups: localLookups([]), fails: false },
+    { name: 'runtimeClass enabled, no lister', lookups: undefined, fails: true },
+    { name: 'runtimeClass enabled, no client', lookups: undefined, fails: true },
+  ])('$name', ({ lookups, fails }) => {
+    const create = () => definition.create({ ...basePorts, lookups });
+    if (fails) expect(create).toThrow('RuntimeClass: missing RuntimeClass lookups');
+    else expect(create().name).toBe('RuntimeClass');
+    expect(definition.needs).toEqual(['lookups']);
+  });
+});
+
+describe(`${pluginName} (upstream TestAdmit)`, () => {
+  const runtimeClassName = 'runtimeClassName';
+  const rc = runtimeClass(runtimeClassName);
+  const pod = (): Pod => ({ metadata: { name: 'podname' }, spec: { runtimeClassName } });
+
+  it.each([
+    { name: 'runtimeClass found by lister', cache: [rc], live: [], error: undefined, liveCalls: 0 },
+    { name: 'runtimeClass found by client', cache: [], live: [rc], error: undefined, liveCalls: 1 },
+    {
+      name: 'runtimeClass not found by lister nor client',
+      cache: [],
+      live: [],
+      error: 'pods "podname" is forbidden: pod rejected: RuntimeClass "runtimeClassName" not found',
+      liveCalls: 1,
+    },
+  ])('$name', async ({ cache, live, error, liveCalls }) => {
+    const lookups = recordingLookups(cache, live);
+    // Upstream's attributes carry neither namespace nor name: the message names the object.
+    const attributes = podAttributes(pod(), { namespace: '', name: '' });
+    const rejected = await rejection(() => pluginWith(lookups).admit!(attributes, testContext()));
+    expect(rejected?.message).toBe(error);
+    if (error !== undefined) expect(rejected?.status).toMatchObject({ code: 403, reason: 'Forbidden', details: { name: 'podname', kind: 'pods', group: '' } });
+    expect(lookups.calls.cached).toEqual(['/runtimeClassName']);
+    expect(lookups.calls.live).toHaveLength(liveCalls);
+    expect(attributes.object).toEqual(pod());
+  });
+});
+
+describe(`${pluginName} (upstream TestValidate)`, () => {
+  // Upstream's pods here name no RuntimeClass, so the row's RuntimeClass is never looked up; we
+  // put it in the cluster state anyway and check that nothing asks for it.
+  it.each([
+    {
+      name: 'No Overhead in RunntimeClass, Overhead set in pod',
+      runtimeClass: runtimeClass('foo'),
+      pod: newOverheadValidPod('no-resource-req-no-overhead', 1, guaranteedResources, true, false),
+      error: 'pods "no-resource-req-no-overhead" is forbidden: pod rejected: Pod Overhead set without corresponding RuntimeClass defined Overhead',
+    },
+    {
+      name: 'Non-matching Overheads',
+      runtimeClass: runtimeClass('foo', { overhead: { podFixed: { cpu: '10', memory: '10G' } } }),
+      pod: newOverheadValidPod('no-resource-req-no-overhead', 1, {}, true, false),
+      error: 'pods "no-resource-req-no-overhead" is forbidden: pod rejected: Pod Overhead set without corresponding RuntimeClass defined Overhead',
+    },
+    {
+      name: 'Matching Overheads',
+      runtimeClass: runtimeClass('foo', { overhead: { podFixed: { cpu: '100m', memory: '1' } } }),
+      pod: newOverheadValidPod('no-resource-req-no-overhead', 1, {}, false, false),
+      error: undefined,
+    },
+  ])('$name', async ({ runtimeClass: rc, pod, error }) => {
+    const lookups = recordingLookups([rc], [rc]);
+    const rejected = await rejection(() => pluginWith(lookups).validate!(podAttributes(pod), testContext()));
+    expect(rejected?.message).toBe(error);
+    expect(lookups.calls).toEqual({ cached: [], live: [] });
+  });
+});
+
+describe(`${pluginName} end to end on the local backend`, () => {
+  const kata = runtimeClass('kata', {
+    handler: 'kata',
+    overhead: { podFixed: { cpu: '250m', memory: '120Mi' } },
+    scheduling: {
+      nodeSelector: { 'runtime/kata': 'true' },
+      tolerations: [{ key: 'runtime', operator: 'Equal', value: 'kata', effect: 'NoSchedule' }],
+    },
+  });
+  const plugin = pluginWith(localLookups([kata, runtimeClass('runc', { handler: 'runc' })]));
+  const kataPod = (): Pod => ({
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: { name: 'web', namespace: 'shop' },
+    spec: {
+      runtimeClassName: 'kata',
+      containers: [{ name: 'web', image: 'nginx' }],
+      nodeSelector: { zone: 'a' },
+      tolerations: [{ key: 'node.kubernetes.io/not-ready', operator: 'Exists', effect: 'NoExecute', tolerationSeconds: 300 }],
+    },
+  });
+  const kataPodAdmitted = (): Pod => {
+    const pod = kataPod();
+    pod.spec!.overhead = { cpu: '250m', memory: '120Mi' };
+    pod.spec!.nodeSelector = { zone: 'a', 'runtime/kata': 'true' };
+    pod.spec!.tolerations = [...pod.spec!.tolerations!, { key: 'runtime', operator: 'Equal', value: 'kata', effect: 'NoSchedule' }];
+    return pod;
+  };
+
+  it('sets overhead, node selector and tolerations; the webhook patch yields the same pod; a second run changes nothing; validation accepts it', async () => {
+    const attributes = podAttributes(kataPod());
+    await plugin.admit!(attributes, testContext());
+    expect(attributes.object).toEqual(kataPodAdmitted());
+    const { patch, result } = patchedThroughWebhook(kataPod(), attributes.object);
+    expect(result).toEqual(kataPodAdmitted());
+    expect(patch.length).toBeGreaterThan(0);
+
+    await plugin.admit!(attributes, testContext());
+    expect(attributes.object).toEqual(kataPodAdmitted());
+    expect(patchedThroughWebhook(kataPodAdmitted(), attributes.object).patch).toEqual([]);
+
+    await expect(plugin.validate!(attributes, testContext())).resolves.toBeUndefined();
+  });
+
+  it('sends no patch for a RuntimeClass with neither overhead nor scheduling', async () => {
+    const pod: Pod = { kind: 'Pod', metadata: { name: 'p', namespace: 'shop' }, spec: { runtimeClassName: 'runc', containers: [{ name: 'c' }] } };
+    const attributes = podAttributes(structuredClone(pod));
+    await plugin.admit!(attributes, testContext());
+    expect(patchedThroughWebhook(pod, attributes.object).patch).toEqual([]);
+  });
+
+  it('rejects in validation an overhead the RuntimeClass does not define', async () => {
+    const pod = kataPodAdmitted();
+    pod.spec!.overhead = { cpu: '1' };
+    const rejected = await rejection(() => plugin.validate!(podAttributes(pod), testContext()));
+    expect(rejected?.message).toBe(`pods "web" is forbidden: pod rejected: Pod's Overhead doesn't match RuntimeClass's defined Overhead`);
+  });
+
+  it('rejects a pod whose own overhead differs, in admission, and leaves it untouched', async () => {
+    const pod = kataPod();
+    pod.spec!.overhead = { cpu: '1' };
+    const attributes = podAttributes(structuredClone(pod));
+    const rejected = await rejection(() => plugin.admit!(attributes, testContext()));
+    expect(rejected?.message).toBe(`pods "web" is forbidden: pod rejected: Pod's Overhead doesn't match RuntimeClass's defined Overhead`);
+    expect(attributes.object).toEqual(pod);
+  });
+
+  it('leaves the pod untouched when scheduling conflicts after the overhead was worked out', async () => {
+    const pod = kataPod();
+    pod.spec!.nodeSelector = { 'runtime/kata': 'false' };
+    const attributes = podAttributes(structuredClone(pod));
+    const rejected = await rejection(() => plugin.admit!(attributes, testContext()));
+    expect(rejected?.message).toBe('pods "web" is forbidden: conflict: runtimeClass.scheduling.nodeSelector[runtime/kata] = true; pod.spec.nodeSelector[runtime/kata] = false');
+    expect(attributes.object).toEqual(pod);
+  });
+
+  it('rejects an unknown RuntimeClass in validation too', async () => {
+    const pod: Pod = { metadata: { name: 'p' }, spec: { runtimeClassName: 'gvisor' } };
+    const rejected = await rejection(() => plugin.validate!(podAttributes(pod), testContext()));
+    expect(rejected?.message).toBe('pods "p" is forbidden: pod rejected: RuntimeClass "gvisor" not found');
+  });
+});
+
+describe(`${pluginName} lookup policy`, () => {
+  const kata = runtimeClass('kata', { overhead: { podFixed: { cpu: '1' } } });
+  const pod = (): Pod => ({ metadata: { name: 'p', namespace: 'ns' }, spec: { runtimeClassName: 'kata' } });
+
+  it('never reads live when the cache has the class, in either phase', async () => {
+    const lookups = recordingLookups([kata], [kata]);
+    const plugin = pluginWith(lookups);
+    const attributes = podAttributes(pod());
+    await plugin.admit!(attributes, testContext());
+    await plugin.validate!(attributes, testContext());
+    expect(lookups.calls).toEqual({ cached: ['/kata', '/kata'], live: [] });
+  });
+
+  it('uses the live copy when the cache lags', async () => {
+    const lookups = recordingLookups([], [kata]);
+    const attributes = podAttributes(pod());
+    await pluginWith(lookups).admit!(attributes, testContext());
+    expect((attributes.object as Pod).spec!.overhead).toEqual({ cpu: '1' });
+    expect(lookups.calls).toEqual({ cached: ['/kata'], live: ['/kata'] });
+  });
+
+  it('passes the request signal to the live read', async () => {
+    const controller = new AbortController();
+    let seen: AbortSignal | undefined;
+    const cluster = localLookups([kata]);
+    const lookups: Lookups = {
+      ...cluster,
+      runtimeClasses: {
+        cached: () => undefined,
+        live: async (namespace, name, signal) => {
+          seen = signal;
+          return cluster.runtimeClasses.live(namespace, name, signal);
+        },
+      },
+    };
+    await pluginWith(lookups).admit!(podAttributes(pod()), testContext(controller.signal));
+    expect(seen).toBe(controller.signal);
+  });
+
+  it('passes an API status from the live read through unchanged', async () => {
+    const denied = newForbidden({ group: 'node.k8s.io', resource: 'runtimeclasses' }, 'kata', 'User "system:serviceaccount:x:y" cannot get resource "runtimeclasses"');
+    const lookups = recordingLookups([], [], denied);
+    expect(await rejection(() => pluginWith(lookups).admit!(podAttributes(pod()), testContext()))).toBe(denied);
+  });
+
+  it('turns any other live-read error into the API server\'s reason-less 500', async () => {
+    const lookups = recordingLookups([], [], new Error('dial tcp 10.0.0.1:443: connect: connection refused'));
+    const rejected = await rejection(() => pluginWith(lookups).admit!(podAttributes(pod()), testContext()));
+    expect(rejected?.status).toEqual({ status: 'Failure', code: 500, message: 'dial tcp 10.0.0.1:443: connect: connection refused' });
+  });
+
+  it('does not send a nameless live read (client-go refuses it)', async () => {
+    const lookups = recordingLookups([], []);
+    const attributes = podAttributes({ metadata: { name: 'p' }, spec: { runtimeClassName: '' } });
+    const rejected = await rejection(() => pluginWith(lookups).admit!(attributes, testContext()));
+    expect(rejected?.status).toEqual({ status: 'Failure', code: 500, message: 'resource name may not be empty' });
+    expect(lookups.calls).toEqual({ cached: ['/'], live: [] });
+  });
+
+  it('looks nothing up for a pod without a RuntimeClass', async () => {
+    const lookups = recordingLookups([kata], [kata]);
+    const attributes = podAttributes({ metadata: { name: 'p' }, spec: { containers: [] } });
+    await pluginWith(lookups).admit!(attributes, testContext());
+    await pluginWith(lookups).validate!(attributes, testContext());
+    expect(lookups.calls).toEqual({ cached: [], live: [] });
+    expect(attributes.object).toEqual({ metadata: { name: 'p' }, spec: { containers: [] } });
+  });
+});
+
+describe(`${pluginName} scope`, () => {
+  const lookups = recordingLookups([runtimeClass('kata', { overhead: { podFixed: { cpu: '1' } } })], []);
+  const plugin = pluginWith(lookups);
+  const pod = (): Pod => ({ metadata: { name: 'p' }, spec: { runtimeClassName: 'kata' } });
+
+  it('handles CREATE only', () => {
+    expect(allOperations.filter((op) => plugin.handles(op))).toEqual([Operation.Create]);
+  });
+
+  it.each<{ name: string; overrides: Partial<Attributes> }>([
+    { name: 'pods/status', overrides: { subresource: 'status' } },
+    { name: 'pods/binding', overrides: { subresource: 'binding' } },
+    { name: 'pods/ephemeralcontainers', overrides: { subresource: 'ephemeralcontainers' } },
+    { name: 'deployments.apps', overrides: { resource: { group: 'apps', version: 'v1', resource: 'deployments' } } },
+    { name: 'pods in another group', overrides: { resource: { group: 'example.com', version: 'v1', resource: 'pods' } } },
+  ])('ignores $name in both phases', async ({ overrides }) => {
+    const attributes = podAttributes(pod(), overrides);
+    await plugin.admit!(attributes, testContext());
+    attributes.object = { metadata: { name: 'p' }, spec: { overhead: { cpu: '9' } } };
+    await plugin.validate!(attributes, testContext());
+    expect(lookups.calls).toEqual({ cached: [], live: [] });
+  });
+
+  it.each([
+    { name: 'no body', object: undefined },
+    { name: 'an array', object: [] },
+    { name: 'another kind', object: { kind: 'Deployment', metadata: { name: 'p' } } },
+    { name: 'a spec that is not an object', object: { kind: 'Pod', spec: 'x' } },
+    { name: 'a runtimeClassName that is not a string', object: { kind: 'Pod', spec: { runtimeClassName: 7 } } },
+    { name: 'tolerations that are not a list', object: { kind: 'Pod', spec: { tolerations: {} } } },
+  ])('answers upstream\'s BadRequest for a body that is not a pod: $name', async ({ object }) => {
+    for (const phase of ['admit', 'validate'] as const) {
+      const rejected = await rejection(() => plugin[phase]!(podAttributes(object), testContext()));
+      expect(rejected?.status).toEqual({ status: 'Failure', code: 400, reason: 'BadRequest', message: 'Resource was marked with kind Pod but was unable to be converted' });
+    }
+  });
+});
