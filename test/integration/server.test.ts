@@ -1,0 +1,238 @@
+// The webhook over real HTTPS: the AdmissionReview contract, every bad-input class, health,
+// certificate reload without dropping connections, and draining on shutdown.
+import { Agent } from 'node:https';
+import { writeFile, rename } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { AdmissionChain } from '../../src/admission/chain.ts';
+import { instrumentPlugin } from '../../src/admission/instrument.ts';
+import { createMetrics } from '../../src/observability/metrics.ts';
+import { definition as alwaysPullImages } from '../../src/plugins/alwayspullimages/index.ts';
+import { silentLogger } from '../../src/ports/logger.ts';
+import { systemClock, systemRandom } from '../../src/ports/clock.ts';
+import { startServer, type RunningServer } from '../../src/server/server.ts';
+import { generateCertificates } from '../../src/tls/generate.ts';
+import { writeTestCertificates, type CertFiles } from '../support/certs.ts';
+import { get, post } from '../support/https-client.ts';
+import { recordingPlugin } from '../support/recording-plugin.ts';
+import { podReview } from '../support/reviews.ts';
+
+const ports = { logger: silentLogger, clock: systemClock, random: systemRandom };
+
+async function start(certs: CertFiles, extra: Parameters<typeof startServer>[0]['chain']['entries'] = [], overrides: Partial<Parameters<typeof startServer>[0]> = {}) {
+  const metrics = createMetrics({ defaultMetrics: false });
+  const entries = [{ plugin: alwaysPullImages.create(ports), mode: 'enforce' as const }, ...extra];
+  const chain = new AdmissionChain(entries.map((e) => ({ ...e, plugin: instrumentPlugin(e.plugin, metrics) })));
+  return startServer({
+    host: '127.0.0.1',
+    port: 0,
+    metricsPort: 0,
+    certFile: certs.certFile,
+    keyFile: certs.keyFile,
+    chain,
+    logger: silentLogger,
+    metrics,
+    requestTimeoutMs: 2000,
+    backendNotReady: () => [],
+    shutdownDelayMs: 0,
+    drainTimeoutMs: 5000,
+    certificatePollIntervalMs: 200,
+    ...overrides,
+  });
+}
+
+describe('webhook server', () => {
+  let certs: CertFiles;
+  let server: RunningServer;
+  let base: string;
+
+  beforeAll(async () => {
+    certs = await writeTestCertificates();
+    server = await start(certs, [
+      {
+        mode: 'enforce',
+        plugin: recordingPlugin({
+          name: 'Crashy',
+          log: [],
+          mutating: false,
+          check: (a) => {
+            if (a.name === 'crash') throw new TypeError("Cannot read properties of undefined (reading 'x')");
+          },
+        }),
+      },
+    ]);
+    base = `https://127.0.0.1:${server.port}`;
+  });
+  afterAll(() => server.shutdown());
+
+  it('mutates with one base64 JSONPatch and echoes the uid', async () => {
+    const res = await post(`${base}/mutate`, JSON.stringify(podReview({ uid: 'abc-123' })), { ca: certs.caCert });
+    expect(res.status).toBe(200);
+    const review = res.json();
+    expect(review).toMatchObject({ apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview', response: { uid: 'abc-123', allowed: true, patchType: 'JSONPatch' } });
+    expect(JSON.parse(Buffer.from(review.response.patch, 'base64').toString())).toEqual([
+      { op: 'add', path: '/spec/containers/0/imagePullPolicy', value: 'Always' },
+    ]);
+  });
+
+  it('sends no patch when the pod already pulls always', async () => {
+    const res = await post(`${base}/mutate`, JSON.stringify(podReview({ pullPolicy: 'Always' })), { ca: certs.caCert });
+    expect(res.json().response).toEqual({ uid: 'uid-1', allowed: true });
+  });
+
+  it('answers v1beta1 in v1beta1', async () => {
+    const res = await post(`${base}/validate`, JSON.stringify(podReview({ apiVersion: 'admission.k8s.io/v1beta1', pullPolicy: 'Always' })), { ca: certs.caCert });
+    expect(res.json()).toEqual({ apiVersion: 'admission.k8s.io/v1beta1', kind: 'AdmissionReview', response: { uid: 'uid-1', allowed: true } });
+  });
+
+  it('denies with upstream\'s message', async () => {
+    const res = await post(`${base}/validate`, JSON.stringify(podReview({ pullPolicy: 'IfNotPresent' })), { ca: certs.caCert });
+    expect(res.json().response).toMatchObject({
+      uid: 'uid-1',
+      allowed: false,
+      status: { message: 'pods "web" is forbidden: spec.containers[0].imagePullPolicy: Unsupported value: "IfNotPresent": supported values: "Always"' },
+    });
+  });
+
+  it('turns a plugin crash into an AdmissionReview with the uid and code 500', async () => {
+    const res = await post(`${base}/validate`, JSON.stringify(podReview({ uid: 'u-crash', name: 'crash', pullPolicy: 'Always' })), { ca: certs.caCert });
+    expect(res.status).toBe(200);
+    expect(res.json().response).toMatchObject({
+      uid: 'u-crash',
+      allowed: false,
+      status: { code: 500, reason: 'InternalError', message: "Internal error occurred: plugin Crashy failed: Cannot read properties of undefined (reading 'x')" },
+    });
+    // and the server is still there
+    const after = await post(`${base}/validate`, JSON.stringify(podReview({ pullPolicy: 'Always' })), { ca: certs.caCert });
+    expect(after.json().response.allowed).toBe(true);
+  });
+
+  const review = () => podReview();
+  it.each<[string, string, () => string | Buffer, string | undefined, number, string]>([
+    ['non-JSON', '/validate', () => '{"apiVersion":', undefined, 400, 'request body is not valid JSON'],
+    ['wrong kind', '/validate', () => JSON.stringify({ ...review(), kind: 'Pod' }), undefined, 400, 'invalid AdmissionReview: expected kind AdmissionReview, got "Pod"'],
+    ['wrong apiVersion', '/mutate', () => JSON.stringify({ ...review(), apiVersion: 'v1' }), undefined, 400, 'invalid AdmissionReview: unsupported apiVersion "v1"'],
+    ['missing request', '/mutate', () => JSON.stringify({ apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview' }), undefined, 400, 'invalid AdmissionReview: AdmissionReview has no request'],
+    ['missing uid', '/validate', () => JSON.stringify({ ...review(), request: { ...review().request, uid: undefined } }), undefined, 400, 'invalid AdmissionReview: request.uid is missing'],
+    ['wrong content type', '/validate', () => JSON.stringify(review()), 'text/plain', 400, 'content type must be application/json, got "text/plain"'],
+    ['a body over 7 MiB', '/mutate', () => Buffer.alloc(7 * 1024 * 1024 + 1, 0x20), undefined, 413, 'request body is larger than 7340032 bytes'],
+  ])('refuses %s with a one-line reason', async (_name, path, body, contentType, status, message) => {
+    const res = await post(`${base}${path}`, body(), { ca: certs.caCert, ...(contentType ? { contentType } : {}) });
+    expect(res.status).toBe(status);
+    const parsed = res.json();
+    expect(parsed).toMatchObject({ kind: 'Status', code: status });
+    expect(parsed.message).toContain(message);
+    expect(parsed.message).not.toContain('\n');
+  });
+
+  it('accepts a body just under the limit', async () => {
+    const big = podReview({ pullPolicy: 'Always' });
+    (big.request.object.metadata as Record<string, unknown>).annotations = { blob: 'x'.repeat(6 * 1024 * 1024) };
+    const res = await post(`${base}/validate`, JSON.stringify(big), { ca: certs.caCert });
+    expect(res.status).toBe(200);
+    expect(res.json().response.allowed).toBe(true);
+  });
+
+  it('serves health and metrics over plain HTTP', async () => {
+    const plain = `http://127.0.0.1:${server.metricsPort}`;
+    expect((await get(`${plain}/livez`)).status).toBe(200);
+    expect((await get(`${plain}/healthz`)).status).toBe(200);
+    expect((await get(`${plain}/readyz`)).text).toBe('ok');
+    const metrics = await get(`${plain}/metrics`);
+    expect(metrics.text).toMatch(/admission_chain_requests_total\{webhook="mutate",operation="CREATE",allowed="true",code="200"\} \d+/);
+    expect(metrics.text).toMatch(/admission_chain_controller_admission_duration_seconds_count\{name="AlwaysPullImages",type="validate",operation="CREATE",rejected="true"\} [1-9]/);
+    expect(metrics.text).toMatch(/admission_chain_tls_certificate_expiry_timestamp_seconds \d+/);
+  });
+});
+
+describe('certificate reload', () => {
+  it('serves a rotated certificate without dropping an open connection', async () => {
+    const certs = await writeTestCertificates();
+    const server = await start(certs);
+    const base = `https://127.0.0.1:${server.port}`;
+    try {
+      const agent = new Agent({ keepAlive: true, maxSockets: 1, ca: certs.caCert });
+      const body = JSON.stringify(podReview({ pullPolicy: 'Always' }));
+      const first = await post(`${base}/validate`, body, { ca: certs.caCert, agent });
+      expect(first.status).toBe(200);
+
+      // Rotate as a Secret volume update does: write elsewhere, then swap in atomically.
+      const next = await generateCertificates({ commonName: 'localhost', ipAddresses: ['127.0.0.1'] });
+      await writeFile(join(certs.dir, 'tls.crt.new'), next.cert);
+      await writeFile(join(certs.dir, 'tls.key.new'), next.key);
+      await rename(join(certs.dir, 'tls.key.new'), certs.keyFile);
+      await rename(join(certs.dir, 'tls.crt.new'), certs.certFile);
+
+      await expect.poll(async () => {
+        try {
+          return (await post(`${base}/validate`, body, { ca: next.caCert })).status;
+        } catch {
+          return 0;
+        }
+      }, { timeout: 5000, interval: 100 }).toBe(200);
+
+      // The connection opened before the rotation still works (it was made with the old CA).
+      const again = await post(`${base}/validate`, body, { ca: certs.caCert, agent });
+      expect(again.status).toBe(200);
+      // New connections no longer present the old certificate.
+      await expect(post(`${base}/validate`, body, { ca: certs.caCert })).rejects.toThrow();
+      agent.destroy();
+    } finally {
+      await server.shutdown();
+    }
+  });
+
+  it('keeps the old certificate when the new files are not a pair', async () => {
+    const certs = await writeTestCertificates();
+    const server = await start(certs);
+    try {
+      const other = await generateCertificates({ commonName: 'localhost' });
+      await writeFile(certs.keyFile, other.key); // key no longer matches the certificate
+      await new Promise((r) => setTimeout(r, 600));
+      const res = await post(`https://127.0.0.1:${server.port}/validate`, JSON.stringify(podReview({ pullPolicy: 'Always' })), { ca: certs.caCert });
+      expect(res.status).toBe(200);
+    } finally {
+      await server.shutdown();
+    }
+  });
+});
+
+describe('drain on shutdown', () => {
+  it('goes unready, finishes in-flight requests, then stops accepting', async () => {
+    const certs = await writeTestCertificates();
+    let release: () => void = () => {};
+    const started = new Promise<void>((resolveStarted) => {
+      release = resolveStarted;
+    });
+    const server = await start(
+      certs,
+      [
+        {
+          mode: 'enforce',
+          plugin: recordingPlugin({
+            name: 'Slow',
+            log: [],
+            mutating: false,
+            check: async () => {
+              release();
+              await new Promise((r) => setTimeout(r, 400));
+            },
+          }),
+        },
+      ],
+      { shutdownDelayMs: 200 },
+    );
+    const base = `https://127.0.0.1:${server.port}`;
+    const inFlight = post(`${base}/validate`, JSON.stringify(podReview({ pullPolicy: 'Always' })), { ca: certs.caCert });
+    await started;
+    const stopping = server.shutdown();
+    const ready = await get(`http://127.0.0.1:${server.metricsPort}/readyz`);
+    expect(ready.status).toBe(503);
+    expect(ready.text).toContain('shutting down');
+    const res = await inFlight;
+    expect(res.status).toBe(200);
+    expect(res.json().response.allowed).toBe(true);
+    await stopping;
+    await expect(post(`${base}/validate`, '{}', { ca: certs.caCert })).rejects.toThrow();
+  });
+});
