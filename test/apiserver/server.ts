@@ -34,6 +34,8 @@ export interface StandInApiServer {
   token: string;
   caCert: string;
   calls: CallLog;
+  /** TLS connections accepted so far (to see whether clients reuse connections). */
+  readonly connectionCount: number;
   store: ObjectStore;
   /** Injects a fault into the endpoint named route; returns a function that lifts it. */
   inject(route: string, fault: Fault, options?: FaultOptions): () => void;
@@ -56,12 +58,16 @@ export async function startStandInApiServer(options: StandInOptions = {}): Promi
   for (const type of options.resources ?? []) routes.push(...resourceRoutes(store, type));
 
   const sockets = new Set<Socket>();
+  let connectionCount = 0;
   const closing = new AbortController();
   const server: Server = createServer({ cert: certs.cert, key: certs.key }, (req, res) => {
     void handle(req, res).catch((error: unknown) => {
       if (!res.headersSent) sendStatus(res, serverError(500, String(error)));
       else res.destroy();
     });
+  });
+  server.on('secureConnection', () => {
+    connectionCount += 1;
   });
   server.on('connection', (socket: Socket) => {
     sockets.add(socket);
@@ -138,6 +144,9 @@ export async function startStandInApiServer(options: StandInOptions = {}): Promi
     token,
     caCert: certs.caCert,
     calls,
+    get connectionCount() {
+      return connectionCount;
+    },
     store,
     inject: (route, fault, faultOptions) => faults.add(route, fault, faultOptions),
     clearFaults: (route) => faults.clear(route),

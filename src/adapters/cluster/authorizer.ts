@@ -1,0 +1,203 @@
+// The in-cluster Authorizer: asks kube-apiserver's SubjectAccessReview API, which consults every
+// authorizer the cluster runs (RBAC, Node, webhooks), with the requester's identity passed whole —
+// a dropped group or extra would authorize someone as somebody else.
+//
+// Behaviour follows upstream's webhook authorizer (apiserver plugin/pkg/authorizer/webhook):
+// answers are cached by the exact spec sent, allowed and denied with separate TTLs, errors never;
+// a failed call answers no-opinion together with the error (callers treat anything but allow as
+// a denial, so this fails closed); overload and reset connections are retried with exponential
+// backoff. Beyond upstream: identical concurrent reviews share one call, and every call is bounded
+// by the caller's signal and a default timeout.
+import { AuthorizationV1Api, type KubeConfig, type V1SubjectAccessReviewSpec, type V1SubjectAccessReviewStatus } from '@kubernetes/client-node';
+import type { AuthorizationAttributes, AuthorizationResult, Authorizer, ResourceAttributes, SelectorAttributes } from '../../ports/authorizer.ts';
+import { systemClock, systemRandom, type Clock, type Random } from '../../ports/clock.ts';
+import { silentLogger, type Logger } from '../../ports/logger.ts';
+import { createKubeRequests, describeKubeError, errorCode, raceWithSignal, retryHint } from './kube.ts';
+import { SingleFlight } from './singleflight.ts';
+import { TtlCache } from './ttl-cache.ts';
+
+/** Observations for metrics; the wiring adapts them to Prometheus (no prom-client here). */
+export interface ClusterAuthorizerMetrics {
+  cacheHit?(): void;
+  cacheMiss?(): void;
+  singleflightJoined?(): void;
+  /** One per SubjectAccessReview put on the wire, retries included. */
+  requestCompleted?(observation: { outcome: 'allowed' | 'denied' | 'no-opinion' | 'error'; code: string; durationSeconds: number }): void;
+}
+
+export interface ClusterAuthorizerOptions {
+  kubeConfig: KubeConfig;
+  allowedTtlMs?: number;
+  deniedTtlMs?: number;
+  /** Upper bound for one authorize() when the caller's signal allows longer (default 10 s). */
+  timeoutMs?: number;
+  /** Attempts per review, the first included (default 5, upstream's backoff steps). */
+  maxAttempts?: number;
+  /** First retry delay, growing 1.5× per attempt with up to 20% jitter (default 500 ms, as upstream). */
+  initialBackoffMs?: number;
+  /** Cached answers kept at most (least recently used evicted first). */
+  cacheSize?: number;
+  clock?: Clock;
+  random?: Random;
+  logger?: Logger;
+  metrics?: ClusterAuthorizerMetrics;
+}
+
+export interface ClusterAuthorizer extends Authorizer {
+  /** Releases the connection pool. */
+  close(): Promise<void>;
+}
+
+/** Upstream's webhook skips the cache for requester-controlled attributes this large (a DoS guard). */
+const maxControlledAttributesCacheSize = 10_000;
+const bothAllowedAndDenied = 'webhook subject access review returned both allow and deny response';
+const reviewPath = '/apis/authorization.k8s.io/v1/subjectaccessreviews';
+
+export function createClusterAuthorizer(options: ClusterAuthorizerOptions): ClusterAuthorizer {
+  const {
+    kubeConfig,
+    allowedTtlMs = 10_000,
+    deniedTtlMs = 10_000,
+    timeoutMs = 10_000,
+    maxAttempts = 5,
+    initialBackoffMs = 500,
+    cacheSize = 8192,
+    clock = systemClock,
+    random = systemRandom,
+    logger = silentLogger,
+    metrics = {},
+  } = options;
+  const api = kubeConfig.makeApiClient(AuthorizationV1Api);
+  const requests = createKubeRequests(kubeConfig);
+  const cache = new TtlCache<V1SubjectAccessReviewStatus>(cacheSize);
+  const flights = new SingleFlight<V1SubjectAccessReviewStatus>();
+  const url = `${kubeConfig.getCurrentCluster()?.server ?? ''}${reviewPath}`;
+
+  async function reviewOnce(spec: V1SubjectAccessReviewSpec, signal: AbortSignal): Promise<V1SubjectAccessReviewStatus> {
+    const started = clock.now();
+    try {
+      const review = await raceWithSignal(api.createSubjectAccessReview({ body: { apiVersion: 'authorization.k8s.io/v1', kind: 'SubjectAccessReview', spec } }, requests.options(signal)), signal);
+      const status = review.status ?? { allowed: false };
+      const outcome = status.denied ? 'denied' : status.allowed ? 'allowed' : 'no-opinion';
+      metrics.requestCompleted?.({ outcome, code: '201', durationSeconds: (clock.now() - started) / 1000 });
+      return status;
+    } catch (error) {
+      metrics.requestCompleted?.({ outcome: 'error', code: errorCode(error), durationSeconds: (clock.now() - started) / 1000 });
+      throw error;
+    }
+  }
+
+  async function reviewWithRetries(spec: V1SubjectAccessReviewSpec, signal: AbortSignal): Promise<V1SubjectAccessReviewStatus> {
+    let backoffMs = initialBackoffMs;
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await reviewOnce(spec, signal);
+      } catch (error) {
+        const hint = retryHint(error);
+        if (!hint.retry || attempt >= maxAttempts || signal.aborted) throw error;
+        const jitter = random.intBelow(Math.floor(backoffMs * 0.2) + 1);
+        await clock.sleep(Math.max(backoffMs + jitter, hint.afterMs), signal);
+        backoffMs *= 1.5;
+      }
+    }
+  }
+
+  return {
+    async authorize(attributes: AuthorizationAttributes, signal?: AbortSignal): Promise<AuthorizationResult> {
+      const spec = subjectAccessReviewSpec(attributes);
+      const key = JSON.stringify(spec);
+      const cacheable = controlledAttributesSize(attributes) < maxControlledAttributesCacheSize;
+      const cached = cacheable ? cache.get(key, clock.now()) : undefined;
+      if (cached !== undefined) {
+        metrics.cacheHit?.();
+        return resultOf(cached);
+      }
+      metrics.cacheMiss?.();
+
+      const deadline = AbortSignal.timeout(timeoutMs);
+      const bounded = signal === undefined ? deadline : AbortSignal.any([signal, deadline]);
+      const ticket = flights.run(
+        key,
+        async (flightSignal) => {
+          const status = await reviewWithRetries(spec, flightSignal);
+          if (cacheable) cache.set(key, status, status.allowed ? allowedTtlMs : deniedTtlMs, clock.now());
+          return status;
+        },
+        bounded,
+      );
+      if (ticket.joined) metrics.singleflightJoined?.();
+      try {
+        return resultOf(await ticket.result);
+      } catch (error) {
+        const message = describeKubeError(error, 'POST', url);
+        logger.warn({ err: message }, 'SubjectAccessReview failed; answering no opinion');
+        return { decision: 'no-opinion', reason: '', error: message };
+      }
+    },
+    close: () => requests.close(),
+  };
+}
+
+function resultOf(status: V1SubjectAccessReviewStatus): AuthorizationResult {
+  const reason = status.reason ?? '';
+  const withEvaluationError = (result: AuthorizationResult): AuthorizationResult =>
+    status.evaluationError ? { ...result, error: status.evaluationError } : result;
+  if (status.denied && status.allowed) return { decision: 'deny', reason, error: bothAllowedAndDenied };
+  if (status.denied) return withEvaluationError({ decision: 'deny', reason });
+  if (status.allowed) return withEvaluationError({ decision: 'allow', reason });
+  return withEvaluationError({ decision: 'no-opinion', reason });
+}
+
+/**
+ * The spec exactly as sent, built in a fixed field order so its JSON is the cache key. Like Go's
+ * encoding (omitempty), empty strings and lists are left out; extra's keys are sorted as Go sorts
+ * map keys; group order and extra values are kept as given.
+ */
+export function subjectAccessReviewSpec(attributes: AuthorizationAttributes): V1SubjectAccessReviewSpec {
+  const { user } = attributes;
+  const spec: V1SubjectAccessReviewSpec = {};
+  if (user.username) spec.user = user.username;
+  if (user.uid) spec.uid = user.uid;
+  if (user.groups !== undefined && user.groups.length > 0) spec.groups = [...user.groups];
+  if (user.extra !== undefined && Object.keys(user.extra).length > 0) {
+    spec.extra = Object.fromEntries(Object.keys(user.extra).sort().map((k) => [k, [...(user.extra?.[k] ?? [])]]));
+  }
+  if (attributes.resourceAttributes !== undefined) spec.resourceAttributes = resourceAttributes(attributes.resourceAttributes);
+  if (attributes.nonResourceAttributes !== undefined) {
+    const { path, verb } = attributes.nonResourceAttributes;
+    spec.nonResourceAttributes = {};
+    if (path) spec.nonResourceAttributes.path = path;
+    if (verb) spec.nonResourceAttributes.verb = verb;
+  }
+  return spec;
+}
+
+function resourceAttributes(input: ResourceAttributes): NonNullable<V1SubjectAccessReviewSpec['resourceAttributes']> {
+  const out: NonNullable<V1SubjectAccessReviewSpec['resourceAttributes']> = {};
+  if (input.namespace) out.namespace = input.namespace;
+  if (input.verb) out.verb = input.verb;
+  if (input.group) out.group = input.group;
+  if (input.version) out.version = input.version;
+  if (input.resource) out.resource = input.resource;
+  if (input.subresource) out.subresource = input.subresource;
+  if (input.name) out.name = input.name;
+  if (input.fieldSelector !== undefined) out.fieldSelector = selector(input.fieldSelector);
+  if (input.labelSelector !== undefined) out.labelSelector = selector(input.labelSelector);
+  return out;
+}
+
+function selector(input: SelectorAttributes): { rawSelector?: string; requirements?: Array<{ key: string; operator: string; values?: string[] }> } {
+  const out: { rawSelector?: string; requirements?: Array<{ key: string; operator: string; values?: string[] }> } = {};
+  if (input.rawSelector) out.rawSelector = input.rawSelector;
+  if (input.requirements !== undefined && input.requirements.length > 0) {
+    out.requirements = input.requirements.map((r) => (r.values !== undefined && r.values.length > 0 ? { key: r.key, operator: r.operator, values: [...r.values] } : { key: r.key, operator: r.operator }));
+  }
+  return out;
+}
+
+function controlledAttributesSize(attributes: AuthorizationAttributes): number {
+  const r = attributes.resourceAttributes;
+  const n = attributes.nonResourceAttributes;
+  const parts = r !== undefined ? [r.namespace, r.verb, r.group, r.version, r.resource, r.subresource, r.name] : [n?.verb, n?.path];
+  return parts.reduce((sum, part) => sum + (part?.length ?? 0), 0);
+}

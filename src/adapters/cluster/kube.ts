@@ -1,0 +1,206 @@
+// Shared plumbing for calls to kube-apiserver through @kubernetes/client-node: a deadline per call
+// (the caller's AbortSignal carried into undici's fetch), one reused connection pool per TLS
+// identity (client-node builds a fresh undici Agent, so a fresh TLS handshake, for every request),
+// and errors described the way client-go prints them.
+import { statSync } from 'node:fs';
+import {
+  ApiException,
+  Observable,
+  type ConfigurationOptions,
+  type KubeConfig,
+  type ObservableMiddleware,
+  type RequestContext,
+  type ResponseContext,
+} from '@kubernetes/client-node';
+
+type Dispatcher = NonNullable<ReturnType<RequestContext['getDispatcher']>>;
+
+export interface KubeRequests {
+  /** Per-call client-node options: the call aborts with signal and reuses the shared pool. */
+  options(signal?: AbortSignal): ConfigurationOptions<ObservableMiddleware>;
+  /** Closes the shared connection pool (in-flight calls finish first). */
+  close(): Promise<void>;
+}
+
+export function createKubeRequests(kubeConfig: KubeConfig): KubeRequests {
+  let shared: { fingerprint: string; dispatcher: Dispatcher } | undefined;
+
+  // Runs after client-node applied authentication (which built this request's own dispatcher):
+  // the first dispatcher built for a TLS identity is kept and reused; a changed identity
+  // (rotated client certificate, edited kubeconfig) replaces it.
+  function reuseConnections(context: RequestContext): void {
+    const built = context.getDispatcher();
+    if (built === undefined) return;
+    const fingerprint = tlsFingerprint(kubeConfig);
+    if (shared?.fingerprint === fingerprint) {
+      context.setDispatcher(shared.dispatcher);
+      void built.close().catch(() => {});
+      return;
+    }
+    const previous = shared;
+    shared = { fingerprint, dispatcher: built };
+    if (previous !== undefined) void previous.dispatcher.close().catch(() => {});
+  }
+
+  return {
+    options(signal) {
+      const middleware: ObservableMiddleware = {
+        pre(context: RequestContext) {
+          reuseConnections(context);
+          if (signal !== undefined) context.setSignal(signal);
+          return new Observable(Promise.resolve(context));
+        },
+        post(response: ResponseContext) {
+          return new Observable(Promise.resolve(response));
+        },
+      };
+      return { middleware: [middleware], middlewareMergeStrategy: 'append' };
+    },
+    async close() {
+      const current = shared;
+      shared = undefined;
+      await current?.dispatcher.close().catch(() => {});
+    },
+  };
+}
+
+/** What determines the TLS connection: server, CA, client certificate (file contents by mtime). */
+function tlsFingerprint(kubeConfig: KubeConfig): string {
+  const cluster = kubeConfig.getCurrentCluster();
+  const user = kubeConfig.getCurrentUser();
+  const fileVersion = (path: string | undefined) => {
+    if (path === undefined) return undefined;
+    try {
+      return `${path}@${statSync(path).mtimeMs}`;
+    } catch {
+      return path;
+    }
+  };
+  return JSON.stringify([
+    cluster?.server,
+    cluster?.caData,
+    fileVersion(cluster?.caFile),
+    cluster?.skipTLSVerify,
+    cluster?.tlsServerName,
+    cluster?.proxyUrl,
+    user?.name,
+    user?.certData,
+    fileVersion(user?.certFile),
+    user?.keyData,
+    fileVersion(user?.keyFile),
+  ]);
+}
+
+/** Races work against signal, so a caller is released at its deadline even if the work lingers. */
+export function raceWithSignal<T>(work: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  if (signal === undefined) return work;
+  if (signal.aborted) {
+    work.catch(() => {});
+    return Promise.reject(signal.reason);
+  }
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener('abort', onAbort, { once: true });
+    work.then(
+      (value) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(value);
+      },
+      (error: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(error);
+      },
+    );
+  });
+}
+
+export function isTimeout(error: unknown): boolean {
+  return error instanceof Error && error.name === 'TimeoutError';
+}
+
+function isAbort(error: unknown): boolean {
+  return error instanceof Error && (error.name === 'AbortError' || error.name === 'TimeoutError');
+}
+
+interface StatusBody {
+  kind?: string;
+  message?: string;
+  details?: { retryAfterSeconds?: number };
+}
+
+/** The metav1.Status in an ApiException's body, if the server sent one. */
+export function statusOf(error: ApiException<unknown>): StatusBody | undefined {
+  let body = error.body;
+  if (typeof body === 'string') {
+    try {
+      body = JSON.parse(body);
+    } catch {
+      return undefined;
+    }
+  }
+  if (typeof body === 'object' && body !== null && (body as StatusBody).kind === 'Status') return body as StatusBody;
+  return undefined;
+}
+
+/** The lowest-level error code under a fetch failure (undici wraps the socket error in `cause`). */
+function causeCode(error: unknown): string | undefined {
+  let current: unknown = error;
+  let code: string | undefined;
+  for (let depth = 0; depth < 5 && current instanceof Error; depth++) {
+    const own = (current as { code?: unknown }).code;
+    if (typeof own === 'string') code = own;
+    current = current.cause;
+  }
+  return code;
+}
+
+function innermostMessage(error: unknown): string {
+  let current: unknown = error;
+  let message = String(error);
+  for (let depth = 0; depth < 5 && current instanceof Error; depth++) {
+    message = current.message;
+    current = current.cause;
+  }
+  return message;
+}
+
+/**
+ * client-go's text for a failed call: the Status message for an API error, otherwise Go's
+ * url.Error form, `Post "<url>": context deadline exceeded`.
+ */
+export function describeKubeError(error: unknown, method: string, url: string): string {
+  if (error instanceof ApiException) {
+    const status = statusOf(error);
+    if (status?.message) return status.message;
+    return `the server responded with the status code ${error.code} but did not return more information`;
+  }
+  if (isAbort(error)) return `${method} ${JSON.stringify(url)}: ${isTimeout(error) ? 'context deadline exceeded' : 'context canceled'}`;
+  return `${method} ${JSON.stringify(url)}: ${innermostMessage(error)}`;
+}
+
+/** A short, bounded label for metrics: the HTTP code, or "timeout", "canceled", "network". */
+export function errorCode(error: unknown): string {
+  if (error instanceof ApiException) return String(error.code);
+  if (isAbort(error)) return isTimeout(error) ? 'timeout' : 'canceled';
+  return 'network';
+}
+
+const connectionResetCodes = new Set(['ECONNRESET', 'UND_ERR_SOCKET', 'EPIPE']);
+
+/**
+ * Whether a failed call is worth retrying, as client-go's webhook helper decides
+ * (DefaultShouldRetry): the server suggested a delay (429, or a 5xx carrying Retry-After or
+ * retryAfterSeconds), or the connection was reset. Returns the suggested delay in ms (0: none).
+ */
+export function retryHint(error: unknown): { retry: false } | { retry: true; afterMs: number } {
+  if (error instanceof ApiException) {
+    const headerSeconds = Number(error.headers?.['retry-after']);
+    const statusSeconds = statusOf(error)?.details?.retryAfterSeconds ?? 0;
+    const seconds = Number.isFinite(headerSeconds) && headerSeconds > 0 ? headerSeconds : statusSeconds;
+    if (seconds > 0 && (error.code === 429 || error.code >= 500)) return { retry: true, afterMs: seconds * 1000 };
+    return { retry: false };
+  }
+  if (isAbort(error)) return { retry: false };
+  const code = causeCode(error);
+  return code !== undefined && connectionResetCodes.has(code) ? { retry: true, afterMs: 0 } : { retry: false };
+}

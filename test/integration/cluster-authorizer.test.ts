@@ -1,0 +1,322 @@
+// The SubjectAccessReview authorizer through the real @kubernetes/client-node against the
+// in-process stand-in API server: what goes on the wire, caching, singleflight, deadlines, and
+// how overload, failures and dropped connections are answered.
+import { afterEach, describe, expect, it } from 'vitest';
+import { createClusterAuthorizer, type ClusterAuthorizer, type ClusterAuthorizerOptions } from '../../src/adapters/cluster/authorizer.ts';
+import { systemClock, type Clock } from '../../src/ports/clock.ts';
+import type { AuthorizationAttributes, AuthorizationResult } from '../../src/ports/authorizer.ts';
+import { ruleTableAuthorizer, startStandInApiServer, subjectAccessReviewRouteName as sar, type StandInApiServer } from '../apiserver/index.ts';
+
+const allowPodsGet = { matches: (a: AuthorizationAttributes) => a.resourceAttributes?.verb === 'get', result: { decision: 'allow', reason: 'RBAC: allowed by ClusterRoleBinding "view"' } } as const;
+const denySecrets = { matches: (a: AuthorizationAttributes) => a.resourceAttributes?.resource === 'secrets', result: { decision: 'deny', reason: 'secrets are off limits' } } as const;
+
+function attributes(overrides: Partial<AuthorizationAttributes['resourceAttributes']> = {}, user: AuthorizationAttributes['user'] = { username: 'alice', groups: ['dev'] }): AuthorizationAttributes {
+  return { user, resourceAttributes: { namespace: 'team-a', verb: 'get', group: '', version: 'v1', resource: 'pods', name: 'web', ...overrides } };
+}
+
+class ManualClock implements Clock {
+  time = 1_000_000;
+  now = () => this.time;
+  sleep = (ms: number, signal?: AbortSignal) => systemClock.sleep(Math.min(ms, 5), signal);
+  advance(ms: number) {
+    this.time += ms;
+  }
+}
+
+let api: StandInApiServer | undefined;
+let authorizer: ClusterAuthorizer | undefined;
+afterEach(async () => {
+  await authorizer?.close();
+  await api?.close();
+  api = undefined;
+  authorizer = undefined;
+});
+
+async function setUp(options: Partial<ClusterAuthorizerOptions> = {}, rules = [allowPodsGet, denySecrets]) {
+  api = await startStandInApiServer({ authorizer: ruleTableAuthorizer(rules) });
+  authorizer = createClusterAuthorizer({ kubeConfig: api.kubeConfig, initialBackoffMs: 10, ...options });
+  return { api, authorizer };
+}
+
+describe('cluster authorizer: what is sent', () => {
+  it('passes the identity whole (user, uid, groups in order, extra) and the selectors', async () => {
+    const { api, authorizer } = await setUp();
+    const user = {
+      username: 'system:serviceaccount:ci:deployer',
+      uid: '8f0c-uid',
+      groups: ['system:serviceaccounts:ci', 'system:serviceaccounts', 'system:authenticated'],
+      extra: { 'authentication.kubernetes.io/pod-name': ['runner-1'], 'authentication.kubernetes.io/credential-id': ['JTI=abc', 'second'] },
+    };
+    const result = await authorizer.authorize({
+      user,
+      resourceAttributes: {
+        namespace: 'ci',
+        verb: 'list',
+        group: 'apps',
+        version: 'v1',
+        resource: 'deployments',
+        subresource: 'scale',
+        name: 'web',
+        fieldSelector: { rawSelector: 'metadata.name=web', requirements: [{ key: 'metadata.name', operator: 'In', values: ['web'] }] },
+        labelSelector: { requirements: [{ key: 'tier', operator: 'Exists' }] },
+      },
+    });
+    expect(result.decision).toBe('no-opinion');
+    expect(api.calls.bodies(sar)).toEqual([
+      {
+        apiVersion: 'authorization.k8s.io/v1',
+        kind: 'SubjectAccessReview',
+        spec: {
+          user: 'system:serviceaccount:ci:deployer',
+          uid: '8f0c-uid',
+          groups: ['system:serviceaccounts:ci', 'system:serviceaccounts', 'system:authenticated'],
+          extra: { 'authentication.kubernetes.io/credential-id': ['JTI=abc', 'second'], 'authentication.kubernetes.io/pod-name': ['runner-1'] },
+          resourceAttributes: {
+            namespace: 'ci',
+            verb: 'list',
+            group: 'apps',
+            version: 'v1',
+            resource: 'deployments',
+            subresource: 'scale',
+            name: 'web',
+            fieldSelector: { rawSelector: 'metadata.name=web', requirements: [{ key: 'metadata.name', operator: 'In', values: ['web'] }] },
+            labelSelector: { requirements: [{ key: 'tier', operator: 'Exists' }] },
+          },
+        },
+      },
+    ]);
+  });
+
+  it('sends non-resource attributes alone', async () => {
+    const { api, authorizer } = await setUp();
+    await authorizer.authorize({ user: { username: 'bob', groups: ['system:authenticated'] }, nonResourceAttributes: { path: '/healthz', verb: 'get' } });
+    expect(api.calls.bodies(sar)).toEqual([
+      { apiVersion: 'authorization.k8s.io/v1', kind: 'SubjectAccessReview', spec: { user: 'bob', groups: ['system:authenticated'], nonResourceAttributes: { path: '/healthz', verb: 'get' } } },
+    ]);
+  });
+
+  it('reuses TLS connections across calls (client-node alone opens one per request)', async () => {
+    const { api, authorizer } = await setUp();
+    for (const name of ['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h']) await authorizer.authorize(attributes({ name }));
+    expect(api.calls.count(sar)).toBe(8);
+    // undici's pool may keep a second connection warm; what matters is it is not one per call.
+    expect(api.connectionCount).toBeLessThanOrEqual(2);
+  });
+});
+
+describe('cluster authorizer: status mapping', () => {
+  // Upstream webhook.go Authorize's switch, plus evaluationError carried as the error.
+  it.each<[string, Record<string, unknown>, AuthorizationResult]>([
+    ['allowed', { allowed: true, reason: 'ok' }, { decision: 'allow', reason: 'ok' }],
+    ['denied', { allowed: false, denied: true, reason: 'no' }, { decision: 'deny', reason: 'no' }],
+    ['neither', { allowed: false }, { decision: 'no-opinion', reason: '' }],
+    ['both', { allowed: true, denied: true, reason: 'confused' }, { decision: 'deny', reason: 'confused', error: 'webhook subject access review returned both allow and deny response' }],
+    ['evaluation error', { allowed: false, reason: 'r', evaluationError: 'role.rbac.authorization.k8s.io "gone" not found' }, { decision: 'no-opinion', reason: 'r', error: 'role.rbac.authorization.k8s.io "gone" not found' }],
+  ])('%s', async (_name, status, expected) => {
+    const { api, authorizer } = await setUp();
+    api.addRoute({
+      name: 'canned subjectaccessreviews',
+      method: 'POST',
+      pattern: '/apis/authorization.k8s.io/v1/subjectaccessreviews',
+      handle: (request, respond) => respond.json(201, { ...(request.body as object), status }),
+    });
+    expect(await authorizer.authorize(attributes())).toEqual(expected);
+  });
+
+  it('asks the server the real question: allow, deny and no opinion from its authorizer', async () => {
+    const { authorizer } = await setUp();
+    expect(await authorizer.authorize(attributes())).toEqual({ decision: 'allow', reason: 'RBAC: allowed by ClusterRoleBinding "view"' });
+    expect(await authorizer.authorize(attributes({ verb: 'delete', resource: 'secrets' }))).toEqual({ decision: 'deny', reason: 'secrets are off limits' });
+    expect(await authorizer.authorize(attributes({ verb: 'delete' }))).toEqual({ decision: 'no-opinion', reason: '' });
+  });
+});
+
+describe('cluster authorizer: caching', () => {
+  it('answers a repeated review from the cache; a different identity is a different key', async () => {
+    const hits: string[] = [];
+    const { api, authorizer } = await setUp({ metrics: { cacheHit: () => hits.push('hit'), cacheMiss: () => hits.push('miss') } });
+    await authorizer.authorize(attributes());
+    await authorizer.authorize(attributes());
+    expect(api.calls.count(sar)).toBe(1);
+    // Group order is kept as sent, so a reordered list is a different question.
+    await authorizer.authorize(attributes({}, { username: 'alice', groups: ['dev', 'ops'] }));
+    await authorizer.authorize(attributes({}, { username: 'alice', groups: ['ops', 'dev'] }));
+    await authorizer.authorize(attributes({}, { username: 'alice', groups: ['dev'], extra: { scope: ['x'] } }));
+    expect(api.calls.count(sar)).toBe(4);
+    // extra is a map: its key order is not part of the question.
+    await authorizer.authorize(attributes({}, { username: 'carol', extra: { a: ['1'], b: ['2'] } }));
+    await authorizer.authorize(attributes({}, { username: 'carol', extra: { b: ['2'], a: ['1'] } }));
+    expect(api.calls.count(sar)).toBe(5);
+    expect(hits).toEqual(['miss', 'hit', 'miss', 'miss', 'miss', 'miss', 'hit']);
+  });
+
+  it('keeps allowed and denied answers for their own TTLs', async () => {
+    const clock = new ManualClock();
+    const { api, authorizer } = await setUp({ clock, allowedTtlMs: 1_000, deniedTtlMs: 5_000 });
+    const allowed = attributes();
+    const denied = attributes({ verb: 'delete', resource: 'secrets' });
+    await authorizer.authorize(allowed);
+    await authorizer.authorize(denied);
+    expect(api.calls.count(sar)).toBe(2);
+
+    clock.advance(999);
+    await authorizer.authorize(allowed);
+    await authorizer.authorize(denied);
+    expect(api.calls.count(sar)).toBe(2);
+
+    clock.advance(1);
+    await authorizer.authorize(allowed);
+    await authorizer.authorize(denied);
+    expect(api.calls.count(sar)).toBe(3);
+
+    clock.advance(4_000);
+    expect(await authorizer.authorize(denied)).toMatchObject({ decision: 'deny' });
+    expect(api.calls.count(sar)).toBe(4);
+  });
+
+  it('caches no-opinion answers for the denied TTL, like upstream', async () => {
+    const clock = new ManualClock();
+    const { api, authorizer } = await setUp({ clock, allowedTtlMs: 10_000, deniedTtlMs: 100 });
+    const nobody = attributes({ verb: 'patch' });
+    await authorizer.authorize(nobody);
+    await authorizer.authorize(nobody);
+    expect(api.calls.count(sar)).toBe(1);
+    clock.advance(100);
+    await authorizer.authorize(nobody);
+    expect(api.calls.count(sar)).toBe(2);
+  });
+
+  it('never caches an error', async () => {
+    const { api, authorizer } = await setUp();
+    api.inject(sar, { kind: 'server-error' }, { times: 1 });
+    expect(await authorizer.authorize(attributes())).toMatchObject({ decision: 'no-opinion', error: 'Internal error occurred: injected failure' });
+    expect(await authorizer.authorize(attributes())).toMatchObject({ decision: 'allow' });
+    expect(api.calls.count(sar)).toBe(2);
+  });
+
+  it('skips the cache for oversized requester-controlled attributes', async () => {
+    const { api, authorizer } = await setUp();
+    const huge = attributes({ name: 'x'.repeat(10_000) });
+    await authorizer.authorize(huge);
+    await authorizer.authorize(huge);
+    expect(api.calls.count(sar)).toBe(2);
+  });
+});
+
+describe('cluster authorizer: singleflight', () => {
+  it('shares one call among identical concurrent reviews', async () => {
+    let joins = 0;
+    const { api, authorizer } = await setUp({ metrics: { singleflightJoined: () => joins++ } });
+    api.inject(sar, { kind: 'latency', ms: 150 });
+    const results = await Promise.all(Array.from({ length: 10 }, () => authorizer.authorize(attributes())));
+    expect(results.every((r) => r.decision === 'allow')).toBe(true);
+    expect(api.calls.count(sar)).toBe(1);
+    expect(joins).toBe(9);
+  });
+
+  it('does not share between different reviews', async () => {
+    const { api, authorizer } = await setUp();
+    api.inject(sar, { kind: 'latency', ms: 100 });
+    await Promise.all([authorizer.authorize(attributes()), authorizer.authorize(attributes({ name: 'other' }))]);
+    expect(api.calls.count(sar)).toBe(2);
+  });
+
+  it('an impatient caller leaving does not cancel the shared call for the others', async () => {
+    const { api, authorizer } = await setUp();
+    api.inject(sar, { kind: 'latency', ms: 300 });
+    const impatient = authorizer.authorize(attributes(), AbortSignal.timeout(50));
+    const patient = authorizer.authorize(attributes(), AbortSignal.timeout(5_000));
+    expect(await impatient).toMatchObject({ decision: 'no-opinion', error: expect.stringMatching(/context deadline exceeded$/) });
+    expect(await patient).toEqual({ decision: 'allow', reason: 'RBAC: allowed by ClusterRoleBinding "view"' });
+    expect(api.calls.count(sar)).toBe(1);
+  });
+});
+
+describe('cluster authorizer: deadlines and failures', () => {
+  it('returns within the caller deadline when the server hangs, and caches nothing', async () => {
+    const { api, authorizer } = await setUp();
+    api.inject(sar, { kind: 'hang' }, { times: 1 });
+    const started = performance.now();
+    const result = await authorizer.authorize(attributes(), AbortSignal.timeout(200));
+    const elapsed = performance.now() - started;
+    expect(result).toEqual({ decision: 'no-opinion', reason: '', error: `POST "${api.url}/apis/authorization.k8s.io/v1/subjectaccessreviews": context deadline exceeded` });
+    expect(elapsed).toBeGreaterThanOrEqual(190);
+    expect(elapsed).toBeLessThan(600);
+    expect(await authorizer.authorize(attributes())).toMatchObject({ decision: 'allow' });
+    expect(api.calls.count(sar)).toBe(2);
+  });
+
+  it('bounds a call by its own timeout when the caller gives no signal', async () => {
+    const { api, authorizer } = await setUp({ timeoutMs: 150 });
+    api.inject(sar, { kind: 'hang' });
+    const started = performance.now();
+    expect(await authorizer.authorize(attributes())).toMatchObject({ decision: 'no-opinion', error: expect.stringMatching(/context deadline exceeded$/) });
+    expect(performance.now() - started).toBeLessThan(600);
+  });
+
+  it('says "context canceled" when the caller cancels', async () => {
+    const { api, authorizer } = await setUp();
+    api.inject(sar, { kind: 'hang' });
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(), 50);
+    expect(await authorizer.authorize(attributes(), controller.signal)).toMatchObject({ decision: 'no-opinion', error: expect.stringMatching(/context canceled$/) });
+  });
+
+  it('retries a 429 after its Retry-After and answers', async () => {
+    const { api, authorizer } = await setUp();
+    api.inject(sar, { kind: 'too-many-requests', retryAfterSeconds: 1 }, { times: 1 });
+    const started = performance.now();
+    expect(await authorizer.authorize(attributes())).toMatchObject({ decision: 'allow' });
+    expect(performance.now() - started).toBeGreaterThanOrEqual(950);
+    expect(api.calls.count(sar)).toBe(2);
+  });
+
+  it('gives up on a persistent 429 after maxAttempts, with the Status message as the error', async () => {
+    const outcomes: string[] = [];
+    const { api, authorizer } = await setUp({ maxAttempts: 2, clock: new ManualClock(), metrics: { requestCompleted: (o) => outcomes.push(`${o.outcome} ${o.code}`) } });
+    api.inject(sar, { kind: 'too-many-requests', retryAfterSeconds: 1 });
+    expect(await authorizer.authorize(attributes())).toEqual({ decision: 'no-opinion', reason: '', error: 'Too many requests, please try again later.' });
+    expect(api.calls.count(sar)).toBe(2);
+    expect(outcomes).toEqual(['error 429', 'error 429']);
+  });
+
+  it('a 429 never outlives the caller deadline', async () => {
+    const { api, authorizer } = await setUp();
+    api.inject(sar, { kind: 'too-many-requests', retryAfterSeconds: 30 });
+    const started = performance.now();
+    expect(await authorizer.authorize(attributes(), AbortSignal.timeout(200))).toMatchObject({ decision: 'no-opinion', error: expect.stringMatching(/context deadline exceeded$/) });
+    expect(performance.now() - started).toBeLessThan(600);
+    expect(api.calls.count(sar)).toBe(1);
+  });
+
+  it('does not retry a plain 500 (no suggested delay), as upstream', async () => {
+    const { api, authorizer } = await setUp();
+    api.inject(sar, { kind: 'server-error', message: 'etcdserver: leader changed' });
+    expect(await authorizer.authorize(attributes())).toEqual({ decision: 'no-opinion', reason: '', error: 'Internal error occurred: etcdserver: leader changed' });
+    expect(api.calls.count(sar)).toBe(1);
+  });
+
+  it('retries a dropped connection', async () => {
+    const { api, authorizer } = await setUp();
+    api.inject(sar, { kind: 'drop-connection' }, { times: 1 });
+    expect(await authorizer.authorize(attributes())).toMatchObject({ decision: 'allow' });
+    expect(api.calls.count(sar)).toBe(2);
+  });
+
+  it('answers no opinion with the network error when the connection keeps dropping', async () => {
+    const { api, authorizer } = await setUp({ maxAttempts: 3 });
+    api.inject(sar, { kind: 'drop-connection' });
+    const result = await authorizer.authorize(attributes());
+    expect(result.decision).toBe('no-opinion');
+    expect(result.error).toMatch(new RegExp(`^POST "${api.url}/apis/authorization.k8s.io/v1/subjectaccessreviews": .+`));
+    expect(api.calls.count(sar)).toBe(3);
+  });
+
+  it('answers no opinion when the API server is gone', async () => {
+    const { api, authorizer } = await setUp({ maxAttempts: 1 });
+    await api.close();
+    const result = await authorizer.authorize(attributes(), AbortSignal.timeout(2_000));
+    expect(result.decision).toBe('no-opinion');
+    expect(result.error).toMatch(/^POST "https:\/\/127\.0\.0\.1:\d+\/apis\/authorization\.k8s\.io\/v1\/subjectaccessreviews": /);
+  });
+});
