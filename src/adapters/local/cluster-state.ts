@@ -119,7 +119,7 @@ function addObject(state: ClusterState, value: unknown, where: string): void {
   if (typeof kind !== 'string' || kind === '') {
     throw new ClusterStateError(`${where}: object has no kind`);
   }
-  if (kind === 'List' || kind.endsWith('List') && kind !== 'APIResourceList') {
+  if (kind === 'List' || (kind.endsWith('List') && kind !== 'APIResourceList')) {
     const items = (obj as { items?: unknown }).items;
     if (!Array.isArray(items)) throw new ClusterStateError(`${where}: ${kind} has no items array`);
     items.forEach((item, i) => addObject(state, item, `${where}, item ${i + 1}`));
