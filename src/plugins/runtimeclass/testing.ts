@@ -95,3 +95,36 @@ export function patchedThroughWebhook(original: unknown, mutated: unknown): { pa
   const result = jsonPatch.applyPatch(structuredClone(original), structuredClone(patch), true, false).newDocument;
   return { patch, result };
 }
+
+export interface AdmissionRequestJSON {
+  uid: string;
+  kind: Attributes['kind'];
+  resource: Attributes['resource'];
+  subResource?: string;
+  name?: string;
+  namespace?: string;
+  operation: Attributes['operation'];
+  userInfo?: Attributes['userInfo'];
+  object?: Attributes['object'];
+  oldObject?: Attributes['oldObject'] | null;
+  dryRun?: boolean;
+  options?: unknown;
+}
+
+/** Attributes as the webhook builds them from an AdmissionReview request. */
+export function attributesFromRequest(request: AdmissionRequestJSON): Attributes {
+  return {
+    uid: request.uid,
+    operation: request.operation,
+    kind: request.kind,
+    resource: request.resource,
+    subresource: request.subResource ?? '',
+    namespace: request.namespace ?? '',
+    name: request.name ?? '',
+    object: structuredClone(request.object),
+    oldObject: request.oldObject ?? undefined,
+    userInfo: request.userInfo ?? {},
+    dryRun: request.dryRun ?? false,
+    options: request.options,
+  };
+}
