@@ -1,0 +1,173 @@
+// The plugin against upstream's own test doubles: its fakeAuthorizer (recorded, so every question
+// asked is visible) and a discovery REST mapper over upstream's fake discovery documents. The same
+// tables run against the embedded RBAC evaluator and the cluster backends under test/integration.
+import { describe, expect, it } from 'vitest';
+import { isStatusError, type StatusError } from '../../admission/errors.ts';
+import { Operation } from '../../admission/operation.ts';
+import type { OwnerReference } from '../../api/types.ts';
+import { createLocalRestMapper } from '../../adapters/local/rest-mapper.ts';
+import { emptyClusterState } from '../../adapters/local/cluster-state.ts';
+import { silentLogger } from '../../ports/logger.ts';
+import { systemClock, systemRandom } from '../../ports/clock.ts';
+import type { Authorizer } from '../../ports/authorizer.ts';
+import { allUpstreamCases } from '../../../test/fixtures/ownerreferences/upstream-cases.ts';
+import {
+  attributesFor,
+  expectedMessage,
+  loadFixtureClusterState,
+  neverReturningRestMapper,
+  recordingAuthorizer,
+  recordingRestMapper,
+  requestContext,
+  upstreamFakeAuthorizer,
+} from '../../../test/fixtures/ownerreferences/harness.ts';
+import { definition, OwnerReferencesPermissionEnforcement } from './index.ts';
+
+const fixtureMapper = createLocalRestMapper(loadFixtureClusterState());
+
+async function outcome(promise: Promise<void>): Promise<StatusError | undefined> {
+  try {
+    await promise;
+    return undefined;
+  } catch (error) {
+    if (isStatusError(error)) return error;
+    throw error;
+  }
+}
+
+describe('OwnerReferencesPermissionEnforcement, upstream tables with upstream fakeAuthorizer', () => {
+  it.each(allUpstreamCases)('$name', async (c) => {
+    const authorizer = recordingAuthorizer(upstreamFakeAuthorizer);
+    const mapper = recordingRestMapper(c.hangingRestMapper ? neverReturningRestMapper : fixtureMapper);
+    const plugin = new OwnerReferencesPermissionEnforcement(authorizer, mapper);
+    const context = requestContext();
+
+    const error = await outcome(plugin.validate(attributesFor(c), context));
+
+    expect(error?.message).toBe(expectedMessage(c));
+    if (error !== undefined) expect(error.status).toMatchObject({ code: 403, reason: 'Forbidden', details: { name: 'foo', kind: c.resource } });
+    expect(context.annotations.path).toBe(c.path === 'none' ? undefined : c.path);
+    if (c.path !== 'per-reference') expect(mapper.calls).toEqual([]);
+    if (c.path === 'wildcard-probe') expect(authorizer.calls.at(-1)?.resourceAttributes).toMatchObject({ group: '*', resource: '*', subresource: 'finalizers' });
+    // Every question carries the requester.
+    for (const call of authorizer.calls) expect(call.user).toEqual({ username: c.username });
+  });
+});
+
+const blockingRef = (apiVersion: string, kind: string, name: string, uid = name): OwnerReference => ({ apiVersion, kind, name, uid, blockOwnerDeletion: true });
+
+describe('authorization questions', () => {
+  const fullIdentity = { username: 'jane', uid: 'u-42', groups: ['dev', 'system:authenticated'], extra: { scopes: ['a', 'b'] } };
+
+  it('asks delete on the dependent exactly as upstream builds it, with the full identity', async () => {
+    const authorizer = recordingAuthorizer({ authorize: async () => ({ decision: 'allow', reason: '' }) });
+    const plugin = new OwnerReferencesPermissionEnforcement(authorizer, fixtureMapper);
+    const attributes = attributesFor({ username: 'jane', resource: 'pods', oldObj: {}, newObj: { metadata: { ownerReferences: [{ apiVersion: 'v1', kind: 'Node', name: 'n', uid: 'n' }] } } }, fullIdentity);
+    await plugin.validate(attributes, requestContext());
+    expect(authorizer.calls).toEqual([
+      { user: fullIdentity, resourceAttributes: { verb: 'delete', namespace: 'default', group: '', version: 'v1', resource: 'pods', subresource: '', name: 'foo' } },
+    ]);
+  });
+
+  it('asks the wildcard probe, then update on each owner\'s finalizers (namespace only for namespaced owners)', async () => {
+    const authorizer = recordingAuthorizer({
+      authorize: async (a) => ({ decision: a.resourceAttributes?.resource === '*' ? 'no-opinion' : 'allow', reason: '' }),
+    });
+    const plugin = new OwnerReferencesPermissionEnforcement(authorizer, fixtureMapper);
+    const newObj = { metadata: { ownerReferences: [blockingRef('v1', 'ReplicationController', 'rc1'), blockingRef('v1', 'Node', 'node1'), blockingRef('apps/v1', 'DaemonSet', 'ds1')] } };
+    const context = requestContext();
+    await plugin.validate(attributesFor({ username: 'jane', resource: 'pods', newObj }, fullIdentity), context);
+    expect(authorizer.calls).toEqual([
+      { user: fullIdentity, resourceAttributes: { verb: 'update', namespace: '', group: '*', version: '*', resource: '*', subresource: 'finalizers', name: '*' } },
+      { user: fullIdentity, resourceAttributes: { verb: 'update', namespace: 'default', group: '', version: 'v1', resource: 'replicationcontrollers', subresource: 'finalizers', name: 'rc1' } },
+      { user: fullIdentity, resourceAttributes: { verb: 'update', namespace: '', group: '', version: 'v1', resource: 'nodes', subresource: 'finalizers', name: 'node1' } },
+      { user: fullIdentity, resourceAttributes: { verb: 'update', namespace: 'default', group: 'apps', version: 'v1', resource: 'daemonsets', subresource: 'finalizers', name: 'ds1' } },
+    ]);
+    expect(context.annotations.path).toBe('per-reference');
+  });
+
+  it('makes exactly ONE authorization and no REST mapper call for a wildcard-allowed user with 10 blocking owners', async () => {
+    const authorizer = recordingAuthorizer(upstreamFakeAuthorizer);
+    const mapper = recordingRestMapper(fixtureMapper);
+    const plugin = new OwnerReferencesPermissionEnforcement(authorizer, mapper);
+    const refs = Array.from({ length: 10 }, (_, i) => blockingRef('v1', 'ReplicationController', `rc${i}`));
+    const context = requestContext();
+    await plugin.validate(attributesFor({ username: 'super', resource: 'pods', newObj: { metadata: { ownerReferences: refs } } }), context);
+    expect(authorizer.calls).toHaveLength(1);
+    expect(authorizer.calls[0]?.resourceAttributes).toEqual({ verb: 'update', namespace: '', group: '*', version: '*', resource: '*', subresource: 'finalizers', name: '*' });
+    expect(mapper.calls).toHaveLength(0);
+    expect(context.annotations.path).toBe('wildcard-probe');
+  });
+
+  it('requires every mapping of a kind that maps to several resources', async () => {
+    // "autoscaling/" has no version: the kind maps in every served version of the group.
+    const mapper = createLocalRestMapper(emptyClusterState());
+    const deniedV1 = recordingAuthorizer({
+      authorize: async (a) => {
+        if (a.resourceAttributes?.resource === '*') return { decision: 'no-opinion', reason: '' };
+        return a.resourceAttributes?.version === 'v1' ? { decision: 'deny', reason: 'v1 is off limits' } : { decision: 'allow', reason: '' };
+      },
+    });
+    const plugin = new OwnerReferencesPermissionEnforcement(deniedV1, mapper);
+    const newObj = { metadata: { ownerReferences: [blockingRef('autoscaling/', 'HorizontalPodAutoscaler', 'hpa')] } };
+    const error = await outcome(plugin.validate(attributesFor({ username: 'jane', resource: 'pods', newObj }), requestContext()));
+    expect(error?.message).toBe(`pods "foo" is forbidden: cannot set blockOwnerDeletion if an ownerReference refers to a resource you can't set finalizers on: v1 is off limits, <nil>`);
+    expect(deniedV1.calls.slice(1).map((c) => c.resourceAttributes?.version)).toEqual(['v2', 'v1']);
+  });
+});
+
+describe('failures', () => {
+  const denyProbe: Authorizer = { authorize: async (a) => ({ decision: a.resourceAttributes?.resource === '*' ? 'no-opinion' : 'allow', reason: '' }) };
+
+  it.each([
+    ['an unknown kind', blockingRef('v1', 'Unknown', 'x'), 'cannot find RESTMapping for APIVersion v1 Kind Unknown: no matches for kind "Unknown" in version "v1"'],
+    ['a known kind in an unknown version', blockingRef('apps/v9', 'DaemonSet', 'x'), 'cannot find RESTMapping for APIVersion apps/v9 Kind DaemonSet: no matches for kind "DaemonSet" in version "apps/v9"'],
+    ['a malformed apiVersion', blockingRef('a/b/c', 'Thing', 'x'), 'cannot find RESTMapping for APIVersion a/b/c Kind Thing: unexpected GroupVersion string: a/b/c'],
+    ['a subresource kind', blockingRef('v1', 'Binding', 'x'), 'cannot find RESTMapping for APIVersion v1 Kind Binding: no matches for kind "Binding" in version "v1"'],
+  ])('rejects %s with upstream\'s mapping message', async (_label, ref, tail) => {
+    const plugin = new OwnerReferencesPermissionEnforcement(denyProbe, fixtureMapper);
+    const error = await outcome(plugin.validate(attributesFor({ username: 'jane', resource: 'pods', newObj: { metadata: { ownerReferences: [ref] } } }), requestContext()));
+    expect(error?.message).toBe(`pods "foo" is forbidden: cannot set blockOwnerDeletion in this case because ${tail}`);
+  });
+
+  it('treats a thrown authorizer error as a denial and quotes it (fail closed)', async () => {
+    const plugin = new OwnerReferencesPermissionEnforcement({ authorize: async () => Promise.reject(new Error('connection refused')) }, fixtureMapper);
+    const error = await outcome(plugin.validate(attributesFor({ username: 'jane', resource: 'pods', oldObj: {}, newObj: { metadata: { ownerReferences: [{ apiVersion: 'v1', kind: 'Node', name: 'n', uid: 'n' }] } } }), requestContext()));
+    expect(error?.message).toBe(`pods "foo" is forbidden: cannot set an ownerRef on a resource you can't delete: , connection refused`);
+  });
+
+  it.each(['deny', 'no-opinion'] as const)('treats %s with a reason and an error as a denial, quoting both', async (decision) => {
+    const plugin = new OwnerReferencesPermissionEnforcement({ authorize: async () => ({ decision, reason: 'RBAC: nope', error: 'role "x" not found' }) }, fixtureMapper);
+    const error = await outcome(plugin.validate(attributesFor({ username: 'jane', resource: 'pods', oldObj: {}, newObj: { metadata: { ownerReferences: [{ apiVersion: 'v1', kind: 'Node', name: 'n', uid: 'n' }] } } }), requestContext()));
+    expect(error?.message).toBe(`pods "foo" is forbidden: cannot set an ownerRef on a resource you can't delete: RBAC: nope, role "x" not found`);
+  });
+
+  it('turns a REST mapper that gives up at the deadline into the mapping Forbidden, not a hang', async () => {
+    const slowMapper = {
+      mappingsFor: (_gk: unknown, _v: unknown, signal?: AbortSignal) =>
+        new Promise<never>((_, reject) => signal?.addEventListener('abort', () => reject(new Error('context deadline exceeded')), { once: true })),
+    };
+    const plugin = new OwnerReferencesPermissionEnforcement(denyProbe, slowMapper);
+    const error = await outcome(plugin.validate(attributesFor({ username: 'jane', resource: 'pods', newObj: { metadata: { ownerReferences: [blockingRef('v1', 'Node', 'n')] } } }), requestContext(AbortSignal.timeout(50))));
+    expect(error?.message).toBe('pods "foo" is forbidden: cannot set blockOwnerDeletion in this case because cannot find RESTMapping for APIVersion v1 Kind Node: context deadline exceeded');
+  });
+});
+
+describe('definition', () => {
+  const base = { logger: silentLogger, clock: systemClock, random: systemRandom };
+
+  it('is the validating OwnerReferencesPermissionEnforcement plugin for CREATE and UPDATE', () => {
+    const plugin = definition.create({ ...base, authorizer: upstreamFakeAuthorizer, restMapper: fixtureMapper });
+    expect(definition.name).toBe('OwnerReferencesPermissionEnforcement');
+    expect(definition.needs).toEqual(['authorizer', 'restMapper']);
+    expect(plugin.name).toBe('OwnerReferencesPermissionEnforcement');
+    expect(plugin.validate).toBeTypeOf('function');
+    expect(plugin.admit).toBeUndefined();
+    expect([Operation.Create, Operation.Update, Operation.Delete, Operation.Connect].filter((op) => plugin.handles(op))).toEqual([Operation.Create, Operation.Update]);
+  });
+
+  it('fails clearly without its ports', () => {
+    expect(() => definition.create({ ...base, restMapper: fixtureMapper })).toThrow('OwnerReferencesPermissionEnforcement: missing authorizer');
+    expect(() => definition.create({ ...base, authorizer: upstreamFakeAuthorizer })).toThrow('OwnerReferencesPermissionEnforcement: missing restMapper');
+  });
+});

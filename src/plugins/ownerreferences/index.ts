@@ -1,0 +1,131 @@
+// OwnerReferencesPermissionEnforcement (upstream plugin/pkg/admission/gc): an ownerReference lets
+// the garbage collector delete the dependent, and blockOwnerDeletion lets the dependent hold up the
+// owner's deletion. So setting an ownerRef needs delete on the dependent, and newly blocking an
+// owner needs update on that owner's finalizers. Cheap exits come first, and one wildcard probe
+// spares privileged users the per-owner discovery and authorization work.
+import type { Attributes, RequestContext } from '../../admission/attributes.ts';
+import { forbidden, goErrorString } from '../../admission/errors.ts';
+import { Operation } from '../../admission/operation.ts';
+import type { AdmissionPlugin, PluginDefinition } from '../../admission/plugin.ts';
+import { parseGroupVersion } from '../../api/types.ts';
+import { Decision, type AuthorizationAttributes, type AuthorizationResult, type Authorizer } from '../../ports/authorizer.ts';
+import type { RestMapper } from '../../ports/rest-mapper.ts';
+import { deleteDependentRecord, finalizeAnythingRecord, ownerFinalizersRecord } from './authorization-records.ts';
+import { isChangingOwnerReferences, newlyBlockingReferences, type NormalisedOwnerReference } from './owner-references.ts';
+
+export const pluginName = 'OwnerReferencesPermissionEnforcement';
+
+/** Which exit a request took; recorded as the `path` audit annotation. */
+export const DecisionPath = {
+  Whitelisted: 'whitelisted',
+  Unchanged: 'unchanged',
+  NoNewBlockingRefs: 'no-new-blocking-refs',
+  WildcardProbe: 'wildcard-probe',
+  PerReference: 'per-reference',
+} as const;
+export type DecisionPath = (typeof DecisionPath)[keyof typeof DecisionPath];
+
+/**
+ * Requests ignored outright. pods/status is here because old kubelets corrupt ownerReferences on
+ * status updates, and the pod status strategy already stops status updates from changing them.
+ */
+const whitelist: ReadonlyArray<{ group: string; resource: string; subresource: string }> = [
+  { group: '', resource: 'pods', subresource: 'status' },
+];
+
+export class OwnerReferencesPermissionEnforcement implements AdmissionPlugin {
+  readonly name = pluginName;
+  readonly #authorizer: Authorizer;
+  readonly #restMapper: RestMapper;
+
+  constructor(authorizer: Authorizer, restMapper: RestMapper) {
+    this.#authorizer = authorizer;
+    this.#restMapper = restMapper;
+  }
+
+  handles(operation: Operation): boolean {
+    return operation === Operation.Create || operation === Operation.Update;
+  }
+
+  async validate(attributes: Attributes, context: RequestContext): Promise<void> {
+    const { signal } = context;
+    // The path is recorded as soon as it is known, so a rejection on it is recorded too.
+    const took = (path: DecisionPath) => context.annotate('path', path);
+
+    if (isWhitelisted(attributes)) return took(DecisionPath.Whitelisted);
+    if (!isChangingOwnerReferences(attributes.object, attributes.oldObject)) return took(DecisionPath.Unchanged);
+
+    // A creator could simply not have created the object, so only non-create requests need
+    // delete permission on it. The owner check below still applies to creates.
+    if (attributes.operation !== Operation.Create) {
+      const { decision, reason, error } = await this.#authorize(deleteDependentRecord(attributes), signal);
+      if (decision !== Decision.Allow) {
+        throw forbidden(attributes, `cannot set an ownerRef on a resource you can't delete: ${reason}, ${goErrorString(error)}`);
+      }
+    }
+
+    const blockingRefs = newlyBlockingReferences(attributes.object, attributes.oldObject);
+    if (blockingRefs.length === 0) return took(DecisionPath.NoNewBlockingRefs);
+
+    // Discovery can hang when the network is down, and inside admission a hang looks like a dead
+    // API server; one question settles every owner for users who may finalize anything.
+    const probe = await this.#authorize(finalizeAnythingRecord(attributes.userInfo), signal);
+    if (probe.decision === Decision.Allow) return took(DecisionPath.WildcardProbe);
+
+    took(DecisionPath.PerReference);
+    for (const ref of blockingRefs) await this.#checkOwner(attributes, ref, signal);
+  }
+
+  async #checkOwner(attributes: Attributes, ref: NormalisedOwnerReference, signal: AbortSignal): Promise<void> {
+    let records: AuthorizationAttributes[];
+    try {
+      const { group, version } = parseGroupVersion(ref.apiVersion);
+      const mappings = await this.#restMapper.mappingsFor({ group, kind: ref.kind }, [version], signal);
+      records = mappings.map((mapping) => ownerFinalizersRecord(attributes, ref, mapping));
+    } catch (error) {
+      throw forbidden(
+        attributes,
+        `cannot set blockOwnerDeletion in this case because cannot find RESTMapping for APIVersion ${ref.apiVersion} Kind ${ref.kind}: ${errorMessage(error)}`,
+      );
+    }
+    // A kind may map to several resources; the user must be allowed on every one of them.
+    for (const record of records) {
+      const { decision, reason, error } = await this.#authorize(record, signal);
+      if (decision !== Decision.Allow) {
+        throw forbidden(
+          attributes,
+          `cannot set blockOwnerDeletion if an ownerReference refers to a resource you can't set finalizers on: ${reason}, ${goErrorString(error)}`,
+        );
+      }
+    }
+  }
+
+  /** An authorizer that fails is an authorizer that did not allow: fail closed, keep the error. */
+  async #authorize(record: AuthorizationAttributes, signal: AbortSignal): Promise<AuthorizationResult> {
+    try {
+      return await this.#authorizer.authorize(record, signal);
+    } catch (error) {
+      return { decision: Decision.NoOpinion, reason: '', error: errorMessage(error) };
+    }
+  }
+}
+
+function isWhitelisted(attributes: Attributes): boolean {
+  return whitelist.some(
+    (item) => item.group === attributes.resource.group && item.resource === attributes.resource.resource && item.subresource === attributes.subresource,
+  );
+}
+
+function errorMessage(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+export const definition: PluginDefinition = {
+  name: pluginName,
+  needs: ['authorizer', 'restMapper'],
+  create(ports) {
+    if (ports.authorizer === undefined) throw new Error(`${pluginName}: missing authorizer`);
+    if (ports.restMapper === undefined) throw new Error(`${pluginName}: missing restMapper`);
+    return new OwnerReferencesPermissionEnforcement(ports.authorizer, ports.restMapper);
+  },
+};
