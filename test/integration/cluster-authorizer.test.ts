@@ -320,3 +320,16 @@ describe('cluster authorizer: deadlines and failures', () => {
     expect(result.error).toMatch(/^POST "https:\/\/127\.0\.0\.1:\d+\/apis\/authorization\.k8s\.io\/v1\/subjectaccessreviews": /);
   });
 });
+
+describe('cluster authorizer: shutdown', () => {
+  it('leaves no sockets or servers open once the authorizer and the server are closed', async () => {
+    const { api, authorizer } = await setUp();
+    api.inject(sar, { kind: 'latency', ms: 20 });
+    await Promise.all([authorizer.authorize(attributes()), authorizer.authorize(attributes({ name: 'b' })), authorizer.authorize(attributes({ name: 'c' }))]);
+    await authorizer.close();
+    await api.close();
+    const networkHandles = () => process.getActiveResourcesInfo().filter((r) => ['TLSWrap', 'TCPWrap', 'TCPServerWrap'].includes(r));
+    for (let i = 0; i < 50 && networkHandles().length > 0; i++) await new Promise((r) => setTimeout(r, 20));
+    expect(networkHandles()).toEqual([]);
+  });
+});
