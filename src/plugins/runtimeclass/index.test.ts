@@ -1,6 +1,8 @@
 // Upstream admission_test.go TestValidateInitialization, TestAdmit and TestValidate, every row,
 // through the plugin as the chain calls it; then the lookup policy (cache first, live only on a
 // miss), reinvocation, the webhook's JSON patch, and the edges upstream's code takes.
+// No upstream row is skipped (TestSetOverhead, TestValidateOverhead and TestSetScheduling are in
+// overhead.test.ts and scheduling.test.ts).
 import { describe, expect, it } from 'vitest';
 import type { Pod } from '../../api/core.ts';
 import { allOperations, Operation } from '../../admission/operation.ts';

@@ -7,7 +7,7 @@ import type { Pod } from '../../api/core.ts';
 import { isStatusError } from '../../admission/errors.ts';
 import type { RuntimeClass } from '../../ports/lookups.ts';
 import { setOverhead, validateOverhead } from './overhead.ts';
-import { guaranteedResources, newOverheadValidPod, podAttributes, runtimeClass } from './testing.ts';
+import { guaranteedResources, newOverheadValidPod, patchedThroughWebhook, podAttributes, runtimeClass } from './testing.ts';
 
 const smallOverhead = runtimeClass('foo', { overhead: { podFixed: { cpu: '100m', memory: '1' } } });
 const bigOverhead = runtimeClass('foo', { overhead: { podFixed: { cpu: '10', memory: '10G' } } });
@@ -57,6 +57,12 @@ describe('setOverhead (upstream TestSetOverhead)', () => {
     const before = structuredClone(pod);
     expect(outcome(() => setOverhead(podAttributes(pod), pod, rc))).toBe(error);
     expect(pod).toEqual(expectedPod ?? before);
+    if (error !== undefined) return;
+    // What the webhook answers, applied by the API server, gives the same pod.
+    expect(patchedThroughWebhook(before, pod).result).toEqual(expectedPod);
+    // Reinvocation changes nothing more.
+    setOverhead(podAttributes(pod), pod, rc);
+    expect(pod).toEqual(expectedPod);
   });
 
   it('treats equal quantities written differently as the same overhead', () => {

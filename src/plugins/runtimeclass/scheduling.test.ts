@@ -5,7 +5,7 @@ import type { Pod } from '../../api/core.ts';
 import { isStatusError } from '../../admission/errors.ts';
 import type { RuntimeClass } from '../../ports/lookups.ts';
 import { setScheduling } from './scheduling.ts';
-import { newSchedulingValidPod, podAttributes, runtimeClass } from './testing.ts';
+import { newSchedulingValidPod, patchedThroughWebhook, podAttributes, runtimeClass } from './testing.ts';
 
 const fooBarNoSchedule = { key: 'foo', operator: 'Equal', value: 'bar', effect: 'NoSchedule' };
 const fizzBuzzNoSchedule = { key: 'fizz', operator: 'Equal', value: 'buzz', effect: 'NoSchedule' };
@@ -64,6 +64,12 @@ describe('setScheduling (upstream TestSetScheduling)', () => {
     const rcBefore = structuredClone(rc);
     expect(outcome(() => setScheduling(podAttributes(pod), pod, rc))).toBe(error);
     expect(pod).toEqual(expectedPod ?? before);
+    if (error !== undefined) return;
+    // What the webhook answers, applied by the API server, gives the same pod.
+    expect(patchedThroughWebhook(before, pod).result).toEqual(expectedPod);
+    // Reinvocation changes nothing more.
+    setScheduling(podAttributes(pod), pod, rc);
+    expect(pod).toEqual(expectedPod);
     expect(rc).toEqual(rcBefore);
   });
 });
