@@ -1,0 +1,59 @@
+// The embedded RBAC authorizer: answers SubjectAccessReview-shaped questions from the
+// Role/ClusterRole/RoleBinding/ClusterRoleBinding objects of a cluster-state file, as
+// kube-apiserver's authorizer chain would for RBAC: members of a privileged group
+// (system:masters) are allowed first with no reason; otherwise the first allowing rule wins and
+// the reason names its binding; there is no deny. Role-resolution errors never stop the walk; like
+// upstream they are reported only when nothing allowed, inside the reason ("RBAC: ..."), and the
+// authorizer's own error stays nil — that is what a cluster's SubjectAccessReview shows too.
+import type { ClusterState } from '../cluster-state.ts';
+import { Decision, type AuthorizationAttributes, type AuthorizationResult, type Authorizer } from '../../../ports/authorizer.ts';
+import { aggregateMessage } from '../../../authorization/aggregate.ts';
+import { resolveAggregation } from './aggregation.ts';
+import { lintRbac } from './lint.ts';
+import { rbacRequestFrom } from './request.ts';
+import { ruleAllows } from './rule-matching.ts';
+import { RuleResolver } from './rule-resolver.ts';
+
+export const SystemPrivilegedGroup = 'system:masters';
+
+export interface RbacAuthorizerOptions {
+  /** Groups allowed everything before RBAC is consulted; default ["system:masters"], [] for none. */
+  privilegedGroups?: readonly string[];
+}
+
+export type RbacAuthorizer = Authorizer & {
+  /** Manifest problems found at load (overbroad non-resource URLs, missing roles, ...). */
+  lintWarnings(): string[];
+};
+
+export function createRbacAuthorizer(state: Pick<ClusterState, 'roles' | 'clusterRoles' | 'roleBindings' | 'clusterRoleBindings'>, options: RbacAuthorizerOptions = {}): RbacAuthorizer {
+  const privilegedGroups = new Set(options.privilegedGroups ?? [SystemPrivilegedGroup]);
+  const { clusterRoles, handWrittenRules } = resolveAggregation(state.clusterRoles);
+  const objects = { roles: state.roles, clusterRoles, roleBindings: state.roleBindings, clusterRoleBindings: state.clusterRoleBindings };
+  const resolver = new RuleResolver(objects);
+  let warnings: string[] | undefined;
+
+  function decide(attributes: AuthorizationAttributes): AuthorizationResult {
+    if ((attributes.user.groups ?? []).some((group) => privilegedGroups.has(group))) {
+      return { decision: Decision.Allow, reason: '' };
+    }
+    const request = rbacRequestFrom(attributes);
+    let allowedBy: string | undefined;
+    const errors: string[] = [];
+    resolver.visitRulesFor(request.user, request.namespace, (source, rule, error) => {
+      if (source && rule && ruleAllows(request, rule)) {
+        allowedBy = source();
+        return false;
+      }
+      if (error !== undefined) errors.push(error);
+      return true;
+    });
+    if (allowedBy !== undefined) return { decision: Decision.Allow, reason: `RBAC: allowed by ${allowedBy}` };
+    return { decision: Decision.NoOpinion, reason: errors.length > 0 ? `RBAC: ${aggregateMessage(errors)}` : '' };
+  }
+
+  return {
+    authorize: async (attributes) => decide(attributes),
+    lintWarnings: () => [...(warnings ??= lintRbac(objects, resolver, handWrittenRules))],
+  };
+}
