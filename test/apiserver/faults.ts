@@ -4,8 +4,10 @@
 export type Fault =
   /** Answer normally, but only after ms milliseconds. */
   | { kind: 'latency'; ms: number }
-  /** 429 TooManyRequests with a Retry-After header (seconds). */
+  /** 429 TooManyRequests with a Retry-After header (seconds; 0 sends none). */
   | { kind: 'too-many-requests'; retryAfterSeconds?: number }
+  /** Any failure Status by code (401, 403, 404, 409, 500, 503, 504...), worded as upstream. */
+  | { kind: 'status'; code: number; message?: string }
   /** A 5xx Status (500 InternalError by default). */
   | { kind: 'server-error'; code?: number; message?: string }
   /** Destroy the socket without answering: the client sees a reset connection. */

@@ -14,7 +14,7 @@ import { kubeconfigYaml } from './kubeconfig.ts';
 import { ObjectStore, type ResourceType } from './object-store.ts';
 import { resourceRoutes } from './resource-routes.ts';
 import { matchRoute, type EventStream, type Route, type RouteResponder } from './routes.ts';
-import { badRequest, methodNotAllowed, pathNotFound, serverError, tooManyRequests, unauthorized, type ApiStatus } from './status.ts';
+import { badRequest, methodNotAllowed, pathNotFound, serverError, statusForCode, tooManyRequests, unauthorized, type ApiStatus } from './status.ts';
 import { subjectAccessReviewRoute } from './subject-access-review.ts';
 
 export interface StandInOptions {
@@ -107,8 +107,10 @@ export async function startStandInApiServer(options: StandInOptions = {}): Promi
           break;
         case 'too-many-requests': {
           const seconds = fault.retryAfterSeconds ?? 1;
-          return sendStatus(res, tooManyRequests(seconds), { 'Retry-After': String(seconds) });
+          return sendStatus(res, tooManyRequests(seconds), seconds > 0 ? { 'Retry-After': String(seconds) } : {});
         }
+        case 'status':
+          return sendStatus(res, statusForCode(fault.code, fault.message ?? 'injected failure'));
         case 'server-error':
           return sendStatus(res, serverError(fault.code ?? 500, fault.message ?? 'injected failure'));
         case 'drop-connection':

@@ -66,7 +66,33 @@ export function invalid(group: string, kind: string, name: string, fieldErrors: 
 
 /** The max-in-flight filter's rejection (apiserver tooManyRequests), sent with a Retry-After header. */
 export function tooManyRequests(retryAfterSeconds: number): ApiStatus {
-  return failure(429, 'TooManyRequests', 'Too many requests, please try again later.', { retryAfterSeconds });
+  return failure(429, 'TooManyRequests', 'Too many requests, please try again later.', retryAfterSeconds > 0 ? { retryAfterSeconds } : undefined);
+}
+
+export function forbidden(message: string): ApiStatus {
+  return failure(403, 'Forbidden', message);
+}
+
+/** A failure Status for an HTTP code, with the reason apimachinery pairs with it. */
+export function statusForCode(code: number, message: string): ApiStatus {
+  switch (code) {
+    case 400:
+      return badRequest(message);
+    case 401:
+      return unauthorized();
+    case 403:
+      return forbidden(message);
+    case 404:
+      return failure(404, 'NotFound', message);
+    case 405:
+      return methodNotAllowed();
+    case 409:
+      return failure(409, 'Conflict', message);
+    case 429:
+      return failure(429, 'TooManyRequests', message);
+    default:
+      return code >= 500 ? serverError(code, message) : failure(code, 'Unknown', message);
+  }
 }
 
 /** apierrors.NewInternalError. */

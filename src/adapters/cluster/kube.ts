@@ -125,6 +125,7 @@ function isAbort(error: unknown): boolean {
 interface StatusBody {
   kind?: string;
   message?: string;
+  reason?: string;
   details?: { retryAfterSeconds?: number };
 }
 
@@ -188,16 +189,20 @@ export function errorCode(error: unknown): string {
 const connectionResetCodes = new Set(['ECONNRESET', 'UND_ERR_SOCKET', 'EPIPE']);
 
 /**
- * Whether a failed call is worth retrying, as client-go's webhook helper decides
- * (DefaultShouldRetry): the server suggested a delay (429, or a 5xx carrying Retry-After or
- * retryAfterSeconds), or the connection was reset. Returns the suggested delay in ms (0: none).
+ * Whether a failed call is worth retrying, as upstream's webhook helper decides
+ * (apiserver pkg/util/webhook DefaultShouldRetry): a reset connection, an InternalError (500),
+ * a Timeout (504), TooManyRequests (429), or any answer suggesting a delay (Retry-After or
+ * details.retryAfterSeconds). afterMs is the suggested delay (0 when none).
  */
 export function retryHint(error: unknown): { retry: false } | { retry: true; afterMs: number } {
   if (error instanceof ApiException) {
+    const status = statusOf(error);
     const headerSeconds = Number(error.headers?.['retry-after']);
-    const statusSeconds = statusOf(error)?.details?.retryAfterSeconds ?? 0;
-    const seconds = Number.isFinite(headerSeconds) && headerSeconds > 0 ? headerSeconds : statusSeconds;
-    if (seconds > 0 && (error.code === 429 || error.code >= 500)) return { retry: true, afterMs: seconds * 1000 };
+    const suggestedSeconds = Number.isFinite(headerSeconds) && headerSeconds > 0 ? headerSeconds : (status?.details?.retryAfterSeconds ?? 0);
+    const reason = status?.reason;
+    const transient =
+      error.code === 429 || reason === 'TooManyRequests' || reason === 'InternalError' || reason === 'Timeout' || (status === undefined && (error.code === 500 || error.code === 504));
+    if (transient || suggestedSeconds > 0) return { retry: true, afterMs: suggestedSeconds * 1000 };
     return { retry: false };
   }
   if (isAbort(error)) return { retry: false };
