@@ -5,6 +5,7 @@ import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { createClusterAuthorizer, type ClusterAuthorizer, type ClusterAuthorizerOptions } from '../../src/adapters/cluster/authorizer.ts';
 import { systemClock, type Clock } from '../../src/ports/clock.ts';
 import type { AuthorizationAttributes, AuthorizationResult } from '../../src/ports/authorizer.ts';
+import { createRbacAuthorizer } from '../../src/adapters/local/rbac/index.ts';
 import { ruleTableAuthorizer, startStandInApiServer, subjectAccessReviewRouteName as sar, type StandInApiServer } from '../apiserver/index.ts';
 
 const allowPodsGet = { matches: (a: AuthorizationAttributes) => a.resourceAttributes?.verb === 'get', result: { decision: 'allow', reason: 'RBAC: allowed by ClusterRoleBinding "view"' } } as const;
@@ -128,6 +129,30 @@ describe('cluster authorizer: status mapping', () => {
     expect(await authorizer.authorize(attributes())).toEqual({ decision: 'allow', reason: 'RBAC: allowed by ClusterRoleBinding "view"' });
     expect(await authorizer.authorize(attributes({ verb: 'delete', resource: 'secrets' }))).toEqual({ decision: 'deny', reason: 'secrets are off limits' });
     expect(await authorizer.authorize(attributes({ verb: 'delete' }))).toEqual({ decision: 'no-opinion', reason: '' });
+  });
+});
+
+describe('cluster authorizer: against the embedded RBAC evaluator behind the stand-in', () => {
+  it('is allowed through a group binding and only with the group passed along', async () => {
+    const rbac = createRbacAuthorizer({
+      roles: [],
+      roleBindings: [],
+      clusterRoles: [{ metadata: { name: 'pod-reader' }, rules: [{ verbs: ['get'], apiGroups: [''], resources: ['pods'] }] }],
+      clusterRoleBindings: [
+        {
+          metadata: { name: 'devs-read-pods' },
+          subjects: [{ kind: 'Group', apiGroup: 'rbac.authorization.k8s.io', name: 'dev' }],
+          roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'pod-reader' },
+        },
+      ],
+    });
+    api = await startStandInApiServer({ authorizer: rbac });
+    authorizer = createClusterAuthorizer({ kubeConfig: api.kubeConfig });
+    const withGroup = await authorizer.authorize(attributes({}, { username: 'alice', groups: ['dev'] }));
+    expect(withGroup.decision).toBe('allow');
+    expect(withGroup.reason).toMatch(/^RBAC: allowed by ClusterRoleBinding "devs-read-pods"/);
+    expect(await authorizer.authorize(attributes({}, { username: 'alice' }))).toEqual({ decision: 'no-opinion', reason: '' });
+    expect(await authorizer.authorize(attributes({ verb: 'delete' }, { username: 'alice', groups: ['dev'] }))).toEqual({ decision: 'no-opinion', reason: '' });
   });
 });
 
