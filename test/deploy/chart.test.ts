@@ -1,0 +1,470 @@
+// The Helm chart, rendered by the real helm binary for the default values and a matrix of
+// non-default ones: helm lint passes, every built-in object satisfies the Kubernetes schema, and the
+// fields that matter (webhook rules per plugin, failure policies, selectors, security) are what the
+// values ask for.
+import { readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { chartDir, defaultNamespace, defaultRelease, kindsOf, only, renderChart, runHelm, type ChartInput, type KubeObject } from './helm.ts';
+import { hasKubernetesSchema, validateKubernetesObject } from './kube-schema.ts';
+import { repoRoot } from './tools.ts';
+import { webhookIsCalled, type MatchCondition, type RuleWithOperations, type WebhookRequest } from './webhook-match.ts';
+
+const fullname = `${defaultRelease}-admission-chain`;
+const examplesValuesDir = join(repoRoot, 'examples', 'values');
+
+interface Webhook {
+  name: string;
+  rules: RuleWithOperations[];
+  failurePolicy: string;
+  matchPolicy: string;
+  reinvocationPolicy?: string;
+  sideEffects: string;
+  timeoutSeconds: number;
+  admissionReviewVersions: string[];
+  namespaceSelector: { matchExpressions: { key: string; operator: string; values: string[] }[] };
+  objectSelector?: unknown;
+  matchConditions: MatchCondition[];
+  clientConfig: { service: { name: string; namespace: string; path: string; port: number }; caBundle?: string };
+}
+interface WebhookConfiguration extends KubeObject {
+  webhooks: Webhook[];
+}
+interface Container {
+  name: string;
+  image: string;
+  command: string[];
+  args: string[];
+  ports: { name: string; containerPort: number }[];
+  livenessProbe: { httpGet: { path: string; port: string } };
+  readinessProbe: { httpGet: { path: string; port: string } };
+  startupProbe: { httpGet: { path: string; port: string } };
+  securityContext: Record<string, unknown>;
+  volumeMounts: { name: string; mountPath: string; readOnly?: boolean }[];
+  resources: Record<string, unknown>;
+}
+interface PodSpec {
+  serviceAccountName: string;
+  terminationGracePeriodSeconds: number;
+  priorityClassName?: string;
+  securityContext: Record<string, unknown>;
+  containers: Container[];
+  volumes: { name: string; secret?: { secretName: string }; emptyDir?: unknown }[];
+  affinity: { podAntiAffinity?: { preferredDuringSchedulingIgnoredDuringExecution: { podAffinityTerm: { topologyKey: string; labelSelector: { matchLabels: Record<string, string> } } }[] } };
+  topologySpreadConstraints?: { topologyKey: string; whenUnsatisfiable: string; labelSelector: { matchLabels: Record<string, string> } }[];
+}
+interface Deployment extends KubeObject {
+  spec: { replicas?: number; selector: { matchLabels: Record<string, string> }; template: { metadata: { labels: Record<string, string> }; spec: PodSpec } };
+}
+
+const webhookOf = (objects: KubeObject[], kind: 'MutatingWebhookConfiguration' | 'ValidatingWebhookConfiguration'): Webhook => {
+  const config = only<WebhookConfiguration>(objects, kind);
+  expect(config.webhooks).toHaveLength(1);
+  return config.webhooks[0] as Webhook;
+};
+const containerOf = (objects: KubeObject[]): Container => only<Deployment>(objects, 'Deployment').spec.template.spec.containers[0] as Container;
+const rulesSummary = (rules: RuleWithOperations[]): string[] =>
+  rules.map((r) => `${r.apiGroups.join(',') || 'core'}/${r.resources.join(',')}@${r.scope}:${r.operations.join(',')}`).sort();
+const allPluginsOff = {
+  ServiceAccount: { enabled: false, mode: 'enforce' },
+  AlwaysPullImages: { enabled: false, mode: 'enforce' },
+  StorageObjectInUseProtection: { enabled: false, mode: 'enforce' },
+  OwnerReferencesPermissionEnforcement: { enabled: false, mode: 'enforce' },
+  RuntimeClass: { enabled: false, mode: 'enforce' },
+};
+const onlyPlugins = (...names: (keyof typeof allPluginsOff)[]): Record<string, unknown> => ({
+  plugins: { ...allPluginsOff, ...Object.fromEntries(names.map((n) => [n, { enabled: true, mode: 'enforce' }])) },
+});
+
+// Custom resources without a schema in kubernetes-models; anything else must validate.
+const customResourceKinds = new Set(['cert-manager.io/v1/Issuer', 'cert-manager.io/v1/Certificate', 'monitoring.coreos.com/v1/ServiceMonitor']);
+
+const exampleValuesFiles = readdirSync(examplesValuesDir).filter((f) => f.endsWith('.yaml')).sort();
+
+const matrix: [string, ChartInput][] = [
+  ['default values', {}],
+  ['bring-your-own TLS', { values: { tls: { mode: 'secret', secret: { name: 'my-tls', caBundle: 'Y2E=' } } } }],
+  ['every plugin, warn and audit modes', { values: { plugins: { ...onlyPlugins('ServiceAccount', 'AlwaysPullImages', 'StorageObjectInUseProtection', 'OwnerReferencesPermissionEnforcement', 'RuntimeClass').plugins as object, RuntimeClass: { enabled: true, mode: 'audit' }, OwnerReferencesPermissionEnforcement: { enabled: true, mode: 'warn' } } } }],
+  ['only ORPE (no mutating webhook)', { values: onlyPlugins('OwnerReferencesPermissionEnforcement') }],
+  ['only StorageObjectInUseProtection (no validating webhook)', { values: onlyPlugins('StorageObjectInUseProtection') }],
+  ['HPA on', { values: { autoscaling: { enabled: true, minReplicas: 2, maxReplicas: 5, targetCPUUtilizationPercentage: 60 } } }],
+  ['ServiceMonitor with the monitoring API', { apiVersions: ['monitoring.coreos.com/v1'] }],
+  ['single replica, custom scheduling', { values: { replicaCount: 1, priorityClassName: 'system-cluster-critical', nodeSelector: { 'kubernetes.io/os': 'linux' }, tolerations: [{ key: 'dedicated', operator: 'Exists', effect: 'NoSchedule' }], image: { digest: `sha256:${'a'.repeat(64)}` } } }],
+  ['inverted failure policies, extra conditions and selectors', { values: { webhooks: { mutating: { failurePolicy: 'Fail', matchConditions: [{ name: 'not-dry-run-bots', expression: "request.userInfo.username != 'bot'" }] }, validating: { failurePolicy: 'Ignore' }, excludedNamespaces: ['istio-system'], optOutLabel: 'example.com/no-admission', objectSelector: { matchExpressions: [{ key: 'skip', operator: 'DoesNotExist' }] } } } }],
+  ...exampleValuesFiles.map((file): [string, ChartInput] => [`examples/values/${file}`, { valuesFiles: [join(examplesValuesDir, file)] }]),
+];
+
+describe.each(matrix)('chart with %s', (_label, input) => {
+  it('passes helm lint --strict', () => {
+    const result = runHelm('lint', input);
+    expect(result.stderr + result.stdout).not.toMatch(/\[(ERROR|WARNING)\]/);
+    expect(result.status).toBe(0);
+  });
+
+  it('renders only objects that satisfy their Kubernetes schema', () => {
+    const objects = renderChart(input);
+    expect(objects.length).toBeGreaterThan(5);
+    for (const object of objects) {
+      const type = `${object.apiVersion}/${object.kind}`;
+      if (customResourceKinds.has(type)) continue;
+      expect(hasKubernetesSchema(object.apiVersion, object.kind), type).toBe(true);
+      validateKubernetesObject(object);
+    }
+  });
+
+  it('never sends SubjectAccessReviews, TokenReviews, Leases or Nodes to the webhook, and wires the webhook to the Service', () => {
+    const objects = renderChart(input);
+    const service = only(objects, 'Service') as KubeObject & { spec: { ports: { name: string; port: number; targetPort: string }[] } };
+    const neverIntercepted: WebhookRequest[] = [
+      { group: 'authorization.k8s.io', version: 'v1', resource: 'subjectaccessreviews', operation: 'CREATE', namespaced: false },
+      { group: 'authorization.k8s.io', version: 'v1', resource: 'localsubjectaccessreviews', operation: 'CREATE', namespaced: true },
+      { group: 'authorization.k8s.io', version: 'v1', resource: 'selfsubjectaccessreviews', operation: 'CREATE', namespaced: false },
+      { group: 'authentication.k8s.io', version: 'v1', resource: 'tokenreviews', operation: 'CREATE', namespaced: false },
+      { group: 'coordination.k8s.io', version: 'v1', resource: 'leases', operation: 'UPDATE', namespaced: true },
+      { group: '', version: 'v1', resource: 'nodes', operation: 'UPDATE', namespaced: false },
+      { group: '', version: 'v1', resource: 'nodes', subresource: 'status', operation: 'UPDATE', namespaced: false },
+    ];
+    for (const kind of ['MutatingWebhookConfiguration', 'ValidatingWebhookConfiguration'] as const) {
+      for (const config of objects.filter((o): o is WebhookConfiguration => o.kind === kind)) {
+        for (const webhook of config.webhooks) {
+          for (const request of neverIntercepted) {
+            expect(webhookIsCalled(webhook, request), `${webhook.name} ${request.group}/${request.resource}`).toBe(false);
+          }
+          expect(webhook.clientConfig.service).toMatchObject({ name: service.metadata.name, namespace: defaultNamespace, port: service.spec.ports.find((p) => p.name === 'webhook')?.port });
+          expect(webhook.clientConfig.service.path).toBe(kind === 'MutatingWebhookConfiguration' ? '/mutate' : '/validate');
+        }
+      }
+    }
+  });
+});
+
+describe('chart with default values', () => {
+  const objects = renderChart();
+
+  it('renders exactly the expected objects (cert-manager mode, no HPA, no ServiceMonitor)', () => {
+    expect(kindsOf(objects)).toEqual([
+      'Certificate', 'Certificate', 'ClusterRole', 'ClusterRoleBinding', 'Deployment', 'Issuer', 'Issuer',
+      'MutatingWebhookConfiguration', 'PodDisruptionBudget', 'Service', 'ServiceAccount', 'ValidatingWebhookConfiguration',
+    ]);
+    for (const object of objects.filter((o) => !o.kind.endsWith('WebhookConfiguration') && !o.kind.startsWith('ClusterRole'))) {
+      expect(object.metadata.namespace, object.kind).toBe(defaultNamespace);
+    }
+  });
+
+  it('mutating webhook: pods CREATE/UPDATE only, Ignore, reinvoked, side-effect free', () => {
+    const webhook = webhookOf(objects, 'MutatingWebhookConfiguration');
+    expect(webhook.rules).toEqual([{ apiGroups: [''], apiVersions: ['v1'], resources: ['pods'], operations: ['CREATE', 'UPDATE'], scope: 'Namespaced' }]);
+    expect(webhook).toMatchObject({
+      name: 'mutate.admission-chain.io', failurePolicy: 'Ignore', matchPolicy: 'Equivalent', reinvocationPolicy: 'IfNeeded',
+      sideEffects: 'None', timeoutSeconds: 10, admissionReviewVersions: ['v1', 'v1beta1'],
+    });
+  });
+
+  it('validating webhook: one */* rule for ORPE, Fail, with the exclusions as matchConditions', () => {
+    const webhook = webhookOf(objects, 'ValidatingWebhookConfiguration');
+    expect(webhook.rules).toEqual([{ apiGroups: ['*'], apiVersions: ['*'], resources: ['*/*'], operations: ['CREATE', 'UPDATE'], scope: '*' }]);
+    expect(webhook).toMatchObject({ name: 'validate.admission-chain.io', failurePolicy: 'Fail', matchPolicy: 'Equivalent', sideEffects: 'None', timeoutSeconds: 10 });
+    expect(webhook.reinvocationPolicy).toBeUndefined();
+    expect(webhook.matchConditions.map((c) => c.name)).toEqual(['exclude-authorization-reviews', 'exclude-authentication-reviews', 'exclude-leases', 'exclude-nodes']);
+    // The exclusions must not exclude what ORPE exists for.
+    for (const request of [
+      { group: '', version: 'v1', resource: 'configmaps', operation: 'CREATE', namespaced: true },
+      { group: 'apps', version: 'v1', resource: 'deployments', operation: 'UPDATE', namespaced: true },
+      { group: '', version: 'v1', resource: 'pods', subresource: 'status', operation: 'UPDATE', namespaced: true },
+      { group: 'example.com', version: 'v1alpha1', resource: 'widgets', operation: 'CREATE', namespaced: true },
+    ] satisfies WebhookRequest[]) {
+      expect(webhookIsCalled(webhook, request), request.resource).toBe(true);
+    }
+    expect(webhookIsCalled(webhook, { group: '', version: 'v1', resource: 'configmaps', operation: 'DELETE', namespaced: true })).toBe(false);
+  });
+
+  it('keeps both webhooks out of the release namespace, kube-system, kube-node-lease and opted-out namespaces', () => {
+    for (const kind of ['MutatingWebhookConfiguration', 'ValidatingWebhookConfiguration'] as const) {
+      expect(webhookOf(objects, kind).namespaceSelector).toEqual({
+        matchExpressions: [
+          { key: 'kubernetes.io/metadata.name', operator: 'NotIn', values: [defaultNamespace, 'kube-system', 'kube-node-lease'] },
+          { key: 'admission-chain.io/disabled', operator: 'NotIn', values: ['true'] },
+        ],
+      });
+      expect(webhookOf(objects, kind).objectSelector).toBeUndefined();
+    }
+  });
+
+  it('injects the CA of the serving Certificate into both webhooks, and opts out of the AKS enforcer rewrite', () => {
+    const serving = only(objects, 'Certificate', `${fullname}-serving`);
+    for (const kind of ['MutatingWebhookConfiguration', 'ValidatingWebhookConfiguration'] as const) {
+      const config = only(objects, kind);
+      expect(config.metadata.annotations).toEqual({
+        'cert-manager.io/inject-ca-from': `${serving.metadata.namespace}/${serving.metadata.name}`,
+        'admissions.enforcer/disabled': 'true',
+      });
+      expect(webhookOf(objects, kind).clientConfig.caBundle).toBeUndefined();
+    }
+  });
+
+  it('issues the serving certificate from a self-signed CA, for every name the Service answers to', () => {
+    const selfSigned = only(objects, 'Issuer', `${fullname}-selfsigned`) as KubeObject & { spec: Record<string, unknown> };
+    const ca = only(objects, 'Certificate', `${fullname}-ca`) as KubeObject & { spec: Record<string, unknown> };
+    const caIssuer = only(objects, 'Issuer', `${fullname}-ca`) as KubeObject & { spec: { ca: { secretName: string } } };
+    const serving = only(objects, 'Certificate', `${fullname}-serving`) as KubeObject & { spec: { secretName: string; dnsNames: string[]; issuerRef: { name: string; kind: string }; privateKey: { rotationPolicy: string }; usages: string[] } };
+    expect(selfSigned.spec).toEqual({ selfSigned: {} });
+    expect(ca.spec).toMatchObject({ isCA: true, secretName: caIssuer.spec.ca.secretName, issuerRef: { kind: 'Issuer', name: selfSigned.metadata.name } });
+    expect(serving.spec.issuerRef).toMatchObject({ kind: 'Issuer', name: caIssuer.metadata.name });
+    expect(serving.spec.dnsNames).toEqual([fullname, `${fullname}.${defaultNamespace}`, `${fullname}.${defaultNamespace}.svc`, `${fullname}.${defaultNamespace}.svc.cluster.local`]);
+    expect(serving.spec.privateKey.rotationPolicy).toBe('Always');
+    expect(serving.spec.usages).toContain('server auth');
+    const tlsVolume = only<Deployment>(objects, 'Deployment').spec.template.spec.volumes.find((v) => v.name === 'tls');
+    expect(tlsVolume?.secret?.secretName).toBe(serving.spec.secretName);
+  });
+
+  it('runs 3 hardened replicas with probes, drain headroom and spread', () => {
+    const deployment = only<Deployment>(objects, 'Deployment');
+    const pod = deployment.spec.template.spec;
+    const container = pod.containers[0] as Container;
+    expect(deployment.spec.replicas).toBe(3);
+    expect(deployment.spec.selector.matchLabels).toEqual({ 'app.kubernetes.io/name': 'admission-chain', 'app.kubernetes.io/instance': defaultRelease });
+    expect(deployment.spec.template.metadata.labels).toMatchObject(deployment.spec.selector.matchLabels);
+    expect(pod.securityContext).toMatchObject({ runAsNonRoot: true, runAsUser: 65532, runAsGroup: 65532, seccompProfile: { type: 'RuntimeDefault' } });
+    expect(container.securityContext).toEqual({
+      allowPrivilegeEscalation: false, readOnlyRootFilesystem: true, runAsNonRoot: true,
+      capabilities: { drop: ['ALL'] }, seccompProfile: { type: 'RuntimeDefault' },
+    });
+    expect(container.livenessProbe.httpGet).toEqual({ path: '/livez', port: 'metrics' });
+    expect(container.readinessProbe.httpGet).toEqual({ path: '/readyz', port: 'metrics' });
+    expect(container.startupProbe.httpGet).toEqual({ path: '/livez', port: 'metrics' });
+    expect(container.ports).toEqual([
+      { name: 'webhook', containerPort: 8443, protocol: 'TCP' },
+      { name: 'metrics', containerPort: 8080, protocol: 'TCP' },
+    ]);
+    expect(container.volumeMounts).toContainEqual({ name: 'tmp', mountPath: '/tmp' });
+    expect(container.volumeMounts).toContainEqual({ name: 'tls', mountPath: '/etc/admission-chain/tls', readOnly: true });
+    expect(container.resources).toMatchObject({ requests: { cpu: '100m', memory: '128Mi' }, limits: { memory: '256Mi' } });
+    // The pod must outlive the drain window plus one in-flight request.
+    const drain = Number(/--shutdown-delay=(\d+)s/.exec(container.args.join(' '))?.[1]);
+    const timeout = Number(/--request-timeout=(\d+)s/.exec(container.args.join(' '))?.[1]);
+    expect(pod.terminationGracePeriodSeconds).toBeGreaterThan(drain + timeout);
+    expect(timeout).toBeLessThan(webhookOf(objects, 'ValidatingWebhookConfiguration').timeoutSeconds);
+    const antiAffinity = pod.affinity.podAntiAffinity?.preferredDuringSchedulingIgnoredDuringExecution[0]?.podAffinityTerm;
+    expect(antiAffinity?.topologyKey).toBe('kubernetes.io/hostname');
+    expect(antiAffinity?.labelSelector.matchLabels).toEqual(deployment.spec.selector.matchLabels);
+    expect(pod.topologySpreadConstraints?.[0]).toMatchObject({ topologyKey: 'topology.kubernetes.io/zone', whenUnsatisfiable: 'ScheduleAnyway', labelSelector: { matchLabels: deployment.spec.selector.matchLabels } });
+    expect(pod.priorityClassName).toBeUndefined();
+  });
+
+  it('starts the server with the exact enabled plugin set and the TLS files from the mounted Secret', () => {
+    const container = containerOf(objects);
+    expect(container.image).toBe('ghcr.io/admission-chain/admission-chain:0.1.0');
+    expect(container.command).toEqual(['node', 'bin/admission-chain.js', 'serve']);
+    expect(container.args).toEqual([
+      '--port=8443', '--metrics-port=8080',
+      '--tls-cert-file=/etc/admission-chain/tls/tls.crt', '--tls-private-key-file=/etc/admission-chain/tls/tls.key',
+      '--plugins=AlwaysPullImages,OwnerReferencesPermissionEnforcement',
+      '--log-level=info', '--request-timeout=9s', '--shutdown-delay=15s',
+    ]);
+  });
+
+  it('grants the webhook only SubjectAccessReview creation (ORPE), bound to its own ServiceAccount', () => {
+    const role = only(objects, 'ClusterRole') as KubeObject & { rules: unknown[] };
+    const binding = only(objects, 'ClusterRoleBinding') as KubeObject & { roleRef: { name: string }; subjects: { kind: string; name: string; namespace: string }[] };
+    const account = only(objects, 'ServiceAccount');
+    expect(role.rules).toEqual([{ apiGroups: ['authorization.k8s.io'], resources: ['subjectaccessreviews'], verbs: ['create'] }]);
+    expect(binding.roleRef.name).toBe(role.metadata.name);
+    expect(binding.subjects).toEqual([{ kind: 'ServiceAccount', name: account.metadata.name, namespace: defaultNamespace }]);
+    expect(only<Deployment>(objects, 'Deployment').spec.template.spec.serviceAccountName).toBe(account.metadata.name);
+  });
+
+  it('keeps one replica through voluntary disruptions', () => {
+    const pdb = only(objects, 'PodDisruptionBudget') as KubeObject & { spec: { minAvailable: number; selector: { matchLabels: Record<string, string> } } };
+    expect(pdb.spec.minAvailable).toBe(1);
+    expect(pdb.spec.selector.matchLabels).toEqual(only<Deployment>(objects, 'Deployment').spec.selector.matchLabels);
+  });
+
+  it('exposes the webhook on 443 and metrics on 8080 through named target ports', () => {
+    const service = only(objects, 'Service') as KubeObject & { spec: { ports: unknown[]; selector: Record<string, string> } };
+    expect(service.spec.ports).toEqual([
+      { name: 'webhook', port: 443, targetPort: 'webhook', protocol: 'TCP' },
+      { name: 'metrics', port: 8080, targetPort: 'metrics', protocol: 'TCP' },
+    ]);
+    expect(service.spec.selector).toEqual(only<Deployment>(objects, 'Deployment').spec.selector.matchLabels);
+  });
+});
+
+// What each plugin alone sends to each webhook, and what it may read. Rules come from the plugins'
+// upstream handlers: ServiceAccount (admit pods CREATE; validate also pods/ephemeralcontainers UPDATE),
+// AlwaysPullImages (pods CREATE/UPDATE, main resource only), StorageObjectInUseProtection (PV, PVC,
+// VolumeAttributesClass CREATE), ORPE (everything, CREATE/UPDATE), RuntimeClass (pods CREATE).
+const sar = { apiGroups: ['authorization.k8s.io'], resources: ['subjectaccessreviews'], verbs: ['create'] };
+const serviceAccountReads = { apiGroups: [''], resources: ['serviceaccounts', 'secrets'], verbs: ['get', 'list', 'watch'] };
+const runtimeClassReads = { apiGroups: ['node.k8s.io'], resources: ['runtimeclasses'], verbs: ['get', 'list', 'watch'] };
+const pluginTable: { plugin: keyof typeof allPluginsOff; mutating: string[] | null; validating: string[] | null; rbac: unknown[] | null }[] = [
+  { plugin: 'ServiceAccount', mutating: ['core/pods@Namespaced:CREATE'], validating: ['core/pods/ephemeralcontainers@Namespaced:UPDATE', 'core/pods@Namespaced:CREATE'], rbac: [serviceAccountReads] },
+  { plugin: 'AlwaysPullImages', mutating: ['core/pods@Namespaced:CREATE,UPDATE'], validating: ['core/pods@Namespaced:CREATE,UPDATE'], rbac: null },
+  {
+    plugin: 'StorageObjectInUseProtection',
+    mutating: ['core/persistentvolumeclaims@Namespaced:CREATE', 'core/persistentvolumes@Cluster:CREATE', 'storage.k8s.io/volumeattributesclasses@Cluster:CREATE'],
+    validating: null,
+    rbac: null,
+  },
+  { plugin: 'OwnerReferencesPermissionEnforcement', mutating: null, validating: ['*/*/*@*:CREATE,UPDATE'], rbac: [sar] },
+  { plugin: 'RuntimeClass', mutating: ['core/pods@Namespaced:CREATE'], validating: ['core/pods@Namespaced:CREATE'], rbac: [runtimeClassReads] },
+];
+
+describe.each(pluginTable)('chart with only $plugin enabled', ({ plugin, mutating, validating, rbac }) => {
+  const objects = renderChart({ values: onlyPlugins(plugin) });
+
+  it('narrows the mutating webhook to the plugin’s resources', () => {
+    if (mutating === null) expect(objects.some((o) => o.kind === 'MutatingWebhookConfiguration')).toBe(false);
+    else expect(rulesSummary(webhookOf(objects, 'MutatingWebhookConfiguration').rules)).toEqual(mutating);
+  });
+
+  it('narrows the validating webhook to the plugin’s resources', () => {
+    if (validating === null) expect(objects.some((o) => o.kind === 'ValidatingWebhookConfiguration')).toBe(false);
+    else expect(rulesSummary(webhookOf(objects, 'ValidatingWebhookConfiguration').rules)).toEqual(validating);
+  });
+
+  it('grants only what the plugin reads', () => {
+    if (rbac === null) expect(objects.some((o) => o.kind === 'ClusterRole' || o.kind === 'ClusterRoleBinding')).toBe(false);
+    else expect((only(objects, 'ClusterRole') as KubeObject & { rules: unknown[] }).rules).toEqual(rbac);
+  });
+
+  it('tells the server to run exactly this plugin', () => {
+    expect(containerOf(objects).args).toContain(`--plugins=${plugin}`);
+  });
+});
+
+describe('chart with non-default values', () => {
+  it('merges rules of several plugins per resource and lists plugins in server order', () => {
+    const objects = renderChart({ values: onlyPlugins('RuntimeClass', 'ServiceAccount', 'AlwaysPullImages', 'StorageObjectInUseProtection') });
+    expect(rulesSummary(webhookOf(objects, 'MutatingWebhookConfiguration').rules)).toEqual([
+      'core/persistentvolumeclaims@Namespaced:CREATE', 'core/persistentvolumes@Cluster:CREATE',
+      'core/pods@Namespaced:CREATE,UPDATE', 'storage.k8s.io/volumeattributesclasses@Cluster:CREATE',
+    ]);
+    expect(rulesSummary(webhookOf(objects, 'ValidatingWebhookConfiguration').rules)).toEqual([
+      'core/pods/ephemeralcontainers@Namespaced:UPDATE', 'core/pods@Namespaced:CREATE,UPDATE',
+    ]);
+    expect(containerOf(objects).args).toContain('--plugins=ServiceAccount,AlwaysPullImages,StorageObjectInUseProtection,RuntimeClass');
+    expect((only(objects, 'ClusterRole') as KubeObject & { rules: unknown[] }).rules).toEqual([serviceAccountReads, runtimeClassReads]);
+  });
+
+  it('passes non-enforcing plugin modes to the server, one flag per plugin', () => {
+    const objects = renderChart({ values: { plugins: { OwnerReferencesPermissionEnforcement: { enabled: true, mode: 'warn' }, AlwaysPullImages: { enabled: true, mode: 'audit' } } } });
+    const args = containerOf(objects).args;
+    expect(args.filter((a) => a.startsWith('--plugin-mode='))).toEqual([
+      '--plugin-mode=AlwaysPullImages=audit', '--plugin-mode=OwnerReferencesPermissionEnforcement=warn',
+    ]);
+  });
+
+  it('passes log level, deadlines and SubjectAccessReview cache TTLs to the server', () => {
+    const objects = renderChart({ values: { server: { logLevel: 'debug', requestTimeoutSeconds: 5, shutdownDelaySeconds: 3, subjectAccessReviewCache: { allowedTTL: '1m', deniedTTL: '5s' }, extraArgs: ['--kubeconfig=/x'] }, terminationGracePeriodSeconds: 10 } });
+    const deployment = only<Deployment>(objects, 'Deployment');
+    expect(containerOf(objects).args.slice(5)).toEqual(['--log-level=debug', '--request-timeout=5s', '--shutdown-delay=3s', '--sar-allowed-ttl=1m', '--sar-denied-ttl=5s', '--kubeconfig=/x']);
+    expect(deployment.spec.template.spec.terminationGracePeriodSeconds).toBe(10);
+  });
+
+  it('bring-your-own TLS: no cert-manager objects, the caBundle on both webhooks, the named Secret mounted', () => {
+    const objects = renderChart({ values: { tls: { mode: 'secret', secret: { name: 'my-tls', caBundle: 'Y2EtYnVuZGxl' } } } });
+    expect(objects.filter((o) => o.apiVersion.startsWith('cert-manager.io/'))).toEqual([]);
+    for (const kind of ['MutatingWebhookConfiguration', 'ValidatingWebhookConfiguration'] as const) {
+      expect(webhookOf(objects, kind).clientConfig.caBundle).toBe('Y2EtYnVuZGxl');
+      expect(only(objects, kind).metadata.annotations).toEqual({ 'admissions.enforcer/disabled': 'true' });
+    }
+    expect(only<Deployment>(objects, 'Deployment').spec.template.spec.volumes.find((v) => v.name === 'tls')?.secret?.secretName).toBe('my-tls');
+  });
+
+  it('inverted failure policies, extra matchConditions after the built-in ones, extra excluded namespaces, custom opt-out label', () => {
+    const objects = renderChart({ values: { webhooks: { mutating: { failurePolicy: 'Fail', reinvocationPolicy: 'Never', matchConditions: [{ name: 'not-bot', expression: "request.userInfo.username != 'bot'" }] }, validating: { failurePolicy: 'Ignore' }, excludedNamespaces: ['istio-system'], optOutLabel: 'example.com/skip', aksAdmissionsEnforcerDisabled: false, objectSelector: { matchLabels: { admitted: 'yes' } } } } });
+    const mutating = webhookOf(objects, 'MutatingWebhookConfiguration');
+    const validating = webhookOf(objects, 'ValidatingWebhookConfiguration');
+    expect(mutating.failurePolicy).toBe('Fail');
+    expect(mutating.reinvocationPolicy).toBe('Never');
+    expect(validating.failurePolicy).toBe('Ignore');
+    expect(mutating.matchConditions.at(-1)).toEqual({ name: 'not-bot', expression: "request.userInfo.username != 'bot'" });
+    expect(mutating.matchConditions).toHaveLength(5);
+    expect(validating.matchConditions).toHaveLength(4);
+    for (const webhook of [mutating, validating]) {
+      expect(webhook.namespaceSelector.matchExpressions).toEqual([
+        { key: 'kubernetes.io/metadata.name', operator: 'NotIn', values: [defaultNamespace, 'kube-system', 'kube-node-lease', 'istio-system'] },
+        { key: 'example.com/skip', operator: 'NotIn', values: ['true'] },
+      ]);
+      expect(webhook.objectSelector).toEqual({ matchLabels: { admitted: 'yes' } });
+    }
+    expect(only(objects, 'ValidatingWebhookConfiguration').metadata.annotations).toEqual({ 'cert-manager.io/inject-ca-from': `${defaultNamespace}/${fullname}-serving` });
+  });
+
+  it('excludes whatever namespace the release is installed in', () => {
+    const objects = renderChart({ namespace: 'platform-webhooks' });
+    expect(webhookOf(objects, 'ValidatingWebhookConfiguration').namespaceSelector.matchExpressions[0]?.values).toEqual(['platform-webhooks', 'kube-system', 'kube-node-lease']);
+    expect(webhookOf(objects, 'ValidatingWebhookConfiguration').clientConfig.service.namespace).toBe('platform-webhooks');
+  });
+
+  it('HPA on: autoscaling/v2 on CPU targets the Deployment, which no longer fixes replicas', () => {
+    const objects = renderChart({ values: { autoscaling: { enabled: true, minReplicas: 2, maxReplicas: 7, targetCPUUtilizationPercentage: 60 } } });
+    const hpa = only(objects, 'HorizontalPodAutoscaler') as KubeObject & { spec: Record<string, unknown> };
+    const deployment = only<Deployment>(objects, 'Deployment');
+    expect(hpa.apiVersion).toBe('autoscaling/v2');
+    expect(hpa.spec).toEqual({
+      scaleTargetRef: { apiVersion: 'apps/v1', kind: 'Deployment', name: deployment.metadata.name },
+      minReplicas: 2, maxReplicas: 7,
+      metrics: [{ type: 'Resource', resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: 60 } } }],
+    });
+    expect(deployment.spec.replicas).toBeUndefined();
+    expect(objects.some((o) => o.kind === 'PodDisruptionBudget')).toBe(true);
+  });
+
+  it('single replica: no PodDisruptionBudget (it would block every drain); priority class and digest honoured', () => {
+    const objects = renderChart({ values: { replicaCount: 1, priorityClassName: 'system-cluster-critical', image: { digest: `sha256:${'b'.repeat(64)}` } } });
+    expect(objects.some((o) => o.kind === 'PodDisruptionBudget')).toBe(false);
+    expect(only<Deployment>(objects, 'Deployment').spec.template.spec.priorityClassName).toBe('system-cluster-critical');
+    expect(containerOf(objects).image).toBe(`ghcr.io/admission-chain/admission-chain@sha256:${'b'.repeat(64)}`);
+  });
+
+  it('ServiceMonitor only when the cluster serves monitoring.coreos.com/v1 and it is enabled', () => {
+    expect(renderChart().some((o) => o.kind === 'ServiceMonitor')).toBe(false);
+    expect(renderChart({ apiVersions: ['monitoring.coreos.com/v1'], values: { metrics: { serviceMonitor: { enabled: false } } } }).some((o) => o.kind === 'ServiceMonitor')).toBe(false);
+    const objects = renderChart({ apiVersions: ['monitoring.coreos.com/v1'], values: { metrics: { serviceMonitor: { labels: { release: 'prometheus' } } } } });
+    const monitor = only(objects, 'ServiceMonitor') as KubeObject & { spec: { selector: { matchLabels: Record<string, string> }; namespaceSelector: unknown; endpoints: unknown[] } };
+    const service = only(objects, 'Service') as KubeObject & { metadata: { labels: Record<string, string> } };
+    expect(monitor.metadata.labels).toMatchObject({ release: 'prometheus' });
+    expect(monitor.spec.namespaceSelector).toEqual({ matchNames: [defaultNamespace] });
+    expect(monitor.spec.endpoints).toEqual([{ port: 'metrics', path: '/metrics', scheme: 'http', interval: '30s', scrapeTimeout: '10s' }]);
+    expect(service.metadata.labels).toMatchObject(monitor.spec.selector.matchLabels);
+  });
+});
+
+describe('chart refuses values that would break the cluster or the server', () => {
+  it.each([
+    ['an unknown plugin mode', { plugins: { AlwaysPullImages: { enabled: true, mode: 'block' } } }, "at '/plugins/AlwaysPullImages/mode'"],
+    ['an unknown plugin', { plugins: { PodSecurity: { enabled: true, mode: 'enforce' } } }, 'PodSecurity'],
+    ['a bogus failurePolicy', { webhooks: { validating: { failurePolicy: 'Sometimes' } } }, "at '/webhooks/validating/failurePolicy'"],
+    ['BYO TLS without a Secret or CA', { tls: { mode: 'secret' } }, "at '/tls/secret"],
+    ['a caBundle that is not base64', { tls: { mode: 'secret', secret: { name: 'x', caBundle: '-----BEGIN CERTIFICATE-----' } } }, "at '/tls/secret/caBundle'"],
+    ['a webhook timeout above 30s', { webhooks: { timeoutSeconds: 31 } }, "at '/webhooks/timeoutSeconds'"],
+    ['a misspelt top-level key', { replicas: 3 }, 'replicas'],
+    ['a request deadline not below the webhook timeout', { webhooks: { timeoutSeconds: 9 } }, 'server.requestTimeoutSeconds (9) must be below webhooks.timeoutSeconds (9)'],
+    ['a grace period inside the drain window', { terminationGracePeriodSeconds: 20 }, 'terminationGracePeriodSeconds (20) must exceed'],
+    ['no plugin at all', { plugins: allPluginsOff }, 'enable at least one plugin'],
+  ])('%s', (_label, values, message) => {
+    const result = runHelm('template', { values });
+    expect(result.status).not.toBe(0);
+    expect(result.stderr).toContain(message);
+  });
+
+  it('a cluster older than 1.30 (no GA matchConditions)', () => {
+    const result = runHelm('template', { kubeVersion: '1.29.4' });
+    expect(result.status).not.toBe(0);
+    expect(result.stderr).toMatch(/kubeVersion/i);
+  });
+
+  it('the schema check is live: a rendered object with a broken field is rejected', () => {
+    const config = structuredClone(only<WebhookConfiguration>(renderChart(), 'ValidatingWebhookConfiguration'));
+    (config.webhooks[0] as Webhook).failurePolicy = 'Sometimes';
+    expect(() => validateKubernetesObject(config)).toThrow(/failurePolicy/);
+    const deployment = structuredClone(only<Deployment>(renderChart(), 'Deployment'));
+    (deployment.spec.template.spec.containers[0] as Container).ports[0]!.containerPort = 'https' as unknown as number;
+    expect(() => validateKubernetesObject(deployment)).toThrow(/containerPort/);
+  });
+
+  it('the chart directory is the one under test', () => {
+    expect(chartDir.endsWith(join('charts', 'admission-chain'))).toBe(true);
+  });
+});

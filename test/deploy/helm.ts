@@ -1,0 +1,93 @@
+// Runs the real helm binary over charts/admission-chain and parses what it renders, so chart tests
+// assert on objects, not on text.
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseAllDocuments } from 'yaml';
+import { helmPath, repoRoot } from './tools.ts';
+
+export const chartDir = join(repoRoot, 'charts', 'admission-chain');
+
+export interface KubeObject {
+  apiVersion: string;
+  kind: string;
+  metadata: { name: string; namespace?: string; labels?: Record<string, string>; annotations?: Record<string, string> };
+  [field: string]: unknown;
+}
+
+export interface ChartInput {
+  /** Values merged over values.yaml (passed as a values file, so types survive). */
+  values?: Record<string, unknown>;
+  /** Further values files, e.g. the ones under examples/values. */
+  valuesFiles?: string[];
+  /** --api-versions entries: APIs the pretend cluster serves beyond the built-in ones. */
+  apiVersions?: string[];
+  kubeVersion?: string;
+  namespace?: string;
+  releaseName?: string;
+}
+
+export interface HelmResult {
+  status: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+export const defaultNamespace = 'admission-chain';
+export const defaultRelease = 'ac';
+
+export function runHelm(command: 'template' | 'lint', input: ChartInput = {}): HelmResult {
+  const scratch = mkdtempSync(join(tmpdir(), 'admission-chain-helm-'));
+  try {
+    const args: string[] = [command];
+    if (command === 'template') args.push(input.releaseName ?? defaultRelease);
+    args.push(chartDir, '--namespace', input.namespace ?? defaultNamespace);
+    if (command === 'lint') args.push('--strict');
+    for (const file of input.valuesFiles ?? []) args.push('--values', file);
+    if (input.values) {
+      const file = join(scratch, 'values.json');
+      writeFileSync(file, JSON.stringify(input.values));
+      args.push('--values', file);
+    }
+    if (command === 'template') {
+      for (const api of input.apiVersions ?? []) args.push('--api-versions', api);
+      if (input.kubeVersion) args.push('--kube-version', input.kubeVersion);
+    }
+    // HELM_* homes in the scratch directory: no reads of, or writes to, the user's helm config.
+    const env = {
+      ...process.env,
+      HELM_CACHE_HOME: join(scratch, 'cache'),
+      HELM_CONFIG_HOME: join(scratch, 'config'),
+      HELM_DATA_HOME: join(scratch, 'data'),
+    };
+    const result = spawnSync(helmPath(), args, { encoding: 'utf8', env });
+    if (result.error) throw result.error;
+    return { status: result.status, stdout: result.stdout, stderr: result.stderr };
+  } finally {
+    rmSync(scratch, { recursive: true, force: true });
+  }
+}
+
+/** `helm template`, which must succeed, parsed into objects (empty documents dropped). */
+export function renderChart(input: ChartInput = {}): KubeObject[] {
+  const result = runHelm('template', input);
+  if (result.status !== 0) throw new Error(`helm template failed (${result.status}):\n${result.stderr}`);
+  return parseAllDocuments(result.stdout)
+    .map((doc) => {
+      if (doc.errors.length > 0) throw new Error(`helm rendered invalid YAML: ${doc.errors[0]?.message}`);
+      return doc.toJS() as KubeObject | null;
+    })
+    .filter((obj): obj is KubeObject => obj !== null);
+}
+
+/** The one rendered object of a kind (and name, if given); throws when absent or ambiguous. */
+export function only<T = KubeObject>(objects: KubeObject[], kind: string, name?: string): T {
+  const matches = objects.filter((o) => o.kind === kind && (name === undefined || o.metadata.name === name));
+  if (matches.length !== 1) throw new Error(`expected exactly one ${kind}${name ? ` ${name}` : ''}, found ${matches.length}`);
+  return matches[0] as T;
+}
+
+export function kindsOf(objects: KubeObject[]): string[] {
+  return objects.map((o) => o.kind).sort();
+}
