@@ -1,0 +1,115 @@
+// One discovery pass against kube-apiserver: /api and /apis for the group versions, then every
+// group version's APIResourceList, all in parallel and all bounded by one signal. A group version
+// that fails (an aggregated API that is down) is reported, not fatal: the rest still count.
+import {
+  ApiException,
+  ApisApi,
+  CoreApi,
+  HttpMethod,
+  IsomorphicFetchHttpLibrary,
+  ServerConfiguration,
+  type KubeConfig,
+  type V1APIGroupList,
+  type V1APIVersions,
+} from '@kubernetes/client-node';
+import type { APIResource } from '../local/cluster-state.ts';
+import { describeKubeError, raceWithSignal, type KubeRequests } from './kube.ts';
+
+export interface GroupVersionRef {
+  group: string;
+  version: string;
+}
+
+export interface DiscoveryPass {
+  /** Core first, then /apis in server order; versions as the server lists them. */
+  groupVersions: GroupVersionRef[];
+  /** Resource lists fetched in this pass, by "group/version". */
+  resources: Map<string, APIResource[]>;
+  /** Group versions whose resource list could not be fetched, with client-go-style error text. */
+  failures: Map<string, string>;
+  /** Set when /api or /apis itself failed: that half of the group list is unknown this pass. */
+  listFailures: { core?: string; groups?: string };
+}
+
+export function groupVersionKey({ group, version }: GroupVersionRef): string {
+  return group === '' ? version : `${group}/${version}`;
+}
+
+export class DiscoveryClient {
+  readonly #kubeConfig: KubeConfig;
+  readonly #requests: KubeRequests;
+  readonly #server: string;
+  readonly #coreApi: CoreApi;
+  readonly #apisApi: ApisApi;
+  readonly #http = new IsomorphicFetchHttpLibrary();
+
+  constructor(kubeConfig: KubeConfig, requests: KubeRequests) {
+    this.#kubeConfig = kubeConfig;
+    this.#requests = requests;
+    this.#server = kubeConfig.getCurrentCluster()?.server ?? '';
+    this.#coreApi = kubeConfig.makeApiClient(CoreApi);
+    this.#apisApi = kubeConfig.makeApiClient(ApisApi);
+  }
+
+  async discover(signal: AbortSignal): Promise<DiscoveryPass> {
+    const [core, groups] = await Promise.allSettled([
+      raceWithSignal(this.#coreApi.getAPIVersions({}, this.#requests.options(signal)), signal),
+      raceWithSignal(this.#apisApi.getAPIVersions({}, this.#requests.options(signal)), signal),
+    ]);
+    const listFailures: DiscoveryPass['listFailures'] = {};
+    const groupVersions: GroupVersionRef[] = [];
+    if (core.status === 'fulfilled') groupVersions.push(...coreGroupVersions(core.value));
+    else listFailures.core = this.#describe(core.reason, '/api');
+    if (groups.status === 'fulfilled') groupVersions.push(...apisGroupVersions(groups.value));
+    else listFailures.groups = this.#describe(groups.reason, '/apis');
+
+    const resources = new Map<string, APIResource[]>();
+    const failures = new Map<string, string>();
+    await Promise.all(
+      groupVersions.map(async (gv) => {
+        const path = gv.group === '' ? `/api/${gv.version}` : `/apis/${gv.group}/${gv.version}`;
+        try {
+          resources.set(groupVersionKey(gv), await this.#resourceList(path, signal));
+        } catch (error) {
+          failures.set(groupVersionKey(gv), this.#describe(error, path));
+        }
+      }),
+    );
+    return { groupVersions, resources, failures, listFailures };
+  }
+
+  /** GET of one group version's APIResourceList; the typed client has no call for arbitrary ones. */
+  async #resourceList(path: string, signal: AbortSignal): Promise<APIResource[]> {
+    const context = new ServerConfiguration(this.#server, {}).makeRequestContext(path, HttpMethod.GET);
+    context.setHeaderParam('Accept', 'application/json');
+    await this.#kubeConfig.applySecurityAuthentication(context);
+    for (const middleware of this.#requests.options(signal).middleware ?? []) await middleware.pre(context).toPromise();
+    const response = await raceWithSignal(this.#http.send(context).toPromise(), signal);
+    const text = await raceWithSignal(response.body.text(), signal);
+    if (response.httpStatusCode < 200 || response.httpStatusCode > 299) {
+      throw new ApiException(response.httpStatusCode, `HTTP-Code: ${response.httpStatusCode}`, text, response.headers);
+    }
+    const list = JSON.parse(text) as { resources?: unknown };
+    if (!Array.isArray(list.resources)) throw new Error(`${path}: response is not an APIResourceList`);
+    return list.resources.filter(isApiResource);
+  }
+
+  #describe(error: unknown, path: string): string {
+    // Go's url.Error spells the method "Get".
+    return describeKubeError(error, 'Get', `${this.#server}${path}`);
+  }
+}
+
+function coreGroupVersions(versions: V1APIVersions): GroupVersionRef[] {
+  return (versions.versions ?? []).map((version) => ({ group: '', version }));
+}
+
+function apisGroupVersions(list: V1APIGroupList): GroupVersionRef[] {
+  return (list.groups ?? []).flatMap((group) => (group.versions ?? []).map((v) => ({ group: group.name, version: v.version })));
+}
+
+function isApiResource(value: unknown): value is APIResource {
+  if (typeof value !== 'object' || value === null) return false;
+  const r = value as Record<string, unknown>;
+  return typeof r.name === 'string' && typeof r.kind === 'string' && typeof r.namespaced === 'boolean';
+}

@@ -1,0 +1,135 @@
+// Every upstream gc_admission_test.go row through the local backend: upstream's fake authorizer
+// users translated into RBAC (test/fixtures/ownerreferences/cluster-state.yaml) and answered by
+// the embedded RBAC evaluator, with the REST mapper built from the same file's discovery.
+import { describe, expect, it } from 'vitest';
+import { AdmissionChain } from '../../src/admission/chain.ts';
+import { isStatusError, type StatusError } from '../../src/admission/errors.ts';
+import { PluginMode } from '../../src/admission/plugin.ts';
+import type { OwnerReference } from '../../src/api/types.ts';
+import { createRbacAuthorizer } from '../../src/adapters/local/rbac/index.ts';
+import { createLocalRestMapper } from '../../src/adapters/local/rest-mapper.ts';
+import { systemClock, systemRandom } from '../../src/ports/clock.ts';
+import { silentLogger } from '../../src/ports/logger.ts';
+import { definition, OwnerReferencesPermissionEnforcement } from '../../src/plugins/ownerreferences/index.ts';
+import {
+  attributesFor,
+  expectedMessage,
+  loadFixtureClusterState,
+  neverReturningRestMapper,
+  recordingAuthorizer,
+  recordingRestMapper,
+  requestContext,
+  upstreamFakeAuthorizer,
+} from '../fixtures/ownerreferences/harness.ts';
+import { allUpstreamCases } from '../fixtures/ownerreferences/upstream-cases.ts';
+
+const state = loadFixtureClusterState();
+const rbac = createRbacAuthorizer(state);
+const restMapper = createLocalRestMapper(state);
+
+async function outcome(promise: Promise<void>): Promise<StatusError | undefined> {
+  try {
+    await promise;
+    return undefined;
+  } catch (error) {
+    if (isStatusError(error)) return error;
+    throw error;
+  }
+}
+
+describe('the RBAC fixture is a faithful translation of upstream\'s fakeAuthorizer', () => {
+  // Every question the plugin asks in the tables, answered by both: allow must agree exactly.
+  it.each(allUpstreamCases)('$name', async (c) => {
+    const fake = recordingAuthorizer(upstreamFakeAuthorizer);
+    const plugin = new OwnerReferencesPermissionEnforcement(fake, c.hangingRestMapper ? neverReturningRestMapper : restMapper);
+    await outcome(plugin.validate(attributesFor(c), requestContext()));
+    for (const [i, question] of fake.calls.entries()) {
+      const answer = await rbac.authorize(question);
+      expect(answer.decision === 'allow', JSON.stringify(question)).toBe(fake.results[i]!.decision === 'allow');
+    }
+  });
+
+  it('has no manifest problems', () => {
+    expect(rbac.lintWarnings()).toEqual([]);
+  });
+});
+
+describe('OwnerReferencesPermissionEnforcement, upstream tables, embedded RBAC + local discovery', () => {
+  it.each(allUpstreamCases)('$name', async (c) => {
+    const authorizer = recordingAuthorizer(rbac);
+    const mapper = recordingRestMapper(c.hangingRestMapper ? neverReturningRestMapper : restMapper);
+    const plugin = new OwnerReferencesPermissionEnforcement(authorizer, mapper);
+    const context = requestContext();
+
+    const error = await outcome(plugin.validate(attributesFor(c), context));
+
+    expect(error?.message).toBe(expectedMessage(c));
+    expect(context.annotations.path).toBe(c.path === 'none' ? undefined : c.path);
+    if (c.path !== 'per-reference') expect(mapper.calls).toEqual([]);
+  });
+});
+
+describe('the wildcard probe', () => {
+  const tenOwners = Array.from({ length: 10 }, (_, i): OwnerReference => ({
+    apiVersion: i % 2 === 0 ? 'v1' : 'apps/v1',
+    kind: i % 2 === 0 ? 'ReplicationController' : 'DaemonSet',
+    name: `owner-${i}`,
+    uid: `uid-${i}`,
+    blockOwnerDeletion: true,
+  }));
+  const newObj = { metadata: { ownerReferences: tenOwners } };
+
+  it('makes exactly ONE authorization and ZERO REST mapper calls for a wildcard-allowed user with 10 owners', async () => {
+    const authorizer = recordingAuthorizer(rbac);
+    const mapper = recordingRestMapper(restMapper);
+    const context = requestContext();
+    await new OwnerReferencesPermissionEnforcement(authorizer, mapper).validate(attributesFor({ username: 'super', resource: 'pods', newObj }), context);
+    expect(authorizer.calls).toHaveLength(1);
+    expect(authorizer.results[0]).toEqual({ decision: 'allow', reason: 'RBAC: allowed by ClusterRoleBinding "super" of ClusterRole "super" to User "super"' });
+    expect(mapper.calls).toHaveLength(0);
+    expect(context.annotations.path).toBe('wildcard-probe');
+  });
+
+  it('is also passed by an "update */finalizers" grant and by system:masters', async () => {
+    const finalizerState = loadFixtureClusterState();
+    finalizerState.clusterRoles.push({ apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', metadata: { name: 'finalizer' }, rules: [{ apiGroups: ['*'], resources: ['*/finalizers'], verbs: ['update'] }] });
+    finalizerState.clusterRoleBindings.push({
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'ClusterRoleBinding',
+      metadata: { name: 'finalizer' },
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'finalizer' },
+      subjects: [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'User', name: 'finalizer' }],
+    });
+    for (const user of [{ username: 'finalizer' }, { username: 'admin', groups: ['system:masters'] }]) {
+      const authorizer = recordingAuthorizer(createRbacAuthorizer(finalizerState));
+      const mapper = recordingRestMapper(neverReturningRestMapper);
+      await new OwnerReferencesPermissionEnforcement(authorizer, mapper).validate(attributesFor({ username: '', resource: 'pods', newObj }, user), requestContext());
+      expect(authorizer.calls).toHaveLength(1);
+      expect(mapper.calls).toHaveLength(0);
+    }
+  });
+
+  it('denied, the per-reference path checks every owner: 1 probe + 10 finalizer checks, 10 mappings', async () => {
+    const authorizer = recordingAuthorizer(rbac);
+    const mapper = recordingRestMapper(restMapper);
+    const context = requestContext();
+    await new OwnerReferencesPermissionEnforcement(authorizer, mapper).validate(attributesFor({ username: 'non-node-deleter', resource: 'pods', newObj }), context);
+    expect(authorizer.calls).toHaveLength(11);
+    expect(mapper.calls).toHaveLength(10);
+    expect(context.annotations.path).toBe('per-reference');
+  });
+});
+
+describe('in the chain', () => {
+  it('runs as a validating plugin and records its path as a prefixed audit annotation', async () => {
+    const plugin = definition.create({ logger: silentLogger, clock: systemClock, random: systemRandom, authorizer: rbac, restMapper });
+    const chain = new AdmissionChain([{ plugin, mode: PluginMode.Enforce }]);
+    const row = allUpstreamCases.find((c) => c.name === 'non-rc-deleter, create, some ownerReferences have blockOwnerDeletion=true')!;
+    const result = await chain.validate(attributesFor(row), AbortSignal.timeout(5000));
+    expect(result.rejectedBy).toBe('OwnerReferencesPermissionEnforcement');
+    expect(result.rejection?.message).toBe(expectedMessage(row));
+    expect(result.annotations).toEqual({ 'OwnerReferencesPermissionEnforcement.path': 'per-reference' });
+    expect(chain.validatingPlugins).toEqual(['OwnerReferencesPermissionEnforcement']);
+    expect(chain.mutatingPlugins).toEqual([]);
+  });
+});
