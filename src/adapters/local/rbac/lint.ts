@@ -28,7 +28,7 @@ function ruleWarnings(kind: string, role: Role | ClusterRole, namespaced: boolea
       } else if (isOverbroadNonResourceURL(url)) {
         const prefix = url.replace(/\*+$/, '');
         warnings.push(
-          `${label(kind, role)} rule ${index}: nonResourceURL ${goQuote(url)} matches every path that starts with ${goQuote(prefix)}, such as ${goQuote(`${prefix}zzz`)}; ` +
+          `${label(kind, role)} rule ${index}: nonResourceURL ${goQuote(url)} matches every path that starts with ${goQuote(prefix)}, such as ${goQuote(`${prefix}-internal`)}; ` +
             `to match only ${goQuote(prefix)} and the paths below it, list ${goQuote(prefix)} and ${goQuote(`${prefix}/*`)}`,
         );
       }
