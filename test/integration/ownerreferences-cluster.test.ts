@@ -1,0 +1,114 @@
+// Every upstream gc_admission_test.go row through the cluster backend: the real
+// @kubernetes/client-node asking the stand-in API server's SubjectAccessReview endpoint (answered
+// by the embedded RBAC evaluator over the translated fixture) and its discovery endpoints.
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { isStatusError, type StatusError } from '../../src/admission/errors.ts';
+import type { OwnerReference } from '../../src/api/types.ts';
+import { createClusterAuthorizer, type ClusterAuthorizer } from '../../src/adapters/cluster/authorizer.ts';
+import { createClusterRestMapper, type ClusterRestMapper } from '../../src/adapters/cluster/rest-mapper.ts';
+import { createRbacAuthorizer } from '../../src/adapters/local/rbac/index.ts';
+import { OwnerReferencesPermissionEnforcement } from '../../src/plugins/ownerreferences/index.ts';
+import { startStandInApiServer, subjectAccessReviewRouteName, type StandInApiServer } from '../apiserver/index.ts';
+import { serveDiscovery, type ServedDiscovery } from '../fixtures/ownerreferences/discovery-routes.ts';
+import { attributesFor, expectedMessage, loadFixtureClusterState, neverReturningRestMapper, recordingAuthorizer, recordingRestMapper, requestContext } from '../fixtures/ownerreferences/harness.ts';
+import { allUpstreamCases } from '../fixtures/ownerreferences/upstream-cases.ts';
+
+const state = loadFixtureClusterState();
+let api: StandInApiServer;
+let discovery: ServedDiscovery;
+
+beforeAll(async () => {
+  api = await startStandInApiServer({ authorizer: createRbacAuthorizer(state) });
+  discovery = serveDiscovery(api, state.apiResourceLists);
+});
+afterAll(async () => {
+  await api.close();
+});
+beforeEach(() => {
+  api.calls.reset();
+});
+
+const discoveryCalls = () => discovery.routeNames().reduce((sum, name) => sum + api.calls.count(name), 0);
+
+async function outcome(promise: Promise<void>): Promise<StatusError | undefined> {
+  try {
+    await promise;
+    return undefined;
+  } catch (error) {
+    if (isStatusError(error)) return error;
+    throw error;
+  }
+}
+
+describe('OwnerReferencesPermissionEnforcement, upstream tables, SubjectAccessReview + discovery', () => {
+  let authorizer: ClusterAuthorizer;
+  let mapper: ClusterRestMapper;
+  beforeAll(() => {
+    mapper = createClusterRestMapper({ kubeConfig: api.kubeConfig });
+  });
+  afterAll(async () => {
+    await mapper.close();
+  });
+  beforeEach(() => {
+    // A fresh authorizer per row: no answer cached by an earlier row, so every question is sent.
+    authorizer = createClusterAuthorizer({ kubeConfig: api.kubeConfig });
+  });
+
+  it.each(allUpstreamCases)('$name', async (c) => {
+    const recordedMapper = recordingRestMapper(c.hangingRestMapper ? neverReturningRestMapper : mapper);
+    const recordedAuthorizer = recordingAuthorizer(authorizer);
+    const plugin = new OwnerReferencesPermissionEnforcement(recordedAuthorizer, recordedMapper);
+    const context = requestContext(AbortSignal.timeout(10_000));
+
+    const error = await outcome(plugin.validate(attributesFor(c), context));
+    await authorizer.close();
+
+    expect(error?.message).toBe(expectedMessage(c));
+    expect(context.annotations.path).toBe(c.path === 'none' ? undefined : c.path);
+    if (c.path !== 'per-reference') expect(recordedMapper.calls).toEqual([]);
+    // Each question went over the wire as a SubjectAccessReview naming the requester.
+    expect(api.calls.count(subjectAccessReviewRouteName)).toBe(recordedAuthorizer.calls.length);
+    for (const body of api.calls.bodies(subjectAccessReviewRouteName)) expect(body).toMatchObject({ spec: { user: c.username } });
+  });
+});
+
+describe('the wildcard probe over the wire', () => {
+  const newObj = {
+    metadata: {
+      ownerReferences: Array.from({ length: 10 }, (_, i): OwnerReference => ({ apiVersion: 'v1', kind: 'ReplicationController', name: `rc-${i}`, uid: `uid-${i}`, blockOwnerDeletion: true })),
+    },
+  };
+
+  it('sends exactly ONE SubjectAccessReview and makes NO discovery call for a wildcard-allowed user with 10 owners', async () => {
+    const authorizer = createClusterAuthorizer({ kubeConfig: api.kubeConfig });
+    const mapper = createClusterRestMapper({ kubeConfig: api.kubeConfig });
+    const identity = { username: 'super', uid: 'u-1', groups: ['ops', 'system:authenticated'], extra: { 'authentication.kubernetes.io/credential-id': ['X509SHA256=abc'] } };
+    const context = requestContext();
+    await new OwnerReferencesPermissionEnforcement(authorizer, mapper).validate(attributesFor({ username: 'super', resource: 'pods', newObj }, identity), context);
+    await Promise.all([authorizer.close(), mapper.close()]);
+
+    expect(api.calls.count(subjectAccessReviewRouteName)).toBe(1);
+    expect(discoveryCalls()).toBe(0);
+    expect(context.annotations.path).toBe('wildcard-probe');
+    expect(api.calls.bodies(subjectAccessReviewRouteName)[0]).toMatchObject({
+      spec: {
+        user: 'super',
+        uid: 'u-1',
+        groups: ['ops', 'system:authenticated'],
+        extra: { 'authentication.kubernetes.io/credential-id': ['X509SHA256=abc'] },
+        resourceAttributes: { verb: 'update', group: '*', version: '*', resource: '*', subresource: 'finalizers', name: '*' },
+      },
+    });
+  });
+
+  it('denied, discovery is loaded once and each owner checked: 1 probe + 10 SubjectAccessReviews', async () => {
+    const authorizer = createClusterAuthorizer({ kubeConfig: api.kubeConfig });
+    const mapper = createClusterRestMapper({ kubeConfig: api.kubeConfig });
+    await new OwnerReferencesPermissionEnforcement(authorizer, mapper).validate(attributesFor({ username: 'non-node-deleter', resource: 'pods', newObj }), requestContext());
+    await Promise.all([authorizer.close(), mapper.close()]);
+
+    expect(api.calls.count(subjectAccessReviewRouteName)).toBe(11);
+    // One discovery pass (/api, /apis, v1, apps/v1), however many owners.
+    expect(discoveryCalls()).toBe(4);
+  });
+});
