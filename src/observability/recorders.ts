@@ -1,0 +1,35 @@
+// What the adapters observe, as small recorder interfaces with no prom-client in them: adapters
+// take one optionally and call it; the wiring hands them the Prometheus implementations in this
+// folder. Every field here becomes a bounded label, so none carries a name, namespace or user.
+
+/**
+ * The cluster SubjectAccessReview authorizer's observations; structurally the same as
+ * ClusterAuthorizerMetrics in src/adapters/cluster/authorizer.ts (a type test keeps them equal).
+ */
+export interface AuthorizationRecorder {
+  cacheHit(): void;
+  cacheMiss(): void;
+  /** A review that joined an identical one already on the wire instead of sending its own. */
+  singleflightJoined(): void;
+  /** One per SubjectAccessReview put on the wire, retries included. */
+  requestCompleted(observation: { outcome: 'allowed' | 'denied' | 'no-opinion' | 'error'; code: string; durationSeconds: number }): void;
+}
+
+/** Outcome of one discovery refresh: `partial` when some group versions failed (client-go's ErrGroupDiscoveryFailed). */
+export type DiscoveryRefreshResult = 'success' | 'partial' | 'error';
+
+export interface DiscoveryRecorder {
+  refreshCompleted(observation: { result: DiscoveryRefreshResult; durationSeconds: number }): void;
+}
+
+/** The lookups a plugin may make (the keys of the Lookups port), as plural resource names. */
+export type LookupResource = 'serviceaccounts' | 'secrets' | 'runtimeclasses';
+
+export interface LookupRecorder {
+  /** A read from the informer cache (or local state). */
+  cacheRead(observation: { resource: LookupResource; found: boolean }): void;
+  /** A live GET from the API server. */
+  liveRead(observation: { resource: LookupResource; result: 'found' | 'not-found' | 'error'; durationSeconds: number }): void;
+  /** A live GET repeated after a NotFound for the same object (ServiceAccount waiting for `default`). */
+  retried(observation: { resource: LookupResource }): void;
+}

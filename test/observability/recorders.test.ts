@@ -1,0 +1,166 @@
+// The Prometheus recorders and port decorators, driven by the real adapters: the cluster
+// authorizer through client-node against the stand-in API server, the local lookups over a
+// cluster-state file, and the embedded RBAC evaluator.
+import { afterEach, describe, expect, expectTypeOf, it } from 'vitest';
+import { createClusterAuthorizer, type ClusterAuthorizer, type ClusterAuthorizerMetrics } from '../../src/adapters/cluster/authorizer.ts';
+import { parseClusterState } from '../../src/adapters/local/cluster-state.ts';
+import { createLocalLookups } from '../../src/adapters/local/lookups.ts';
+import { createRbacAuthorizer } from '../../src/adapters/local/rbac/index.ts';
+import { discoveryRecorder } from '../../src/observability/discovery-metrics.ts';
+import { instrumentAuthorizer } from '../../src/observability/instrument-authorizer.ts';
+import { instrumentLookups } from '../../src/observability/instrument-lookups.ts';
+import { createMetrics } from '../../src/observability/metrics.ts';
+import type { AuthorizationRecorder } from '../../src/observability/recorders.ts';
+import type { AuthorizationAttributes } from '../../src/ports/authorizer.ts';
+import { ruleTableAuthorizer, startStandInApiServer, subjectAccessReviewRouteName, type StandInApiServer } from '../apiserver/index.ts';
+import { sampleValue } from './samples.ts';
+
+const allowGet = { matches: (a: AuthorizationAttributes) => a.resourceAttributes?.verb === 'get', result: { decision: 'allow', reason: 'allowed' } } as const;
+
+function question(name: string, verb = 'get'): AuthorizationAttributes {
+  return { user: { username: 'alice', groups: ['dev'] }, resourceAttributes: { namespace: 'team-a', verb, group: '', version: 'v1', resource: 'pods', name } };
+}
+
+describe('authorization recorder with the cluster authorizer', () => {
+  let api: StandInApiServer | undefined;
+  let authorizer: ClusterAuthorizer | undefined;
+  afterEach(async () => {
+    await authorizer?.close();
+    await api?.close();
+    api = authorizer = undefined;
+  });
+
+  it('is the shape the cluster authorizer takes', () => {
+    expectTypeOf<AuthorizationRecorder>().toExtend<ClusterAuthorizerMetrics>();
+  });
+
+  it('counts misses, hits, singleflight joins and SubjectAccessReview calls by code and outcome', async () => {
+    const metrics = createMetrics({ defaultMetrics: false });
+    api = await startStandInApiServer({ authorizer: ruleTableAuthorizer([allowGet]) });
+    authorizer = createClusterAuthorizer({ kubeConfig: api.kubeConfig, metrics: metrics.recorders.authorization, initialBackoffMs: 5 });
+
+    // Five identical questions at once: one call on the wire, four joins.
+    await Promise.all(Array.from({ length: 5 }, () => authorizer!.authorize(question('web'))));
+    await authorizer.authorize(question('web'));
+    await authorizer.authorize(question('web', 'delete'));
+
+    const { registry } = metrics;
+    expect(await sampleValue(registry, 'admission_chain_authorization_cache_requests_total', { status: 'miss' })).toBe(6);
+    expect(await sampleValue(registry, 'admission_chain_authorization_cache_requests_total', { status: 'hit' })).toBe(1);
+    expect(await sampleValue(registry, 'admission_chain_authorization_singleflight_joins_total')).toBe(4);
+    expect(await sampleValue(registry, 'admission_chain_delegated_authz_request_total', { code: '201', outcome: 'allowed' })).toBe(1);
+    expect(await sampleValue(registry, 'admission_chain_delegated_authz_request_total', { code: '201', outcome: 'no-opinion' })).toBe(1);
+    expect(await sampleValue(registry, 'admission_chain_delegated_authz_request_duration_seconds_count', { code: '201' })).toBe(2);
+    expect(api.calls.count(subjectAccessReviewRouteName)).toBe(2);
+  });
+
+  it('counts every failed attempt, retries included, by status code', async () => {
+    const metrics = createMetrics({ defaultMetrics: false });
+    api = await startStandInApiServer({ authorizer: ruleTableAuthorizer([allowGet]) });
+    authorizer = createClusterAuthorizer({ kubeConfig: api.kubeConfig, metrics: metrics.recorders.authorization, initialBackoffMs: 1, maxAttempts: 3 });
+    api.inject(subjectAccessReviewRouteName, { kind: 'server-error', code: 500 });
+
+    const result = await authorizer.authorize(question('web'));
+    expect(result.decision).toBe('no-opinion');
+    expect(await sampleValue(metrics.registry, 'admission_chain_delegated_authz_request_total', { code: '500', outcome: 'error' })).toBe(3);
+    expect(await sampleValue(metrics.registry, 'admission_chain_delegated_authz_request_total', { code: '201', outcome: 'allowed' })).toBeUndefined();
+  });
+
+  it('folds unexpected codes into "other" so a label never grows without bound', async () => {
+    const metrics = createMetrics({ defaultMetrics: false });
+    metrics.recorders.authorization.requestCompleted({ outcome: 'error', code: 'ECONNREFUSED 10.0.0.1:443', durationSeconds: 0.01 });
+    metrics.recorders.authorization.requestCompleted({ outcome: 'error', code: 'timeout', durationSeconds: 0.01 });
+    expect(await sampleValue(metrics.registry, 'admission_chain_delegated_authz_request_total', { code: 'other', outcome: 'error' })).toBe(1);
+    expect(await sampleValue(metrics.registry, 'admission_chain_delegated_authz_request_total', { code: 'timeout', outcome: 'error' })).toBe(1);
+  });
+});
+
+describe('instrumentAuthorizer over the embedded RBAC evaluator', () => {
+  it('counts what plugins were told and times it', async () => {
+    const metrics = createMetrics({ defaultMetrics: false });
+    const rbac = createRbacAuthorizer({
+      roles: [],
+      roleBindings: [],
+      clusterRoles: [{ metadata: { name: 'pod-reader' }, rules: [{ verbs: ['get'], apiGroups: [''], resources: ['pods'] }] }],
+      clusterRoleBindings: [
+        { metadata: { name: 'devs' }, subjects: [{ kind: 'Group', apiGroup: 'rbac.authorization.k8s.io', name: 'dev' }], roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'pod-reader' } },
+      ],
+    });
+    let clock = 0;
+    const authorizer = instrumentAuthorizer(rbac, metrics.authorization, () => (clock += 2));
+    expect((await authorizer.authorize(question('web'))).decision).toBe('allow');
+    expect((await authorizer.authorize(question('web', 'delete'))).decision).toBe('no-opinion');
+    expect(await sampleValue(metrics.registry, 'admission_chain_authorization_decisions_total', { decision: 'allow' })).toBe(1);
+    expect(await sampleValue(metrics.registry, 'admission_chain_authorization_decisions_total', { decision: 'no-opinion' })).toBe(1);
+    expect(await sampleValue(metrics.registry, 'admission_chain_authorization_duration_seconds_sum', { decision: 'allow' })).toBeCloseTo(0.002, 9);
+  });
+});
+
+describe('instrumentLookups over the local cluster state', () => {
+  const state = parseClusterState(`
+apiVersion: v1
+kind: ServiceAccount
+metadata: { name: builder, namespace: ci }
+---
+apiVersion: node.k8s.io/v1
+kind: RuntimeClass
+metadata: { name: gvisor }
+handler: runsc
+`);
+
+  it('counts cache hits and misses, live hits and NotFound, and retries after NotFound', async () => {
+    const metrics = createMetrics({ defaultMetrics: false });
+    let now = 0;
+    const lookups = instrumentLookups(createLocalLookups(state), metrics.recorders.lookups, { now: () => now, retryWindowMs: 500 });
+
+    expect(lookups.serviceAccounts.cached('ci', 'builder')?.metadata?.name).toBe('builder');
+    expect(lookups.serviceAccounts.cached('ci', 'default')).toBeUndefined();
+    // ServiceAccount's wait for `default`: NotFound, then again 150 ms later (a retry), and again.
+    expect(await lookups.serviceAccounts.live('ci', 'default')).toBeUndefined();
+    now += 150;
+    expect(await lookups.serviceAccounts.live('ci', 'default')).toBeUndefined();
+    now += 150;
+    expect(await lookups.serviceAccounts.live('ci', 'default')).toBeUndefined();
+    // Long after: a new question, not a retry.
+    now += 10_000;
+    expect(await lookups.serviceAccounts.live('ci', 'default')).toBeUndefined();
+    expect((await lookups.runtimeClasses.live('', 'gvisor'))?.metadata?.name).toBe('gvisor');
+
+    const { registry } = metrics;
+    const lookupsOf = (labels: Record<string, string>) => sampleValue(registry, 'admission_chain_lookups_total', labels);
+    expect(await lookupsOf({ resource: 'serviceaccounts', source: 'cache', result: 'hit' })).toBe(1);
+    expect(await lookupsOf({ resource: 'serviceaccounts', source: 'cache', result: 'miss' })).toBe(1);
+    expect(await lookupsOf({ resource: 'serviceaccounts', source: 'live', result: 'not_found' })).toBe(4);
+    expect(await lookupsOf({ resource: 'runtimeclasses', source: 'live', result: 'hit' })).toBe(1);
+    expect(await sampleValue(registry, 'admission_chain_lookup_retries_total', { resource: 'serviceaccounts' })).toBe(2);
+    expect(await sampleValue(registry, 'admission_chain_lookup_live_duration_seconds_count', { resource: 'runtimeclasses', result: 'hit' })).toBe(1);
+  });
+
+  it('counts a failing live read as an error and rethrows it', async () => {
+    const metrics = createMetrics({ defaultMetrics: false });
+    const local = createLocalLookups(state);
+    const failing = { ...local, secrets: { cached: local.secrets.cached, live: async () => Promise.reject(new Error('connection refused')) } };
+    const lookups = instrumentLookups(failing, metrics.recorders.lookups);
+    await expect(lookups.secrets.live('ci', 'token')).rejects.toThrow('connection refused');
+    expect(await sampleValue(metrics.registry, 'admission_chain_lookups_total', { resource: 'secrets', source: 'live', result: 'error' })).toBe(1);
+  });
+});
+
+describe('discovery recorder', () => {
+  it('counts refreshes by result and stamps only complete ones', async () => {
+    let now = 1_700_000_000_000;
+    const metrics = createMetrics({ defaultMetrics: false });
+    const { registry } = metrics;
+    // All results exist at zero before the first refresh, so rate() works from the start.
+    expect(await sampleValue(registry, 'admission_chain_discovery_refreshes_total', { result: 'error' })).toBe(0);
+    const recorder = discoveryRecorder(metrics.discovery, () => now);
+    recorder.refreshCompleted({ result: 'success', durationSeconds: 0.02 });
+    now += 60_000;
+    recorder.refreshCompleted({ result: 'partial', durationSeconds: 0.03 });
+    recorder.refreshCompleted({ result: 'error', durationSeconds: 0.5 });
+    expect(await sampleValue(registry, 'admission_chain_discovery_refreshes_total', { result: 'success' })).toBe(1);
+    expect(await sampleValue(registry, 'admission_chain_discovery_refreshes_total', { result: 'partial' })).toBe(1);
+    expect(await sampleValue(registry, 'admission_chain_discovery_refreshes_total', { result: 'error' })).toBe(1);
+    expect(await sampleValue(registry, 'admission_chain_discovery_last_success_timestamp_seconds')).toBe(1_700_000_000);
+  });
+});
