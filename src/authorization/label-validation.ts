@@ -23,7 +23,7 @@ const dns1123LabelRegexp = new RegExp(`^${dns1123LabelFmt}$`);
 /** validation.RegexError. */
 export function regexError(message: string, format: string, ...examples: string[]): string {
   if (examples.length === 0) return `${message} (regex used for validation is '${format}')`;
-  return `${message} (e.g. ${examples.map((e) => `'${e}', `).join('or ')}regex used for validation is '${format}')`;
+  return `${message} (e.g. ${examples.map((e) => `'${e}', `).join(' or ')}regex used for validation is '${format}')`;
 }
 
 const emptyError = () => 'must be non-empty';
