@@ -1,6 +1,7 @@
 // Ports upstream plugin/pkg/auth/authorizer/rbac/rbac_test.go TestRuleMatches (every row), plus
-// the evaluation_helpers.go behaviours the seed documents (upstream keeps no table-driven
-// evaluation_helpers_test.go for these matchers; the rows below are their tests).
+// the evaluation_helpers.go behaviours seed 001 documents. No evaluation_helpers_test.go exists
+// in the upstream index we could read, so nothing of it is ported; the rows below test the same
+// helpers (VerbMatches ... NonResourceURLMatches) directly.
 import { describe, expect, it } from 'vitest';
 import type { PolicyRule } from '../../../api/rbac.ts';
 import { nonResourceURLMatches, resourceMatches, resourceNameMatches, ruleAllows } from './rule-matching.ts';
