@@ -31,6 +31,14 @@ export interface DiscoveryPass {
   listFailures: { core?: string; groups?: string };
 }
 
+/** Progress of a pass, so a caller interested in one group need not wait for the slowest other. */
+export interface DiscoveryObserver {
+  /** /api and /apis have answered (or failed): the group versions this pass will fetch. */
+  listed(groupVersions: readonly GroupVersionRef[], listFailures: DiscoveryPass['listFailures']): void;
+  /** One group version's list arrived (resources) or failed (undefined). */
+  settled(groupVersion: GroupVersionRef, resources: APIResource[] | undefined): void;
+}
+
 export function groupVersionKey({ group, version }: GroupVersionRef): string {
   return group === '' ? version : `${group}/${version}`;
 }
@@ -51,7 +59,7 @@ export class DiscoveryClient {
     this.#apisApi = kubeConfig.makeApiClient(ApisApi);
   }
 
-  async discover(signal: AbortSignal): Promise<DiscoveryPass> {
+  async discover(signal: AbortSignal, observer?: DiscoveryObserver): Promise<DiscoveryPass> {
     const [core, groups] = await Promise.allSettled([
       raceWithSignal(this.#coreApi.getAPIVersions({}, this.#requests.options(signal)), signal),
       raceWithSignal(this.#apisApi.getAPIVersions({}, this.#requests.options(signal)), signal),
@@ -62,17 +70,21 @@ export class DiscoveryClient {
     else listFailures.core = this.#describe(core.reason, '/api');
     if (groups.status === 'fulfilled') groupVersions.push(...apisGroupVersions(groups.value));
     else listFailures.groups = this.#describe(groups.reason, '/apis');
+    observer?.listed(groupVersions, listFailures);
 
     const resources = new Map<string, APIResource[]>();
     const failures = new Map<string, string>();
     await Promise.all(
       groupVersions.map(async (gv) => {
         const path = gv.group === '' ? `/api/${gv.version}` : `/apis/${gv.group}/${gv.version}`;
+        let list: APIResource[] | undefined;
         try {
-          resources.set(groupVersionKey(gv), await this.#resourceList(path, signal));
+          list = await this.#resourceList(path, signal);
+          resources.set(groupVersionKey(gv), list);
         } catch (error) {
           failures.set(groupVersionKey(gv), this.#describe(error, path));
         }
+        observer?.settled(gv, list);
       }),
     );
     return { groupVersions, resources, failures, listFailures };

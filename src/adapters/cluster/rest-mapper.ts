@@ -3,8 +3,8 @@
 // at most one refresh in flight that concurrent misses share. Every wait is bounded by the
 // caller's signal: inside admission a slow discovery endpoint must become a prompt "cannot find
 // RESTMapping" denial, never a request that hangs until the API server gives up on the webhook.
-// One group version failing (an aggregated API down) keeps its last known resources and does
-// not disturb the others.
+// One group version failing or hanging (an aggregated API down) keeps its last known resources
+// and does not hold up lookups in other groups: each group is usable as soon as its lists arrive.
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { RestMapper, RestMapping } from '../../ports/rest-mapper.ts';
 import { systemClock, type Clock } from '../../ports/clock.ts';
@@ -13,7 +13,7 @@ import type { APIResource } from '../local/cluster-state.ts';
 import type { DiscoveredGroup } from '../discovery/documents.ts';
 import { isNoMatchError } from '../discovery/errors.ts';
 import { DiscoveryRestMapping } from '../discovery/rest-mapping.ts';
-import { DiscoveryClient, groupVersionKey, type DiscoveryPass } from './discovery.ts';
+import { DiscoveryClient, groupVersionKey, type DiscoveryPass, type GroupVersionRef } from './discovery.ts';
 import { createKubeRequests, describeKubeError, raceWithSignal } from './kube.ts';
 
 export interface ClusterRestMapperOptions {
@@ -29,8 +29,16 @@ export interface ClusterRestMapperOptions {
 export interface ClusterRestMapper extends RestMapper {
   /** Resolves once discovery has loaded (partially is enough); rejects if it could not load at all. */
   ready(signal?: AbortSignal): Promise<void>;
-  /** Releases the connection pool. */
+  /** Resolves when no refresh is in flight (a miss may return before its refresh has finished). */
+  idle(): Promise<void>;
+  /** Abandons any refresh in flight and releases the connection pool. */
   close(): Promise<void>;
+}
+
+/** A refresh in flight: the whole pass, and the moment one group's lists have all settled. */
+interface Refresh {
+  done: Promise<void>;
+  groupSettled(group: string): Promise<void>;
 }
 
 export function createClusterRestMapper(options: ClusterRestMapperOptions): ClusterRestMapper {
@@ -43,39 +51,14 @@ export function createClusterRestMapper(options: ClusterRestMapperOptions): Clus
   /** Last good resource list per group version, kept across failed refreshes. */
   const known = new Map<string, APIResource[]>();
   let order: DiscoveredGroup[] = [];
+  /** /api and /apis failures of the latest pass: a miss in an unlisted half reports them. */
+  let listFailures: DiscoveryPass['listFailures'] = {};
   let lastRefreshAt: number | undefined;
   let lastError: string | undefined;
-  let inFlight: Promise<void> | undefined;
+  let inFlight: Refresh | undefined;
+  const closing = new AbortController();
 
-  function startRefresh(signal: AbortSignal | undefined): Promise<void> {
-    if (inFlight !== undefined) return inFlight;
-    lastRefreshAt = clock.now();
-    const deadline = AbortSignal.timeout(refreshTimeoutMs);
-    const bounded = signal === undefined ? deadline : AbortSignal.any([signal, deadline]);
-    inFlight = client
-      .discover(bounded)
-      .then(apply, (error: unknown) => {
-        lastError = describeKubeError(error, 'Get', apisUrl);
-        logger.warn({ err: lastError }, 'discovery failed');
-      })
-      .finally(() => {
-        inFlight = undefined;
-      });
-    return inFlight;
-  }
-
-  function apply(pass: DiscoveryPass): void {
-    const listsFailed = pass.listFailures.core !== undefined && pass.listFailures.groups !== undefined;
-    if (listsFailed) {
-      lastError = pass.listFailures.groups;
-      logger.warn({ core: pass.listFailures.core, groups: pass.listFailures.groups }, 'discovery failed');
-      return;
-    }
-    for (const [key, resources] of pass.resources) known.set(key, resources);
-    if (pass.failures.size > 0 || pass.listFailures.core !== undefined || pass.listFailures.groups !== undefined) {
-      logger.warn({ failed: Object.fromEntries(pass.failures), ...pass.listFailures }, 'discovery partially failed; keeping last known resources for the failed group versions');
-    }
-    order = mergeOrder(order, pass);
+  function rebuild(): void {
     const groups = order.map((g) => ({
       name: g.name,
       versions: g.versions.flatMap((v) => {
@@ -83,14 +66,86 @@ export function createClusterRestMapper(options: ClusterRestMapperOptions): Clus
         return resources === undefined ? [] : [{ version: v.version, resources }];
       }),
     }));
-    mapping = new DiscoveryRestMapping(groups);
+    if (groups.some((g) => g.versions.length > 0)) mapping = new DiscoveryRestMapping(groups);
+  }
+
+  function startRefresh(signal: AbortSignal | undefined): Refresh {
+    if (inFlight !== undefined) return inFlight;
+    lastRefreshAt = clock.now();
+    const deadline = AbortSignal.timeout(refreshTimeoutMs);
+    const bounded = AbortSignal.any(signal === undefined ? [deadline, closing.signal] : [signal, deadline, closing.signal]);
+
+    const pendingByGroup = new Map<string, { remaining: number; settled: Promise<void>; resolve: () => void }>();
+    const pending = (group: string) => {
+      let entry = pendingByGroup.get(group);
+      if (entry === undefined) {
+        let resolve = () => {};
+        const settled = new Promise<void>((r) => (resolve = r));
+        entry = { remaining: 0, settled, resolve };
+        pendingByGroup.set(group, entry);
+      }
+      return entry;
+    };
+    let markListed = () => {};
+    const listed = new Promise<void>((r) => (markListed = r));
+
+    const done = client
+      .discover(bounded, {
+        listed(groupVersions, failures) {
+          listFailures = failures;
+          order = mergeOrder(order, groupVersions, failures);
+          for (const gv of groupVersions) pending(gv.group).remaining += 1;
+          rebuild();
+          markListed();
+        },
+        settled(gv: GroupVersionRef, resources) {
+          if (resources !== undefined) known.set(groupVersionKey(gv), resources);
+          rebuild();
+          const entry = pending(gv.group);
+          entry.remaining -= 1;
+          if (entry.remaining === 0) entry.resolve();
+        },
+      })
+      .then(
+        (pass) => report(pass),
+        (error: unknown) => {
+          lastError = describeKubeError(error, 'Get', apisUrl);
+          logger.warn({ err: lastError }, 'discovery failed');
+        },
+      )
+      .finally(() => {
+        markListed();
+        inFlight = undefined;
+      });
+
+    inFlight = {
+      done,
+      async groupSettled(group) {
+        await Promise.race([listed, done]);
+        const entry = pendingByGroup.get(group);
+        if (entry !== undefined && entry.remaining > 0) await Promise.race([entry.settled, done]);
+      },
+    };
+    return inFlight;
+  }
+
+  function report(pass: DiscoveryPass): void {
+    const { core, groups } = pass.listFailures;
+    if (core !== undefined && groups !== undefined) {
+      lastError = groups;
+      logger.warn({ core, groups }, 'discovery failed');
+      return;
+    }
     lastError = undefined;
+    if (pass.failures.size > 0 || core !== undefined || groups !== undefined) {
+      logger.warn({ failed: Object.fromEntries(pass.failures), core, groups }, 'discovery partially failed; keeping last known resources for what failed');
+    }
   }
 
   /** Waits for a refresh, but never past the caller's deadline. */
-  async function wait(refresh: Promise<void>, signal: AbortSignal | undefined): Promise<void> {
+  async function wait(work: Promise<void>, signal: AbortSignal | undefined): Promise<void> {
     try {
-      await raceWithSignal(refresh, signal);
+      await raceWithSignal(work, signal);
     } catch (error) {
       throw new Error(describeKubeError(error, 'Get', apisUrl));
     }
@@ -113,28 +168,48 @@ export function createClusterRestMapper(options: ClusterRestMapperOptions): Clus
       if (signal?.aborted) throw new Error(describeKubeError(signal.reason, 'Get', apisUrl));
       const due = lastRefreshAt === undefined || clock.now() - lastRefreshAt >= refreshIntervalMs;
       if (inFlight !== undefined || due) {
-        await wait(startRefresh(signal), signal);
+        try {
+          await wait(startRefresh(signal).groupSettled(groupKind.group), signal);
+        } catch (error) {
+          // The deadline passed; whatever arrived meanwhile still counts.
+          const late = lookup(groupKind, versions);
+          if (late !== undefined) return late;
+          throw error;
+        }
       }
-      if (mapping === undefined) throw new Error(lastError ?? 'discovery has not loaded yet');
-      // After a refresh a miss is final: the answer is upstream's NoKindMatchError.
+      // Like client-go: a group the server could not even list reports that failure; a group
+      // version that failed on its own, or a kind nobody serves, is upstream's NoKindMatchError.
+      const unlisted = groupKind.group === '' ? listFailures.core : listFailures.groups;
+      if (mapping === undefined) throw new Error(unlisted ?? lastError ?? 'discovery has not loaded yet');
+      const found = lookup(groupKind, versions);
+      if (found !== undefined) return found;
+      if (unlisted !== undefined) throw new Error(unlisted);
       return mapping.mappingsFor(groupKind, versions);
     },
 
     async ready(signal) {
       if (mapping !== undefined) return;
-      await wait(startRefresh(signal), signal);
+      await wait(startRefresh(signal).done, signal);
       if (mapping === undefined) throw new Error(lastError ?? 'discovery has not loaded');
     },
 
-    close: () => requests.close(),
+    idle: async () => {
+      await inFlight?.done;
+    },
+
+    close: async () => {
+      closing.abort(new Error('REST mapper closed'));
+      await inFlight?.done;
+      await requests.close();
+    },
   };
 }
 
 /**
  * The order groups and versions appear in: this pass's order, with groups and versions from
- * earlier passes that this pass could not list (its /api or /apis failed) kept in place after it.
+ * earlier passes that this pass could not list (its /api or /apis failed) kept after it.
  */
-function mergeOrder(previous: readonly DiscoveredGroup[], pass: DiscoveryPass): DiscoveredGroup[] {
+function mergeOrder(previous: readonly DiscoveredGroup[], groupVersions: readonly GroupVersionRef[], failures: DiscoveryPass['listFailures']): DiscoveredGroup[] {
   const out: DiscoveredGroup[] = [];
   const add = (group: string, version: string) => {
     let entry = out.find((g) => g.name === group);
@@ -144,9 +219,9 @@ function mergeOrder(previous: readonly DiscoveredGroup[], pass: DiscoveryPass): 
     }
     if (!entry.versions.some((v) => v.version === version)) entry.versions.push({ version, resources: [] });
   };
-  for (const gv of pass.groupVersions) add(gv.group, gv.version);
+  for (const gv of groupVersions) add(gv.group, gv.version);
   for (const group of previous) {
-    const unlisted = group.name === '' ? pass.listFailures.core !== undefined : pass.listFailures.groups !== undefined;
+    const unlisted = group.name === '' ? failures.core !== undefined : failures.groups !== undefined;
     if (unlisted) for (const v of group.versions) add(group.name, v.version);
   }
   return out;
