@@ -239,11 +239,11 @@ describe('chart with default values', () => {
     expect(container.volumeMounts).toContainEqual({ name: 'tmp', mountPath: '/tmp' });
     expect(container.volumeMounts).toContainEqual({ name: 'tls', mountPath: '/etc/admission-chain/tls', readOnly: true });
     expect(container.resources).toMatchObject({ requests: { cpu: '100m', memory: '128Mi' }, limits: { memory: '256Mi' } });
-    // The pod must outlive the drain window plus one in-flight request.
-    const drain = Number(/--shutdown-delay=(\d+)s/.exec(container.args.join(' '))?.[1]);
-    const timeout = Number(/--request-timeout=(\d+)s/.exec(container.args.join(' '))?.[1]);
-    expect(pod.terminationGracePeriodSeconds).toBeGreaterThan(drain + timeout);
-    expect(timeout).toBeLessThan(webhookOf(objects, 'ValidatingWebhookConfiguration').timeoutSeconds);
+    // The pod must outlive the not-ready delay plus the drain, and the drain must outlast one request.
+    const seconds = (flag: string): number => Number(new RegExp(`--${flag}=(\\d+)s`).exec(container.args.join(' '))?.[1]);
+    expect(pod.terminationGracePeriodSeconds).toBeGreaterThan(seconds('shutdown-delay') + seconds('drain-timeout'));
+    expect(seconds('drain-timeout')).toBeGreaterThanOrEqual(seconds('request-timeout'));
+    expect(seconds('request-timeout')).toBeLessThan(webhookOf(objects, 'ValidatingWebhookConfiguration').timeoutSeconds);
     const antiAffinity = pod.affinity.podAntiAffinity?.preferredDuringSchedulingIgnoredDuringExecution[0]?.podAffinityTerm;
     expect(antiAffinity?.topologyKey).toBe('kubernetes.io/hostname');
     expect(antiAffinity?.labelSelector.matchLabels).toEqual(deployment.spec.selector.matchLabels);
@@ -259,7 +259,7 @@ describe('chart with default values', () => {
       '--port=8443', '--metrics-port=8080',
       '--tls-cert-file=/etc/admission-chain/tls/tls.crt', '--tls-private-key-file=/etc/admission-chain/tls/tls.key',
       '--plugins=AlwaysPullImages,OwnerReferencesPermissionEnforcement',
-      '--log-level=info', '--request-timeout=9s', '--shutdown-delay=15s',
+      '--log-level=info', '--request-timeout=9s', '--shutdown-delay=15s', '--drain-timeout=10s',
     ]);
   });
 
@@ -355,9 +355,9 @@ describe('chart with non-default values', () => {
   });
 
   it('passes log level, deadlines and SubjectAccessReview cache TTLs to the server', () => {
-    const objects = renderChart({ values: { server: { logLevel: 'debug', requestTimeoutSeconds: 5, shutdownDelaySeconds: 3, subjectAccessReviewCache: { allowedTTL: '1m', deniedTTL: '5s' }, extraArgs: ['--kubeconfig=/x'] }, terminationGracePeriodSeconds: 10 } });
+    const objects = renderChart({ values: { server: { logLevel: 'debug', requestTimeoutSeconds: 5, shutdownDelaySeconds: 3, drainTimeoutSeconds: 6, subjectAccessReviewCache: { allowedTTL: '1m', deniedTTL: '5s' }, extraArgs: ['--kubeconfig=/x'] }, terminationGracePeriodSeconds: 10 } });
     const deployment = only<Deployment>(objects, 'Deployment');
-    expect(containerOf(objects).args.slice(5)).toEqual(['--log-level=debug', '--request-timeout=5s', '--shutdown-delay=3s', '--sar-allowed-ttl=1m', '--sar-denied-ttl=5s', '--kubeconfig=/x']);
+    expect(containerOf(objects).args.slice(5)).toEqual(['--log-level=debug', '--request-timeout=5s', '--shutdown-delay=3s', '--drain-timeout=6s', '--sar-allowed-ttl=1m', '--sar-denied-ttl=5s', '--kubeconfig=/x']);
     expect(deployment.spec.template.spec.terminationGracePeriodSeconds).toBe(10);
   });
 
@@ -441,7 +441,8 @@ describe('chart refuses values that would break the cluster or the server', () =
     ['a webhook timeout above 30s', { webhooks: { timeoutSeconds: 31 } }, "at '/webhooks/timeoutSeconds'"],
     ['a misspelt top-level key', { replicas: 3 }, 'replicas'],
     ['a request deadline not below the webhook timeout', { webhooks: { timeoutSeconds: 9 } }, 'server.requestTimeoutSeconds (9) must be below webhooks.timeoutSeconds (9)'],
-    ['a grace period inside the drain window', { terminationGracePeriodSeconds: 20 }, 'terminationGracePeriodSeconds (20) must exceed'],
+    ['a grace period inside the drain window', { terminationGracePeriodSeconds: 25 }, 'terminationGracePeriodSeconds (25) must exceed server.shutdownDelaySeconds + server.drainTimeoutSeconds (25)'],
+    ['a drain shorter than one request', { server: { drainTimeoutSeconds: 5 } }, 'server.drainTimeoutSeconds (5) must be at least server.requestTimeoutSeconds (9)'],
     ['no plugin at all', { plugins: allPluginsOff }, 'enable at least one plugin'],
   ])('%s', (_label, values, message) => {
     const result = runHelm('template', { values });
