@@ -5,6 +5,8 @@ import { instrumentPlugin } from './admission/instrument.ts';
 import type { PluginDefinition } from './admission/plugin.ts';
 import { loadClusterStateFile, type ClusterState } from './adapters/local/cluster-state.ts';
 import { createLocalLookups } from './adapters/local/lookups.ts';
+import { createRbacAuthorizer } from './adapters/local/rbac/index.ts';
+import { createLocalRestMapper } from './adapters/local/rest-mapper.ts';
 import type { PluginSelection } from './config/plugins.ts';
 import type { AdmissionMetrics } from './observability/metrics.ts';
 import { systemClock, systemRandom } from './ports/clock.ts';
@@ -26,6 +28,8 @@ export function createLocalBackend(state: ClusterState, logger: Logger): Backend
     logger,
     clock: systemClock,
     random: systemRandom,
+    authorizer: createRbacAuthorizer(state),
+    restMapper: createLocalRestMapper(state),
     lookups: createLocalLookups(state),
   };
   return {

@@ -1,6 +1,7 @@
 // The admission-chain command line: serve, review and authorize.
 import { Command, CommanderError } from 'commander';
 import { CliError, processIO, type CliIO } from './io.ts';
+import { registerAuthorizeCommand } from './authorize.ts';
 import { registerReviewCommand } from './review.ts';
 import { registerServeCommand } from './serve.ts';
 
@@ -12,11 +13,17 @@ export async function main(argv: readonly string[], io: CliIO = processIO): Prom
     .showHelpAfterError(false);
   registerServeCommand(program, io);
   registerReviewCommand(program, io);
+  registerAuthorizeCommand(program, io);
   try {
     await program.parseAsync(argv as string[]);
     return typeof process.exitCode === 'number' ? process.exitCode : 0;
   } catch (error) {
-    if (error instanceof CommanderError) return error.exitCode;
+    if (error instanceof CommanderError) {
+      // Commander has already printed its message. Usage errors exit 2 so that 1 keeps meaning
+      // "no" for `authorize` (as for `kubectl auth can-i`); help and version exit 0.
+      if (error.code.startsWith('commander.') && error.exitCode !== 0) return 2;
+      return error.exitCode;
+    }
     if (error instanceof CliError) {
       io.stderr.write(`admission-chain: ${error.message}\n`);
       return error.exitCode;

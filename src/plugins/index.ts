@@ -3,6 +3,7 @@
 // RuntimeClass. Flags choose which of these run, never their order.
 import type { PluginDefinition } from '../admission/plugin.ts';
 import { definition as alwaysPullImages } from './alwayspullimages/index.ts';
+import { definition as ownerReferencesPermissionEnforcement } from './ownerreferences/index.ts';
 import { definition as runtimeClass } from './runtimeclass/index.ts';
 import { definition as serviceAccount } from './serviceaccount/index.ts';
 import { definition as storageObjectInUseProtection } from './storageobjectinuseprotection/index.ts';
@@ -11,6 +12,7 @@ export const orderedPlugins: readonly PluginDefinition[] = [
   serviceAccount,
   alwaysPullImages,
   storageObjectInUseProtection,
+  ownerReferencesPermissionEnforcement,
   runtimeClass,
 ];
 
