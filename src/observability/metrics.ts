@@ -20,6 +20,12 @@ export interface AdmissionMetrics {
   readonly certificateExpiry: Gauge;
   readonly certificateReloads: Counter<'result'>;
   readonly badRequests: Counter<'webhook' | 'reason'>;
+  /**
+   * Answers that are internal errors (Status reason InternalError: a crashed plugin, a deadline,
+   * a failed backend). Separate from the code label because upstream-exact policy denials can
+   * carry code 500 too (AlwaysPullImages' aggregated Forbidden), and those are not failures.
+   */
+  readonly internalErrors: Counter<'webhook'>;
   readonly authorization: AuthorizationMetrics;
   readonly discovery: DiscoveryMetrics;
   readonly lookups: LookupMetrics;
@@ -37,8 +43,17 @@ export function createMetrics(options: { registry?: Registry; defaultMetrics?: b
   const authorization = createAuthorizationMetrics(registry);
   const discovery = createDiscoveryMetrics(registry);
   const lookups = createLookupMetrics(registry);
+  const internalErrors = new Counter({
+    name: 'admission_chain_internal_errors_total',
+    help: 'AdmissionReviews answered with an internal error (Status reason InternalError), by webhook.',
+    labelNames: ['webhook'],
+    registers: [registry],
+  });
+  // Present at zero from the start, so error ratios are defined before the first failure.
+  for (const webhook of ['mutate', 'validate']) internalErrors.inc({ webhook }, 0);
   return {
     registry,
+    internalErrors,
     authorization,
     discovery,
     lookups,

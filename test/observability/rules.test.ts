@@ -1,0 +1,96 @@
+// The monitoring examples: promtool checks the rule file and runs its unit tests, a doctored copy
+// of those tests must fail (so they do evaluate the alerts), the PrometheusRule carries exactly the
+// same groups, and every Grafana query is valid PromQL over metrics we really expose.
+import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parse, stringify } from 'yaml';
+import { hasPromtool, needs, promtool } from './binaries.ts';
+import { sendTraffic, startTestWebhook, type TestWebhook } from './webhook.ts';
+
+const monitoring = resolve(import.meta.dirname, '../../monitoring');
+const rulesFile = join(monitoring, 'rules/admission-chain.rules.yaml');
+const rulesTestFile = join(monitoring, 'tests/admission-chain.rules.test.yaml');
+const prometheusRuleFile = join(monitoring, 'prometheusrule.yaml');
+const dashboardFile = join(monitoring, 'grafana/admission-chain.json');
+
+interface RuleGroups {
+  groups: Array<{ name: string; rules: Array<{ alert?: string; record?: string; expr: string }> }>;
+}
+
+describe('Prometheus rules', () => {
+  it.skipIf(!hasPromtool)(`pass promtool check rules${needs('promtool')}`, async () => {
+    const result = await promtool(['check', 'rules', rulesFile]);
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain('SUCCESS: 8 rules found');
+  });
+
+  it.skipIf(!hasPromtool)(`pass their promtool unit tests${needs('promtool')}`, async () => {
+    const result = await promtool(['test', 'rules', rulesTestFile]);
+    expect(result.stdout + result.stderr).toContain('SUCCESS');
+    expect(result.code).toBe(0);
+  });
+
+  it.skipIf(!hasPromtool)(`unit tests fail when an alert that fires is expected to stay quiet${needs('promtool')}`, async () => {
+    const suite = parse(await readFile(rulesTestFile, 'utf8')) as { rule_files: string[]; tests: Array<{ alert_rule_test?: Array<{ alertname: string; exp_alerts: unknown[] }> }> };
+    const firing = suite.tests.flatMap((t) => t.alert_rule_test ?? []).filter((c) => c.exp_alerts.length > 0);
+    // Every alert in the rule file has a case where it fires.
+    const alerts = (parse(await readFile(rulesFile, 'utf8')) as RuleGroups).groups.flatMap((g) => g.rules).flatMap((r) => (r.alert ? [r.alert] : []));
+    expect(new Set(firing.map((c) => c.alertname))).toEqual(new Set(alerts));
+    for (const testCase of firing) testCase.exp_alerts = [];
+    const dir = await mkdtemp(join(tmpdir(), 'admission-chain-rules-'));
+    const doctored = join(dir, 'doctored.test.yaml');
+    await writeFile(doctored, stringify({ ...suite, rule_files: [rulesFile] }));
+    const result = await promtool(['test', 'rules', doctored]);
+    expect(result.code).not.toBe(0);
+    for (const alert of alerts) expect(result.stdout + result.stderr).toContain(`alertname: ${alert}`);
+  });
+
+  it('ship as a PrometheusRule with the very same groups', async () => {
+    const plain = parse(await readFile(rulesFile, 'utf8')) as RuleGroups;
+    const crd = parse(await readFile(prometheusRuleFile, 'utf8')) as { apiVersion: string; kind: string; metadata: { name: string }; spec: RuleGroups };
+    expect(crd).toMatchObject({ apiVersion: 'monitoring.coreos.com/v1', kind: 'PrometheusRule', metadata: { name: 'admission-chain' } });
+    expect(crd.spec.groups).toEqual(plain.groups);
+  });
+});
+
+describe('Grafana dashboard', () => {
+  let webhook: TestWebhook;
+  let exposed: Set<string>;
+  let dashboard: { uid: string; title: string; panels: Array<{ type: string; title: string; targets?: Array<{ expr: string }> }> };
+
+  beforeAll(async () => {
+    webhook = await startTestWebhook();
+    await sendTraffic(webhook, { allowed: 1, denied: 1 });
+    const exposition = await webhook.scrape();
+    exposed = new Set([...exposition.matchAll(/^# TYPE (\S+) (\S+)$/gm)].flatMap(([, name, type]) => (type === 'histogram' ? [`${name}_bucket`, `${name}_sum`, `${name}_count`] : [name!])));
+    dashboard = JSON.parse(await readFile(dashboardFile, 'utf8'));
+  });
+  afterAll(() => webhook?.shutdown());
+
+  const exprs = () => dashboard.panels.flatMap((p) => (p.targets ?? []).map((t) => ({ panel: p.title, expr: t.expr })));
+
+  it('queries only metrics the webhook exposes', () => {
+    expect(dashboard).toMatchObject({ uid: 'admission-chain', title: 'admission-chain' });
+    expect(exprs().length).toBeGreaterThan(15);
+    for (const { panel, expr } of exprs()) {
+      const names = [...expr.matchAll(/\b((?:admission_chain|process|nodejs)_[a-z0-9_]+)\b/g)].map((m) => m[1]!);
+      expect(names.length, panel).toBeGreaterThan(0);
+      for (const name of names) expect(exposed, `${panel}: ${name}`).toContain(name);
+    }
+  });
+
+  it.skipIf(!hasPromtool)(`has queries that are valid PromQL${needs('promtool')}`, async () => {
+    // promtool parses PromQL only inside rule files: each query becomes a recording rule, with
+    // Grafana's variables replaced by what they expand to.
+    const rules = exprs().map(({ expr }, i) => ({ record: `dashboard:query_${i}`, expr: expr.replaceAll('$__rate_interval', '1m').replaceAll('$job', '.+') }));
+    const dir = await mkdtemp(join(tmpdir(), 'admission-chain-dashboard-'));
+    const file = join(dir, 'dashboard.rules.yaml');
+    await writeFile(file, stringify({ groups: [{ name: 'dashboard', rules }] }));
+    const result = await promtool(['check', 'rules', file]);
+    expect(result.stdout + result.stderr).toContain(`SUCCESS: ${rules.length} rules found`);
+    expect(result.code).toBe(0);
+  });
+});
