@@ -1,0 +1,73 @@
+// The chart and the server must agree: every flag the chart renders is one `serve` accepts, the plugin
+// set and modes it asks for are the ones the server ends up running, and the chart's plugin catalogue
+// lists the server's plugins in the server's order. Parsed with the server's own option definitions.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Command } from 'commander';
+import { describe, expect, it } from 'vitest';
+import { addServeOptions, parseServeConfig, type RawServeOptions } from '../../src/config/serve-config.ts';
+import { defaultEnabledPlugins, orderedPlugins } from '../../src/plugins/index.ts';
+import { chartDir, only, renderChart, type KubeObject } from './helm.ts';
+import { repoRoot } from './tools.ts';
+
+interface Container {
+  command: string[];
+  args: string[];
+}
+
+function serverConfigFor(values: Record<string, unknown>) {
+  const deployment = only(renderChart({ values }), 'Deployment') as KubeObject & { spec: { template: { spec: { containers: Container[] } } } };
+  const container = deployment.spec.template.spec.containers[0] as Container;
+  const serve = addServeOptions(new Command('serve')).exitOverride().allowExcessArguments(false);
+  serve.parse(container.args, { from: 'user' });
+  return { container, config: parseServeConfig(serve.opts<RawServeOptions>(), orderedPlugins, defaultEnabledPlugins) };
+}
+
+const chartPluginOrder = (): string[] => {
+  const helpers = readFileSync(join(chartDir, 'templates', '_helpers.tpl'), 'utf8');
+  const block = /define "admission-chain\.pluginOrder" -}}\n([\s\S]*?)\{\{- end }}/.exec(helpers)?.[1] ?? '';
+  return [...block.matchAll(/^- (\w+)$/gm)].map((m) => m[1] as string);
+};
+
+const pluginNames = orderedPlugins.map((p) => p.name);
+const enableOnly = (names: string[], modes: Record<string, string> = {}) => ({
+  plugins: Object.fromEntries(chartPluginOrder().map((n) => [n, { enabled: names.includes(n), mode: modes[n] ?? 'enforce' }])),
+});
+
+describe('chart ↔ server contract', () => {
+  it('the chart knows exactly the server’s plugins, in the server’s order', () => {
+    expect(chartPluginOrder()).toEqual(pluginNames);
+  });
+
+  it('starts the server binary the package declares', () => {
+    const { container } = serverConfigFor({});
+    const pkg = JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8')) as { bin: Record<string, string> };
+    expect(container.command).toEqual(['node', pkg.bin['admission-chain'], 'serve']);
+  });
+
+  it('default values: the server runs its own default plugin set, enforcing, with the chart’s deadlines', () => {
+    const { config } = serverConfigFor({});
+    expect(config.plugins.enabled).toEqual(pluginNames.filter((n) => defaultEnabledPlugins.includes(n)));
+    expect(Object.values(config.plugins.modes).every((m) => m === 'enforce')).toBe(true);
+    expect(config).toMatchObject({
+      port: 8443, metricsPort: 8080, logLevel: 'info', requestTimeoutMs: 9000, shutdownDelayMs: 15000, drainTimeoutMs: 10000,
+      tlsCertFile: '/etc/admission-chain/tls/tls.crt', tlsPrivateKeyFile: '/etc/admission-chain/tls/tls.key', clusterState: undefined,
+    });
+  });
+
+  it.each(pluginNames.map((name) => [name]))('only %s: the server runs exactly that plugin', (name) => {
+    expect(serverConfigFor(enableOnly([name])).config.plugins.enabled).toEqual([name]);
+  });
+
+  it('every plugin, with modes: the server runs all of them in its order with those modes', () => {
+    const modes = { [pluginNames[0] as string]: 'warn', [pluginNames.at(-1) as string]: 'audit' };
+    const { config } = serverConfigFor(enableOnly(pluginNames, modes));
+    expect(config.plugins.enabled).toEqual(pluginNames);
+    for (const name of pluginNames) expect(config.plugins.modes[name] ?? 'enforce', name).toBe(modes[name] ?? 'enforce');
+  });
+
+  it('SubjectAccessReview cache TTLs and log level reach the server', () => {
+    const { config } = serverConfigFor({ server: { logLevel: 'debug', subjectAccessReviewCache: { allowedTTL: '1m', deniedTTL: '5s' } } });
+    expect(config).toMatchObject({ logLevel: 'debug', sarAllowedTtlMs: 60_000, sarDeniedTtlMs: 5_000 });
+  });
+});
