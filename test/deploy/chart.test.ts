@@ -294,7 +294,7 @@ describe('chart with default values', () => {
 // AlwaysPullImages (pods CREATE/UPDATE, main resource only), StorageObjectInUseProtection (PV, PVC,
 // VolumeAttributesClass CREATE), ORPE (everything, CREATE/UPDATE), RuntimeClass (pods CREATE).
 const sar = { apiGroups: ['authorization.k8s.io'], resources: ['subjectaccessreviews'], verbs: ['create'] };
-const serviceAccountReads = { apiGroups: [''], resources: ['serviceaccounts', 'secrets'], verbs: ['get', 'list', 'watch'] };
+const serviceAccountReads = { apiGroups: [''], resources: ['serviceaccounts'], verbs: ['get', 'list', 'watch'] };
 const runtimeClassReads = { apiGroups: ['node.k8s.io'], resources: ['runtimeclasses'], verbs: ['get', 'list', 'watch'] };
 const pluginTable: { plugin: keyof typeof allPluginsOff; mutating: string[] | null; validating: string[] | null; rbac: unknown[] | null }[] = [
   { plugin: 'ServiceAccount', mutating: ['core/pods@Namespaced:CREATE'], validating: ['core/pods/ephemeralcontainers@Namespaced:UPDATE', 'core/pods@Namespaced:CREATE'], rbac: [serviceAccountReads] },
