@@ -92,6 +92,7 @@ describe('AdmissionChain', () => {
     expect(log).toEqual(['A:validate', 'B:validate']);
     expect(outcome.annotations).toEqual({ [`A.${mode}-rejection`]: 'pods "web" is forbidden: would deny' });
     expect(outcome.warnings).toEqual(warns ? ['[A] pods "web" is forbidden: would deny'] : []);
+    expect(outcome.nonEnforced).toEqual([{ plugin: 'A', mode }]);
   });
 
   it('a rejecting mutating plugin in warn mode leaves no half-made change behind', async () => {

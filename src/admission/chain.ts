@@ -19,6 +19,8 @@ export interface PhaseOutcome {
   rejectedBy?: string;
   warnings: string[];
   annotations: Record<string, string>;
+  /** Rejections by plugins in warn or audit mode, admitted anyway. */
+  nonEnforced?: Array<{ plugin: string; mode: PluginMode }>;
 }
 
 export class AdmissionChain {
@@ -68,6 +70,7 @@ export class AdmissionChain {
           return outcome;
         }
         if (snapshot !== undefined) attributes.object = snapshot;
+        (outcome.nonEnforced ??= []).push({ plugin: plugin.name, mode });
         outcome.annotations[annotationKey(plugin.name, `${mode}-rejection`)] = error.message;
         if (mode === PluginMode.Warn) outcome.warnings.push(`[${plugin.name}] ${error.message}`);
       }

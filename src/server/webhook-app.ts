@@ -95,6 +95,7 @@ function reviewHandler(phase: Phase, options: WebhookAppOptions) {
       const code = response.status?.code ?? 200;
       options.metrics.stepDuration.observe({ type: phase, operation: request.operation, rejected: String(!response.allowed) }, seconds);
       options.metrics.requests.inc({ webhook, operation: request.operation, allowed: String(response.allowed), code: String(code) });
+      for (const { plugin, mode } of handled.outcome.nonEnforced ?? []) options.metrics.nonEnforcedRejections.inc({ name: plugin, mode });
       const fields = {
         decision: response.allowed ? 'allowed' : 'denied',
         code,
