@@ -1,0 +1,105 @@
+// Server processes for the benchmark: each in its own child, pinned to one core (taskset) while
+// this process, the load generator, runs on another; peak RSS read from /proc/<pid>/status.
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
+import { request } from 'node:https';
+import { createServer } from 'node:net';
+
+const cores = availableParallelism();
+const hasTaskset = spawnSync('taskset', ['--version'], { stdio: 'ignore' }).status === 0;
+
+/** Core for servers and core for the load generator (the same one when there is only one). */
+export const serverCore = 0;
+export const loadCore = cores > 1 ? cores - 1 : 0;
+export const pinning = hasTaskset && cores > 1 ? `server on CPU ${serverCore}, load generator on CPU ${loadCore} (taskset)` : 'not pinned (taskset missing or one CPU)';
+
+/** Moves this process (the load generator) onto its own core. */
+export function pinSelf(): void {
+  if (hasTaskset && cores > 1) spawnSync('taskset', ['-a', '-cp', String(loadCore), String(process.pid)], { stdio: 'ignore' });
+}
+
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const address = probe.address();
+      probe.close(() => (typeof address === 'object' && address !== null ? resolve(address.port) : reject(new Error('no port'))));
+    });
+  });
+}
+
+export interface ServerProcess {
+  pid: number;
+  /** Peak resident set size so far (VmHWM), MiB. */
+  peakRssMiB(): number;
+  stop(): Promise<void>;
+}
+
+/** Starts `node <args>` on the server core (or the load core for helpers). */
+export function startNode(args: string[], options: { core?: number; nodeOptions?: string[]; stdout?: 'ignore' | 'pipe' } = {}): { child: ChildProcess; process: ServerProcess } {
+  const core = options.core ?? serverCore;
+  const command = hasTaskset && cores > 1 ? 'taskset' : process.execPath;
+  const argv = hasTaskset && cores > 1 ? ['-c', String(core), process.execPath, ...(options.nodeOptions ?? []), ...args] : [...(options.nodeOptions ?? []), ...args];
+  const child = spawn(command, argv, { stdio: ['ignore', options.stdout ?? 'ignore', 'inherit'] });
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  return {
+    child,
+    process: {
+      pid: child.pid!,
+      peakRssMiB: () => {
+        const status = readFileSync(`/proc/${child.pid}/status`, 'utf8');
+        const kib = Number(/^VmHWM:\s+(\d+) kB/m.exec(status)?.[1]);
+        return kib / 1024;
+      },
+      stop: async () => {
+        if (child.exitCode !== null || child.signalCode !== null) return;
+        child.kill('SIGTERM');
+        const killer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+        await exited;
+        clearTimeout(killer);
+      },
+    },
+  };
+}
+
+/** Waits until a line appears on the child's stdout (it must have been started with stdout: 'pipe'). */
+export function waitForLine(child: ChildProcess, line: string, timeoutMs = 20_000): Promise<void> {
+  return new Promise((resolve, reject) => {
+    let seen = '';
+    const timer = setTimeout(() => reject(new Error(`no "${line}" within ${timeoutMs} ms`)), timeoutMs);
+    child.stdout?.on('data', (chunk: Buffer) => {
+      seen += chunk.toString();
+      if (seen.includes(line)) {
+        clearTimeout(timer);
+        child.stdout?.resume();
+        resolve();
+      }
+    });
+    child.once('exit', (code) => reject(new Error(`exited with ${code} before "${line}"`)));
+  });
+}
+
+/** POSTs one review until the server answers 200 (bounded). */
+export async function waitForWebhook(url: string, body: string, ca: string, timeoutMs = 20_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const status = await post(url, body, ca).then((r) => r.status, () => 0);
+    if (status === 200) return;
+    if (Date.now() > deadline) throw new Error(`${url} not answering 200 within ${timeoutMs} ms (last status ${status})`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+export function post(url: string, body: string, ca: string): Promise<{ status: number; text: string }> {
+  return new Promise((resolve, reject) => {
+    const req = request(url, { method: 'POST', ca, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } }, (res) => {
+      let text = '';
+      res.on('data', (c: Buffer) => (text += c.toString()));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, text }));
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}

@@ -1,0 +1,208 @@
+// `npm run bench`: admission-chain against the bare-webhook ceiling, side by side in one run.
+// Every scenario starts a fresh baseline (bench/baseline.ts) and a fresh admission-chain, each in
+// its own process pinned to one core, and drives both with the same certificates and bodies from
+// this process on another core. Not a test: nothing here asserts, and CI never runs it.
+//
+// Knobs (environment): BENCH_DURATION seconds per run (default 10), BENCH_CONNECTIONS (default
+// 10), BENCH_SCENARIOS e.g. "1,2" (default all), BENCH_CPU_PROF=1 writes admission-chain CPU
+// profiles to bench/profiles/.
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { cpus, tmpdir, totalmem } from 'node:os';
+import { join } from 'node:path';
+import { generateCertificates } from '../src/tls/generate.ts';
+import { benchUsers, deploymentOwnerUpdate, largePodCreate, podCreate } from './bodies.ts';
+import { runLoad, type LoadResult } from './load.ts';
+import { freePort, loadCore, pinning, pinSelf, post, startNode, waitForLine, waitForWebhook, type ServerProcess } from './processes.ts';
+import { printTable, type Row } from './table.ts';
+
+const durationSeconds = Number(process.env.BENCH_DURATION ?? 10);
+const connections = Number(process.env.BENCH_CONNECTIONS ?? 10);
+const scenarios = new Set((process.env.BENCH_SCENARIOS ?? '1,2,3,4').split(','));
+const profileDir = process.env.BENCH_CPU_PROF === '1' ? join(import.meta.dirname, 'profiles') : undefined;
+const fixedRate = 1000;
+const root = join(import.meta.dirname, '..');
+
+pinSelf();
+const dir = mkdtempSync(join(tmpdir(), 'admission-chain-bench-'));
+const certs = await generateCertificates({ commonName: 'localhost', dnsNames: ['localhost'], ipAddresses: ['127.0.0.1'] });
+const certFile = join(dir, 'tls.crt');
+const keyFile = join(dir, 'tls.key');
+writeFileSync(certFile, certs.cert);
+writeFileSync(keyFile, certs.key, { mode: 0o600 });
+if (profileDir !== undefined) mkdirSync(profileDir, { recursive: true });
+
+interface Running {
+  base: string;
+  metricsUrl?: string;
+  process: ServerProcess;
+}
+
+type Side = 'baseline' | 'ours';
+
+async function startBaseline(): Promise<Running> {
+  const port = await freePort();
+  const { child, process } = startNode([join(root, 'bench/baseline.ts'), String(port), certFile, keyFile], { stdout: 'pipe' });
+  await waitForLine(child, 'ready');
+  return { base: `https://127.0.0.1:${port}`, process };
+}
+
+async function startOurs(kubeconfig?: string): Promise<Running> {
+  const [port, metricsPort] = [await freePort(), await freePort()];
+  const nodeOptions = profileDir === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${profileDir}`];
+  const args =
+    kubeconfig === undefined
+      ? [join(root, 'bin/admission-chain.js'), 'serve', '--cluster-state', join(root, 'bench/cluster-state.yaml'), '--bind-address', '127.0.0.1', '--port', String(port), '--metrics-port', String(metricsPort), '--tls-cert-file', certFile, '--tls-private-key-file', keyFile, '--shutdown-delay', '0s']
+      : [join(root, 'bench/cluster-webhook.ts'), String(port), String(metricsPort), certFile, keyFile, kubeconfig];
+  const { process } = startNode(args, { nodeOptions });
+  return { base: `https://127.0.0.1:${port}`, metricsUrl: `http://127.0.0.1:${metricsPort}/metrics`, process };
+}
+
+async function start(side: Side, readyBody: string, path: string, kubeconfig?: string): Promise<Running> {
+  const running = side === 'baseline' ? await startBaseline() : await startOurs(kubeconfig);
+  await waitForWebhook(`${running.base}${path}`, readyBody, certs.caCert);
+  return running;
+}
+
+interface Measured {
+  throughput: LoadResult;
+  cold?: LoadResult;
+  fixed?: LoadResult;
+  peakRssMiB: number;
+}
+
+/** Warm-up, a saturating run, optionally a cold (fresh body each time) run and a fixed-rate run. */
+async function measure(running: Running, path: string, body: string, options: { cold?: () => string; fixed?: boolean; connections?: number; duration?: number } = {}): Promise<Measured> {
+  const url = `${running.base}${path}`;
+  const conns = options.connections ?? connections;
+  const duration = options.duration ?? durationSeconds;
+  await runLoad({ url, body, connections: conns, durationSeconds: Math.min(3, duration) });
+  const throughput = await runLoad({ url, body, connections: conns, durationSeconds: duration });
+  const cold = options.cold === undefined ? undefined : await runLoad({ url, body: options.cold, connections: conns, durationSeconds: duration });
+  const fixed = options.fixed === false ? undefined : await runLoad({ url, body, connections: conns, durationSeconds: duration, rate: fixedRate });
+  return { throughput, ...(cold && { cold }), ...(fixed && { fixed }), peakRssMiB: running.process.peakRssMiB() };
+}
+
+async function sideBySide(title: string, path: string, body: string, options: { kubeconfig?: string; cold?: () => string; fixed?: boolean; extra?: (running: Running) => Promise<Row[]>; notes?: string[] } = {}): Promise<void> {
+  const results: Partial<Record<Side, Measured>> = {};
+  let extraRows: Row[] = [];
+  for (const side of ['baseline', 'ours'] as const) {
+    const running = await start(side, body, path, options.kubeconfig);
+    try {
+      if (side === 'ours' && options.extra !== undefined) extraRows = await options.extra(running);
+      results[side] = await measure(running, path, body, { ...(options.cold && { cold: options.cold }), ...(options.fixed === false && { fixed: false }) });
+    } finally {
+      await running.process.stop();
+    }
+  }
+  const b = results.baseline!;
+  const o = results.ours!;
+  const rows: Row[] = [
+    { measure: 'throughput (req/s)', baseline: b.throughput.requestsPerSecond, ours: o.throughput.requestsPerSecond, digits: 0 },
+    { measure: 'p50 latency (ms)', baseline: b.throughput.p50Ms, ours: o.throughput.p50Ms, digits: 2 },
+    { measure: 'p99 latency (ms)', baseline: b.throughput.p99Ms, ours: o.throughput.p99Ms, digits: 2 },
+  ];
+  if (b.cold && o.cold) {
+    rows.push(
+      { measure: 'throughput, cold cache (req/s)', baseline: b.cold.requestsPerSecond, ours: o.cold.requestsPerSecond, digits: 0 },
+      { measure: 'p99 latency, cold cache (ms)', baseline: b.cold.p99Ms, ours: o.cold.p99Ms, digits: 2 },
+    );
+  }
+  if (b.fixed && o.fixed) rows.push({ measure: `p99 latency at ${fixedRate} req/s (ms)`, baseline: b.fixed.p99Ms, ours: o.fixed.p99Ms, digits: 2 });
+  rows.push({ measure: 'peak RSS (MiB)', baseline: b.peakRssMiB, ours: o.peakRssMiB, digits: 0 });
+  const failures = [b, o].flatMap((m) => [m.throughput, m.cold, m.fixed]).reduce((sum, r) => sum + (r?.failures ?? 0), 0);
+  rows.push({ measure: 'failed requests (non-2xx, errors, timeouts)', baseline: sumFailures(b), ours: sumFailures(o), digits: 0 });
+  printTable(title, [...rows, ...extraRows], [...(options.notes ?? []), ...(failures > 0 ? ['**Some requests failed: the figures above are not trustworthy.**'] : [])]);
+}
+
+function sumFailures(m: Measured): number {
+  return [m.throughput, m.cold, m.fixed].reduce((sum, r) => sum + (r?.failures ?? 0), 0);
+}
+
+/** Total SubjectAccessReviews our webhook has put on the wire, from its own /metrics. */
+async function sarCalls(metricsUrl: string): Promise<number> {
+  const text = await (await fetch(metricsUrl)).text();
+  return [...text.matchAll(/^admission_chain_delegated_authz_request_total\{[^}]*\} (\S+)$/gm)].reduce((sum, m) => sum + Number(m[1]), 0);
+}
+
+/** A body whose request uid differs each call: SubjectAccessReview specs carry the user's uid, so every one misses the cache. */
+function freshUidBodies(template: string, marker: string): () => string {
+  const [before, after] = template.split(marker) as [string, string];
+  let i = 0;
+  return () => `${before}${marker}-${(i++).toString(36)}${after}`;
+}
+
+/** SubjectAccessReviews per request: cold (fresh uid each), warm (repeated), 50 concurrent identical. */
+async function sarRows(running: Running, path: string, body: () => string, warmBody: string): Promise<Row[]> {
+  const metricsUrl = running.metricsUrl!;
+  const url = `${running.base}${path}`;
+  const count = 50;
+  const check = (r: { status: number; text: string }) => {
+    if (r.status !== 200) throw new Error(`${url}: ${r.status} ${r.text}`);
+  };
+  let before = await sarCalls(metricsUrl);
+  for (let i = 0; i < count; i++) check(await post(url, body(), certs.caCert));
+  const cold = ((await sarCalls(metricsUrl)) - before) / count;
+  check(await post(url, warmBody, certs.caCert));
+  before = await sarCalls(metricsUrl);
+  for (let i = 0; i < count; i++) check(await post(url, warmBody, certs.caCert));
+  const warm = ((await sarCalls(metricsUrl)) - before) / count;
+  const same = body();
+  before = await sarCalls(metricsUrl);
+  for (const r of await Promise.all(Array.from({ length: count }, () => post(url, same, certs.caCert)))) check(r);
+  const concurrent = (await sarCalls(metricsUrl)) - before;
+  return [
+    { measure: 'SubjectAccessReviews per request, cold cache', baseline: undefined, ours: cold, digits: 2 },
+    { measure: 'SubjectAccessReviews per request, warm cache', baseline: undefined, ours: warm, digits: 2 },
+    { measure: `SubjectAccessReviews for ${count} concurrent identical requests (cold)`, baseline: undefined, ours: concurrent, digits: 0 },
+  ];
+}
+
+process.stdout.write(
+  [
+    '# admission-chain benchmark',
+    '',
+    `- machine: ${cpus()[0]?.model ?? 'unknown CPU'}, ${cpus().length} CPUs, ${(totalmem() / 2 ** 30).toFixed(1)} GiB RAM; Node ${process.version}; ${process.platform} ${process.arch}`,
+    `- ${pinning}; ${connections} connections; ${durationSeconds} s per run after a warm-up; HTTPS on loopback, same certificate and bodies for both`,
+    '- baseline: bare express HTTPS handler that parses the review and answers allowed; admission-chain: `serve` with the default plugins (AlwaysPullImages, OwnerReferencesPermissionEnforcement), info-level request logs',
+    '',
+    '',
+  ].join('\n'),
+);
+
+if (scenarios.has('1')) {
+  await sideBySide('Scenario 1: Pod CREATE, 3 containers, /mutate', '/mutate', JSON.stringify(podCreate()));
+}
+if (scenarios.has('2')) {
+  await sideBySide('Scenario 2: Pod CREATE, 3 containers, /validate', '/validate', JSON.stringify(podCreate()), {
+    notes: ['AlwaysPullImages rejects these pods (no imagePullPolicy: Always): every answer is a denial, as upstream words it.'],
+  });
+}
+if (scenarios.has('3')) {
+  const kubeconfig = join(dir, 'kubeconfig');
+  const api = startNode([join(root, 'bench/apiserver.ts'), kubeconfig], { core: loadCore, stdout: 'pipe' });
+  await waitForLine(api.child, 'ready');
+  try {
+    for (const [who, user] of Object.entries(benchUsers)) {
+      for (const refs of [1, 10]) {
+        const warm = JSON.stringify(deploymentOwnerUpdate(refs, user));
+        const cold = freshUidBodies(warm, user.uid);
+        await sideBySide(`Scenario 3: Deployment UPDATE newly blocking ${refs} owner reference${refs > 1 ? 's' : ''}, ${who} user, /validate`, '/validate', warm, {
+          kubeconfig,
+          cold,
+          extra: (running) => sarRows(running, '/validate', cold, warm),
+          notes: ['SubjectAccessReviews go over HTTPS to the stand-in API server (test/apiserver, embedded RBAC), which runs on the load generator\'s CPU; "cold" sends a new user uid with every request so no answer is cached.'],
+        });
+      }
+    }
+  } finally {
+    await api.process.stop();
+  }
+}
+if (scenarios.has('4')) {
+  for (const kib of [64, 256, 1024]) {
+    await sideBySide(`Scenario 4: Pod CREATE with ${kib} KiB of annotations, /mutate`, '/mutate', JSON.stringify(largePodCreate(kib * 1024)), {
+      fixed: false,
+      notes: ['No fixed-rate run: 1,000 req/s of this size is more than either side can take on one core.'],
+    });
+  }
+}
