@@ -2,7 +2,7 @@
 // MutationInterface and ValidationInterface, folded into optional methods).
 import type { Attributes, RequestContext } from './attributes.ts';
 import type { Operation } from './operation.ts';
-import type { Ports } from '../ports/index.ts';
+import type { Lookups, Ports } from '../ports/index.ts';
 
 export interface AdmissionPlugin {
   readonly name: string;
@@ -19,6 +19,8 @@ export interface PluginDefinition {
   readonly name: string;
   /** The ports the plugin cannot work without; start-up fails clearly when one is missing. */
   readonly needs: readonly (keyof Ports)[];
+  /** Which lookups the plugin reads, so the cluster backend runs only those caches. */
+  readonly lookups?: readonly (keyof Lookups)[];
   create(ports: Ports): AdmissionPlugin;
 }
 

@@ -39,7 +39,8 @@ export function registerServeCommand(program: Command, io: CliIO): void {
 export async function runServer(config: ServeConfig, io: Pick<CliIO, 'stdout'>): Promise<RunningServer & { closeBackend(): Promise<void> }> {
   const logger = createLogger(config.logLevel, io.stdout as NodeJS.WritableStream);
   const metrics = createMetrics();
-  const backend = await createBackend(config, logger).catch((error: Error) => {
+  const enabled = orderedPlugins.filter((p) => config.plugins.enabled.includes(p.name));
+  const backend = await createBackend(config, logger, enabled).catch((error: Error) => {
     throw new CliError(error.message);
   });
   let chain;

@@ -43,6 +43,11 @@ export interface ClusterLookupsOptions {
   /** LIST page size (default 500), so a large Secret list arrives in bounded pieces. */
   listPageSize?: number;
   recorder?: LookupRecorder;
+  /**
+   * Which caches to run (default all). The webhook starts only those its enabled plugins read,
+   * so it needs no RBAC on — and holds nothing of — the others; reading a disabled one throws.
+   */
+  resources?: readonly LookupResource[];
 }
 
 export interface ClusterLookups extends Lookups {
@@ -110,7 +115,8 @@ export function createClusterLookups(options: ClusterLookupsOptions): ClusterLoo
     (page, signal) => node.listRuntimeClass(page, requests.options(signal)),
     projectRuntimeClass,
   );
-  const informers = [serviceAccounts, secrets, runtimeClasses] as const;
+  const enabled = new Set<LookupResource>(options.resources ?? ['serviceaccounts', 'secrets', 'runtimeclasses']);
+  const informers = [serviceAccounts, secrets, runtimeClasses].filter((cache) => enabled.has(cache.resource as LookupResource));
 
   function lookup<T extends KubeObject>(
     resource: LookupResource,
@@ -119,13 +125,18 @@ export function createClusterLookups(options: ClusterLookupsOptions): ClusterLoo
     urlOf: (namespace: string, name: string) => string,
     project: (object: unknown) => T,
   ): ResourceLookup<T> {
+    const ensureEnabled = () => {
+      if (!enabled.has(resource)) throw new Error(`the ${resource} lookup is not enabled: no enabled plugin declared it`);
+    };
     return {
       cached(namespace, name) {
+        ensureEnabled();
         const found = cache.get(namespace, name);
         recorder.cacheLookup?.(resource, found !== undefined);
         return found;
       },
       async live(namespace, name, signal) {
+        ensureEnabled();
         try {
           const found = await liveRead({
             call: (bounded) => read(namespace, name, bounded),

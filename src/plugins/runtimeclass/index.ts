@@ -15,6 +15,7 @@ export const pluginName = 'RuntimeClass';
 export const definition: PluginDefinition = {
   name: pluginName,
   needs: ['lookups'],
+  lookups: ['runtimeClasses'],
   create: (ports) => {
     if (ports.lookups === undefined) throw new Error(`${pluginName}: missing RuntimeClass lookups`);
     return runtimeClassPlugin(ports.lookups);

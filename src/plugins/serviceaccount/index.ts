@@ -28,6 +28,7 @@ export interface ServiceAccountOptions {
 export const definition: PluginDefinition = {
   name: pluginName,
   needs: ['lookups'],
+  lookups: ['serviceAccounts'],
   create: (ports) => createServiceAccountPlugin(ports),
 };
 

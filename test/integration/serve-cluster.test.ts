@@ -1,0 +1,157 @@
+// `serve` on the cluster backend, end to end: the real client-node talks to the stand-in API
+// server for SubjectAccessReviews, discovery and informer lookups, through a kubeconfig file.
+import { mkdtemp, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Writable } from 'node:stream';
+import { afterEach, describe, expect, it } from 'vitest';
+import { loadClusterStateFile } from '../../src/adapters/local/cluster-state.ts';
+import { builtInDiscovery } from '../../src/adapters/local/discovery-snapshot.ts';
+import { createRbacAuthorizer } from '../../src/adapters/local/rbac/index.ts';
+import { runServer } from '../../src/cli/serve.ts';
+import { parseServeConfig } from '../../src/config/serve-config.ts';
+import { defaultEnabledPlugins, orderedPlugins } from '../../src/plugins/index.ts';
+import { startStandInApiServer, type ResourceType, type StandInApiServer } from '../apiserver/index.ts';
+import { serveDiscovery } from '../fixtures/ownerreferences/discovery-routes.ts';
+import { writeTestCertificates } from '../support/certs.ts';
+import { get, post } from '../support/https-client.ts';
+
+const serviceAccountType: ResourceType = { group: '', version: 'v1', resource: 'serviceaccounts', kind: 'ServiceAccount', namespaced: true };
+const sarRoute = 'create subjectaccessreviews';
+
+let api: StandInApiServer | undefined;
+let stop: (() => Promise<void>) | undefined;
+afterEach(async () => {
+  await stop?.();
+  await api?.close();
+  stop = undefined;
+  api = undefined;
+});
+
+async function setUp(extraFlags: Record<string, string | string[]> = {}, beforeServe: (api: StandInApiServer) => void = () => {}) {
+  const state = await loadClusterStateFile('examples/cluster-state.yaml');
+  api = await startStandInApiServer({ authorizer: createRbacAuthorizer(state), resources: [serviceAccountType] });
+  serveDiscovery(api, builtInDiscovery);
+  beforeServe(api);
+  const certs = await writeTestCertificates();
+  const dir = await mkdtemp(join(tmpdir(), 'admission-chain-kubeconfig-'));
+  const kubeconfig = join(dir, 'kubeconfig');
+  await writeFile(kubeconfig, api.kubeconfigYaml, { mode: 0o600 });
+  const logs: string[] = [];
+  const sink = new Writable({ write: (chunk, _enc, done) => { logs.push(String(chunk)); done(); } });
+  const config = parseServeConfig(
+    {
+      bindAddress: '127.0.0.1',
+      port: '0',
+      metricsPort: '0',
+      tlsCertFile: certs.certFile,
+      tlsPrivateKeyFile: certs.keyFile,
+      kubeconfig,
+      logLevel: 'info',
+      requestTimeout: '5s',
+      shutdownDelay: '0s',
+      drainTimeout: '2s',
+      sarAllowedTtl: '10s',
+      sarDeniedTtl: '10s',
+      discoveryRefreshInterval: '30s',
+      ...extraFlags,
+    },
+    orderedPlugins,
+    defaultEnabledPlugins,
+  );
+  const server = await runServer(config, { stdout: sink });
+  stop = () => server.shutdown();
+  return { server, certs, logs, api };
+}
+
+function deploymentReview(user: { username: string; groups: string[] }, refs: number) {
+  const ownerReferences = Array.from({ length: refs }, (_, i) => ({ apiVersion: 'apps/v1', kind: 'Deployment', name: `owner-${i}`, uid: `uid-${i}`, blockOwnerDeletion: true }));
+  return {
+    apiVersion: 'admission.k8s.io/v1',
+    kind: 'AdmissionReview',
+    request: {
+      uid: `uid-${user.username}`,
+      kind: { group: '', version: 'v1', kind: 'ConfigMap' },
+      resource: { group: '', version: 'v1', resource: 'configmaps' },
+      namespace: 'default',
+      name: 'cfg',
+      operation: 'CREATE',
+      userInfo: { ...user, uid: 'u-1', extra: { 'example.com/team': ['a'] } },
+      object: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'cfg', namespace: 'default', ownerReferences } },
+    },
+  };
+}
+
+describe('serve on the cluster backend', () => {
+  it('asks the cluster: one SubjectAccessReview for a wildcard-allowed user with 10 owner references, no discovery', async () => {
+    const { server, certs, api } = await setUp();
+    await expect.poll(async () => (await get(`http://127.0.0.1:${server.metricsPort}/readyz`)).status, { timeout: 5000, interval: 50 }).toBe(200);
+    const discoveryBefore = api.calls.count('discovery apps/v1');
+    const res = await post(`https://127.0.0.1:${server.port}/validate`, JSON.stringify(deploymentReview({ username: 'bob', groups: ['platform-admins'] }, 10)), { ca: certs.caCert });
+    expect(res.json().response).toMatchObject({ allowed: true, auditAnnotations: { 'OwnerReferencesPermissionEnforcement.path': 'wildcard-probe' } });
+    expect(api.calls.count(sarRoute)).toBe(1);
+    const body = api.calls.requests(sarRoute)[0]!.body as { spec: Record<string, unknown> };
+    expect(body.spec).toMatchObject({ user: 'bob', groups: ['platform-admins'], uid: 'u-1', extra: { 'example.com/team': ['a'] } });
+    expect(api.calls.count('discovery apps/v1')).toBe(discoveryBefore);
+  });
+
+  it('denies a scoped user with upstream\'s message after per-reference checks through discovery', async () => {
+    const { server, certs, api } = await setUp();
+    const res = await post(`https://127.0.0.1:${server.port}/validate`, JSON.stringify(deploymentReview({ username: 'alice', groups: [] }, 1)), { ca: certs.caCert });
+    expect(res.json().response).toMatchObject({
+      allowed: false,
+      status: {
+        code: 403,
+        reason: 'Forbidden',
+        message: 'configmaps "cfg" is forbidden: cannot set blockOwnerDeletion if an ownerReference refers to a resource you can\'t set finalizers on: , <nil>',
+      },
+    });
+    expect(api.calls.count(sarRoute)).toBe(2); // the probe, then deployments/finalizers
+  });
+
+  it('is not ready until the ServiceAccount cache has synced, then admits from the cache', async () => {
+    // The first LIST of service accounts fails (as on a webhook without RBAC yet), so the cache
+    // cannot sync until the informer retries.
+    const { server, certs, api } = await setUp({ plugins: ['ServiceAccount'] }, (stand) => {
+      stand.store.put(serviceAccountType, { metadata: { name: 'default', namespace: 'default' } });
+      stand.inject('list serviceaccounts', { kind: 'status', code: 403 }, { times: 1 });
+    });
+    const notReady = await get(`http://127.0.0.1:${server.metricsPort}/readyz`);
+    expect(notReady.status).toBe(503);
+    expect(notReady.text).toContain('serviceaccounts cache has not synced');
+    await expect.poll(async () => (await get(`http://127.0.0.1:${server.metricsPort}/readyz`)).status, { timeout: 5000, interval: 50 }).toBe(200);
+    const review = {
+      apiVersion: 'admission.k8s.io/v1',
+      kind: 'AdmissionReview',
+      request: {
+        uid: 'sa-1',
+        kind: { group: '', version: 'v1', kind: 'Pod' },
+        resource: { group: '', version: 'v1', resource: 'pods' },
+        namespace: 'default',
+        name: 'web',
+        operation: 'CREATE',
+        userInfo: { username: 'alice' },
+        object: { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'web', namespace: 'default' }, spec: { containers: [{ name: 'c', image: 'nginx' }] } },
+      },
+    };
+    const res = await post(`https://127.0.0.1:${server.port}/mutate`, JSON.stringify(review), { ca: certs.caCert });
+    const response = res.json().response;
+    expect(response.allowed).toBe(true);
+    const patch = JSON.parse(Buffer.from(response.patch, 'base64').toString());
+    expect(patch).toEqual(expect.arrayContaining([expect.objectContaining({ path: '/spec/serviceAccountName', value: 'default' })]));
+    expect(api.calls.count('get serviceaccounts')).toBe(0);
+    // Only the caches the enabled plugins read are started: no secrets or runtimeclasses LIST.
+    expect(api.calls.count('list secrets')).toBe(0);
+    expect(api.calls.count('list runtimeclasses')).toBe(0);
+  });
+
+  it('fails start-up clearly without a usable kubeconfig', async () => {
+    const certs = await writeTestCertificates();
+    const config = parseServeConfig(
+      { port: '0', metricsPort: '0', tlsCertFile: certs.certFile, tlsPrivateKeyFile: certs.keyFile, kubeconfig: '/nonexistent/kubeconfig', logLevel: 'silent', requestTimeout: '5s', shutdownDelay: '0s', drainTimeout: '1s', sarAllowedTtl: '1s', sarDeniedTtl: '1s', discoveryRefreshInterval: '1s' },
+      orderedPlugins,
+      defaultEnabledPlugins,
+    );
+    await expect(runServer(config, { stdout: new Writable({ write: (_c, _e, d) => d() }) })).rejects.toThrow('cannot load kubeconfig /nonexistent/kubeconfig');
+  });
+});
