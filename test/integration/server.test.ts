@@ -1,7 +1,7 @@
 // The webhook over real HTTPS: the AdmissionReview contract, every bad-input class, health,
 // certificate reload without dropping connections, and draining on shutdown.
 import { Agent } from 'node:https';
-import { writeFile, rename } from 'node:fs/promises';
+import { mkdir, rename, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AdmissionChain } from '../../src/admission/chain.ts';
@@ -177,6 +177,41 @@ describe('certificate reload', () => {
       // New connections no longer present the old certificate.
       await expect(post(`${base}/validate`, body, { ca: certs.caCert })).rejects.toThrow();
       agent.destroy();
+    } finally {
+      await server.shutdown();
+    }
+  });
+
+  it('follows a Secret volume update (an atomic ..data symlink swap)', async () => {
+    // The kubelet writes a new timestamped directory, then renames a fresh ..data symlink over the
+    // old one; tls.crt and tls.key are symlinks through ..data.
+    const certs = await writeTestCertificates();
+    const volume = join(certs.dir, 'volume');
+    const first = join(volume, '..2026_01_01');
+    await mkdir(first, { recursive: true });
+    await writeFile(join(first, 'tls.crt'), certs.cert);
+    await writeFile(join(first, 'tls.key'), certs.key);
+    await symlink('..2026_01_01', join(volume, '..data'));
+    await symlink('..data/tls.crt', join(volume, 'tls.crt'));
+    await symlink('..data/tls.key', join(volume, 'tls.key'));
+    const server = await start({ ...certs, certFile: join(volume, 'tls.crt'), keyFile: join(volume, 'tls.key') });
+    try {
+      const body = JSON.stringify(podReview({ pullPolicy: 'Always' }));
+      expect((await post(`https://127.0.0.1:${server.port}/validate`, body, { ca: certs.caCert })).status).toBe(200);
+      const next = await generateCertificates({ commonName: 'localhost', ipAddresses: ['127.0.0.1'] });
+      const second = join(volume, '..2026_02_01');
+      await mkdir(second);
+      await writeFile(join(second, 'tls.crt'), next.cert);
+      await writeFile(join(second, 'tls.key'), next.key);
+      await symlink('..2026_02_01', join(volume, '..data_tmp'));
+      await rename(join(volume, '..data_tmp'), join(volume, '..data'));
+      await expect.poll(async () => {
+        try {
+          return (await post(`https://127.0.0.1:${server.port}/validate`, body, { ca: next.caCert })).status;
+        } catch {
+          return 0;
+        }
+      }, { timeout: 5000, interval: 100 }).toBe(200);
     } finally {
       await server.shutdown();
     }
