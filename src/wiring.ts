@@ -24,11 +24,14 @@ export interface Backend {
 }
 
 export function createLocalBackend(state: ClusterState, logger: Logger): Backend {
+  const authorizer = createRbacAuthorizer(state);
+  // Rules that grant more than they seem to (e.g. "/healthz*" also matches "/healthzzz").
+  for (const warning of authorizer.lintWarnings()) logger.warn({ warning }, 'cluster state RBAC lint');
   const ports: Ports = {
     logger,
     clock: systemClock,
     random: systemRandom,
-    authorizer: createRbacAuthorizer(state),
+    authorizer,
     restMapper: createLocalRestMapper(state),
     lookups: createLocalLookups(state),
   };
