@@ -7,6 +7,7 @@ import type { Attributes } from './attributes.ts';
 import type { AdmissionChain, Phase, PhaseOutcome } from './chain.ts';
 import { internalError, isStatusError, type StatusError } from './errors.ts';
 import { attributesFrom, type AdmissionRequest, type AdmissionResponse } from './review.ts';
+import { raceWithSignal } from '../util/signals.ts';
 
 export interface HandledReview {
   response: AdmissionResponse;
@@ -51,20 +52,8 @@ export function statusOf(error: StatusError): Status {
 
 /** Guarantees an answer by the deadline even if a plugin ignores its signal. */
 function withDeadline<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
-  if (signal.aborted) return Promise.reject(deadlineError());
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(deadlineError());
-    signal.addEventListener('abort', onAbort, { once: true });
-    work.then(
-      (value) => {
-        signal.removeEventListener('abort', onAbort);
-        resolve(value);
-      },
-      (error: unknown) => {
-        signal.removeEventListener('abort', onAbort);
-        reject(error);
-      },
-    );
+  return raceWithSignal(work, signal).catch((error: unknown) => {
+    throw signal.aborted ? deadlineError() : error;
   });
 }
 
