@@ -11,13 +11,16 @@ export type TestWebhookAnswer = Omit<AdmissionResponse, 'uid'> & { patchOperatio
 
 export interface TestWebhook {
   clientConfig(path?: string): WebhookClientConfig;
+  /** Every request received, with the path it was sent to (and the ?timeout= query). */
   requests: AdmissionRequest[];
+  urls: string[];
   close(): Promise<void>;
 }
 
-export async function startTestWebhook(handler: (request: AdmissionRequest) => TestWebhookAnswer | Promise<TestWebhookAnswer>): Promise<TestWebhook> {
+export async function startTestWebhook(handler: (request: AdmissionRequest, path: string) => TestWebhookAnswer | Promise<TestWebhookAnswer>): Promise<TestWebhook> {
   const certs = await generateCertificates({ commonName: 'localhost', ipAddresses: ['127.0.0.1'] });
   const requests: AdmissionRequest[] = [];
+  const urls: string[] = [];
   const server = createServer({ cert: certs.cert, key: certs.key }, (req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
@@ -25,7 +28,8 @@ export async function startTestWebhook(handler: (request: AdmissionRequest) => T
       void (async () => {
         const review = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { apiVersion: string; request: AdmissionRequest };
         requests.push(review.request);
-        const { patchOperations, ...answer } = await handler(review.request);
+        urls.push(req.url ?? '');
+        const { patchOperations, ...answer } = await handler(review.request, new URL(req.url ?? '/', 'https://webhook').pathname);
         const response: AdmissionResponse = { uid: review.request.uid, ...answer };
         if (patchOperations !== undefined) {
           response.patchType = 'JSONPatch';
@@ -43,6 +47,7 @@ export async function startTestWebhook(handler: (request: AdmissionRequest) => T
   return {
     clientConfig: (path = '/') => ({ url: `https://127.0.0.1:${port}${path}`, caBundle: Buffer.from(certs.caCert).toString('base64') }),
     requests,
+    urls,
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();
