@@ -94,8 +94,11 @@ describe('kubectl apply --dry-run=server, chart defaults (AlwaysPullImages and O
       expect(request.oldObject?.metadata?.ownerReferences?.[0]?.blockOwnerDeletion).toBeUndefined();
       expect(request.object?.metadata?.ownerReferences?.[0]).toMatchObject({ name: 'web', blockOwnerDeletion: true });
 
-      const admin = await cluster.kubectl('apply', '--dry-run=server', '--as=platform-admin', '--as-group=platform-admins', '-f', file);
-      expect(admin).toEqual({ code: 0, stdout: `${printed} configured (server dry run)\n`, stderr: '' });
+      // Your own (cluster-admin) identity, and an impersonated member of the platform-admins group.
+      for (const identity of [[], ['--as=platform-admin', '--as-group=platform-admins']]) {
+        const admin = await cluster.kubectl('apply', '--dry-run=server', ...identity, '-f', file);
+        expect(admin, identity.join(' ')).toEqual({ code: 0, stdout: `${printed} configured (server dry run)\n`, stderr: '' });
+      }
     });
   });
 
@@ -107,6 +110,23 @@ describe('kubectl apply --dry-run=server, chart defaults (AlwaysPullImages and O
       expect(pod).toEqual({ code: 0, stdout: 'IfNotPresent', stderr: '' });
     });
     expect(calls).toEqual([]);
+  });
+
+  it('labelling the demo namespace with the opt-out label takes it out of admission until the label is removed', async () => {
+    const label = await cluster.kubectl('label', 'namespace', 'admission-chain-demo', 'admission-chain.io/disabled=true');
+    expect(label).toEqual({ code: 0, stdout: 'namespace/admission-chain-demo labeled\n', stderr: '' });
+    try {
+      const calls = await callsDuring(async () => {
+        const pod = await cluster.kubectl('apply', '--dry-run=server', '-f', 'examples/pod.yaml', '-o', 'jsonpath={.spec.containers[*].imagePullPolicy}');
+        expect(pod).toEqual({ code: 0, stdout: 'IfNotPresent', stderr: '' });
+      });
+      expect(calls).toEqual([]);
+    } finally {
+      const unlabel = await cluster.kubectl('label', 'namespace', 'admission-chain-demo', 'admission-chain.io/disabled-');
+      expect(unlabel).toEqual({ code: 0, stdout: 'namespace/admission-chain-demo unlabeled\n', stderr: '' });
+    }
+    const pod = await cluster.kubectl('apply', '--dry-run=server', '-f', 'examples/pod.yaml', '-o', 'jsonpath={.spec.containers[*].imagePullPolicy}');
+    expect(pod).toEqual({ code: 0, stdout: 'Always', stderr: '' });
   });
 
   it('an unreachable webhook: the mutating one is ignored (Ignore), the validating one fails the request (Fail)', async () => {
