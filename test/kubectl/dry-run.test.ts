@@ -149,10 +149,12 @@ describe('kubectl apply --dry-run=server, chart defaults (AlwaysPullImages and O
   });
 });
 
-describe('kubectl apply --dry-run=server, ORPE in warn mode', () => {
+describe('kubectl apply --dry-run=server, ORPE in warn mode and StorageObjectInUseProtection enabled', () => {
   let cluster: PretendCluster;
   beforeAll(async () => {
-    cluster = await demoCluster({ plugins: { OwnerReferencesPermissionEnforcement: { enabled: true, mode: 'warn' } } });
+    cluster = await demoCluster({
+      plugins: { OwnerReferencesPermissionEnforcement: { enabled: true, mode: 'warn' }, StorageObjectInUseProtection: { enabled: true, mode: 'enforce' } },
+    });
   });
   afterAll(() => cluster?.close());
 
@@ -166,5 +168,10 @@ describe('kubectl apply --dry-run=server, ORPE in warn mode', () => {
       stdout: `${printed} created (server dry run)\n`,
       stderr: `Warning: [OwnerReferencesPermissionEnforcement] ${blockOwnerDeletionDenied(resource, name)}\n`,
     });
+  });
+
+  it('a claim gains the pvc-protection finalizer', async () => {
+    const result = await cluster.kubectl('apply', '--dry-run=server', '-f', 'examples/pvc.yaml', '-o', 'jsonpath={.metadata.finalizers}');
+    expect(result).toEqual({ code: 0, stdout: '["kubernetes.io/pvc-protection"]', stderr: '' });
   });
 });
