@@ -18,7 +18,6 @@ export interface KubectlSurface {
   putObject(object: KubeObject): void;
   /** Stores a rendered MutatingWebhookConfiguration or ValidatingWebhookConfiguration. */
   putWebhookConfiguration(configuration: WebhookConfiguration): void;
-  removeWebhookConfiguration(phase: Phase, name: string): void;
   environment: DispatcherEnvironment;
 }
 
@@ -53,9 +52,6 @@ export function serveKubectlSurface(standIn: StandInApiServer, resolveService: S
     },
     putWebhookConfiguration(configuration) {
       store.put(webhookConfigurationTypes[phaseOf(configuration)], configuration as unknown as KubeObject);
-    },
-    removeWebhookConfiguration(phase, name) {
-      store.delete(webhookConfigurationTypes[phase], '', name);
     },
   };
 }

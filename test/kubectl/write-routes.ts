@@ -16,7 +16,7 @@ import { kubeStatus, type KubeStatus } from './kube-status.ts';
 import { apiVersionOf, namespaceType, type ServedResource } from './served-resources.ts';
 import { warningHeader } from './warning-header.ts';
 
-const fieldValidationMediaTypes = 'application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml';
+const nonStrategicPatchTypes = 'application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml';
 
 export function writeRoutes(store: ObjectStore, type: ServedResource, environment: DispatcherEnvironment): Route[] {
   const base = type.group === '' ? `/api/${type.version}` : `/apis/${type.group}/${type.version}`;
@@ -164,7 +164,7 @@ class UnsupportedPatchError extends Error {}
 // Custom resources have no strategic merge metadata, so kube-apiserver refuses that patch type for them.
 function patched(contentType: string, current: unknown, body: unknown, custom: boolean): unknown {
   if (contentType === 'application/strategic-merge-patch+json' && custom) {
-    throw new UnsupportedPatchError(`the body of the request was in an unknown format - accepted media types include: ${fieldValidationMediaTypes}`);
+    throw new UnsupportedPatchError(`the body of the request was in an unknown format - accepted media types include: ${nonStrategicPatchTypes}`);
   }
   switch (contentType) {
     case 'application/merge-patch+json':
@@ -174,7 +174,7 @@ function patched(contentType: string, current: unknown, body: unknown, custom: b
     case 'application/strategic-merge-patch+json':
       return applyStrategicMergePatch(current, body);
     default:
-      throw new UnsupportedPatchError(`the body of the request was in an unknown format - accepted media types include: ${fieldValidationMediaTypes}, application/strategic-merge-patch+json`);
+      throw new UnsupportedPatchError(`the body of the request was in an unknown format - accepted media types include: ${nonStrategicPatchTypes}, application/strategic-merge-patch+json`);
   }
 }
 
