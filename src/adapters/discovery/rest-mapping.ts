@@ -4,7 +4,7 @@
 import type { RestMapping } from '../../ports/rest-mapper.ts';
 import { RestScope } from '../../ports/rest-mapper.ts';
 import type { DiscoveredGroup } from './documents.ts';
-import { NoKindMatchError, NoResourceMatchError, isNoMatchError } from './errors.ts';
+import { NoKindMatchError } from './errors.ts';
 
 interface KindEntry {
   resource: string;
@@ -19,28 +19,33 @@ interface GroupVersionTable {
 }
 
 export class DiscoveryRestMapping {
-  readonly #tables: GroupVersionTable[];
+  /** Tables by group, in discovery order: a table of another group can never match. */
+  readonly #byGroup = new Map<string, GroupVersionTable[]>();
 
   constructor(groups: readonly DiscoveredGroup[]) {
-    this.#tables = groups.flatMap((group) => group.versions.map((v) => tableFor(group.name, v.version, v.resources)));
+    for (const group of groups) {
+      for (const v of group.versions) {
+        const table = tableFor(group.name, v.version, v.resources);
+        const tables = this.#byGroup.get(table.group);
+        if (tables) tables.push(table);
+        else this.#byGroup.set(table.group, [table]);
+      }
+    }
   }
 
   /** True when any group version knows this group and kind (in any version). */
   knowsGroupKind(group: string, kind: string): boolean {
-    return this.#tables.some((t) => t.group === group && t.kinds.has(kind));
+    return (this.#byGroup.get(group) ?? []).some((t) => t.kinds.has(kind));
   }
 
-  /** upstream MultiRESTMapper.RESTMappings: "no match" from one table is skipped, not fatal. */
+  /**
+   * upstream MultiRESTMapper.RESTMappings: "no match" from one table is skipped, not fatal. The
+   * per-table no-match is a plain empty answer here; only the final miss builds an error (building
+   * one per table was most of the cost of a per-reference check).
+   */
   mappingsFor(groupKind: { group: string; kind: string }, versions: readonly string[]): RestMapping[] {
     const all: RestMapping[] = [];
-    for (const table of this.#tables) {
-      try {
-        all.push(...tableMappings(table, groupKind, versions));
-      } catch (error) {
-        if (isNoMatchError(error)) continue;
-        throw error;
-      }
-    }
+    for (const table of this.#byGroup.get(groupKind.group) ?? []) all.push(...tableMappings(table, groupKind, versions));
     if (all.length === 0) throw new NoKindMatchError(groupKind, versions);
     return all;
   }
@@ -61,7 +66,7 @@ function tableFor(group: string, version: string, resources: readonly { name: st
   return { group, version, kinds };
 }
 
-/** One DefaultRESTMapper.RESTMappings. */
+/** One DefaultRESTMapper.RESTMappings; [] where upstream answers "no match". */
 function tableMappings(table: GroupVersionTable, groupKind: { group: string; kind: string }, versions: readonly string[]): RestMapping[] {
   const candidates: string[] = [];
   let hadVersion = false;
@@ -75,7 +80,7 @@ function tableMappings(table: GroupVersionTable, groupKind: { group: string; kin
   }
   // No usable version asked for: fall back to the table's own (default) version of that group.
   if (!hadVersion && candidates.length === 0 && table.group === groupKind.group) candidates.push(table.version);
-  if (candidates.length === 0) throw new NoKindMatchError(groupKind, versions);
+  if (candidates.length === 0) return [];
 
   const mappings: RestMapping[] = [];
   for (const version of candidates) {
@@ -87,7 +92,6 @@ function tableMappings(table: GroupVersionTable, groupKind: { group: string; kin
       scope: entry.scope,
     });
   }
-  if (mappings.length === 0) throw new NoResourceMatchError({ group: groupKind.group, version: '', resource: groupKind.kind });
   return mappings;
 }
 
