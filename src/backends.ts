@@ -7,7 +7,13 @@ import { createClusterAuthorizer } from './adapters/cluster/authorizer.ts';
 import { createClusterLookups, type LookupResource } from './adapters/cluster/lookups.ts';
 import { createClusterRestMapper } from './adapters/cluster/rest-mapper.ts';
 import type { ServeConfig } from './config/serve-config.ts';
-import type { ClusterObservers } from './observability/cluster-observers.ts';
+import type { AuthorizationRecorder, DiscoveryRecorder } from './observability/recorders.ts';
+
+/** What the cluster adapters report to (metrics); each optional. */
+export interface ClusterObservers {
+  authorization?: AuthorizationRecorder;
+  discovery?: DiscoveryRecorder;
+}
 import { systemClock, systemRandom } from './ports/clock.ts';
 import type { Lookups, Ports } from './ports/index.ts';
 import type { Logger } from './ports/logger.ts';
@@ -67,7 +73,7 @@ export function createClusterBackend(
       deniedTtlMs: config.sarDeniedTtlMs,
       timeoutMs: config.requestTimeoutMs,
       logger: logger.child({ component: 'subjectaccessreview' }),
-      ...(observers.authorizer ? { metrics: observers.authorizer } : {}),
+      ...(observers.authorization ? { metrics: observers.authorization } : {}),
     });
     ports.authorizer = authorizer;
     closers.push(() => authorizer.close());
@@ -77,6 +83,7 @@ export function createClusterBackend(
       kubeConfig,
       refreshIntervalMs: config.discoveryRefreshIntervalMs,
       logger: logger.child({ component: 'discovery' }),
+      ...(observers.discovery ? { recorder: observers.discovery } : {}),
     });
     ports.restMapper = restMapper;
     let loaded = false;
@@ -102,7 +109,6 @@ export function createClusterBackend(
       kubeConfig,
       logger,
       resources: lookupsNeeded,
-      ...(observers.lookups ? { recorder: observers.lookups } : {}),
     });
     ports.lookups = lookups;
     waits.push(lookups.ready());

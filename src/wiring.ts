@@ -9,6 +9,8 @@ import { createRbacAuthorizer } from './adapters/local/rbac/index.ts';
 import { createLocalRestMapper } from './adapters/local/rest-mapper.ts';
 import type { PluginSelection } from './config/plugins.ts';
 import type { AdmissionMetrics } from './observability/metrics.ts';
+import { instrumentAuthorizer } from './observability/instrument-authorizer.ts';
+import { instrumentLookups } from './observability/instrument-lookups.ts';
 import { systemClock, systemRandom } from './ports/clock.ts';
 import type { Ports } from './ports/index.ts';
 import type { Logger } from './ports/logger.ts';
@@ -48,6 +50,14 @@ export async function loadLocalBackend(path: string, logger: Logger): Promise<Ba
   return createLocalBackend(await loadClusterStateFile(path), logger);
 }
 
+/** Authorization decisions and lookups are measured from outside the adapters that serve them. */
+function instrumentPorts(ports: Ports, metrics: AdmissionMetrics): Ports {
+  const instrumented: Ports = { ...ports };
+  if (ports.authorizer) instrumented.authorizer = instrumentAuthorizer(ports.authorizer, metrics.authorization);
+  if (ports.lookups) instrumented.lookups = instrumentLookups(ports.lookups, metrics.recorders.lookups);
+  return instrumented;
+}
+
 export function buildChain(
   ordered: readonly PluginDefinition[],
   selection: PluginSelection,
@@ -55,6 +65,7 @@ export function buildChain(
   metrics?: AdmissionMetrics,
 ): AdmissionChain {
   const entries: ChainEntry[] = [];
+  const ports = metrics ? instrumentPorts(backend.ports, metrics) : backend.ports;
   for (const definition of ordered) {
     if (!selection.enabled.includes(definition.name)) continue;
     for (const need of definition.needs) {
@@ -62,7 +73,7 @@ export function buildChain(
         throw new Error(`admission plugin ${definition.name} needs a ${need}, which the ${backend.name} backend does not provide`);
       }
     }
-    const plugin = definition.create(backend.ports);
+    const plugin = definition.create(ports);
     entries.push({ plugin: metrics ? instrumentPlugin(plugin, metrics) : plugin, mode: selection.modes[definition.name] ?? 'enforce' });
   }
   return new AdmissionChain(entries);

@@ -40,7 +40,10 @@ export async function runServer(config: ServeConfig, io: Pick<CliIO, 'stdout'>):
   const logger = createLogger(config.logLevel, io.stdout as NodeJS.WritableStream);
   const metrics = createMetrics();
   const enabled = orderedPlugins.filter((p) => config.plugins.enabled.includes(p.name));
-  const backend = await createBackend(config, logger, enabled).catch((error: Error) => {
+  const backend = await createBackend(config, logger, enabled, {
+    authorization: metrics.recorders.authorization,
+    discovery: metrics.recorders.discovery,
+  }).catch((error: Error) => {
     throw new CliError(error.message);
   });
   let chain;

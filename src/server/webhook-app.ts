@@ -86,7 +86,7 @@ function reviewHandler(phase: Phase, options: WebhookAppOptions) {
       operation: request.operation,
       user: request.userInfo?.username,
     });
-    const signal = requestSignal(req, options.requestTimeoutMs);
+    const signal = requestSignal(req, res, options.requestTimeoutMs);
     options.metrics.inFlight.inc({ webhook });
     try {
       const handled = await handleAdmission(options.chain, phase, request, signal);
@@ -104,7 +104,9 @@ function reviewHandler(phase: Phase, options: WebhookAppOptions) {
         warnings: response.warnings?.length,
         durationMs: Math.round(seconds * 1e6) / 1e3,
       };
-      if (code >= 500 && response.status?.reason === 'InternalError') log.error({ ...fields, reason: response.status?.message }, 'admission failed');
+      const internal = response.status?.reason === 'InternalError';
+      if (internal) options.metrics.internalErrors.inc({ webhook });
+      if (internal) log.error({ ...fields, reason: response.status?.message }, 'admission failed');
       else if (!response.allowed) log.info({ ...fields, reason: response.status?.message }, 'admission denied');
       else log.info(fields, 'admission allowed');
       sendReview(res, responseReview(decoded.apiVersion, response));
@@ -114,13 +116,20 @@ function reviewHandler(phase: Phase, options: WebhookAppOptions) {
   };
 }
 
-/** The request's deadline, also aborted when the caller goes away. */
-function requestSignal(req: Request, timeoutMs: number): AbortSignal {
-  const closed = new AbortController();
-  req.once('close', () => {
-    if (!req.complete || req.socket.destroyed) closed.abort(new Error('client closed the connection'));
-  });
-  return AbortSignal.any([AbortSignal.timeout(timeoutMs), closed.signal]);
+/**
+ * The request's deadline, also aborted when the caller goes away. A plain timer cleared when the
+ * response is done: AbortSignal.timeout would keep every answered request's signal alive for the
+ * whole deadline.
+ */
+function requestSignal(req: Request, res: Response, timeoutMs: number): AbortSignal {
+  const controller = new AbortController();
+  const timer = setTimeout(() => controller.abort(new DOMException('admission request deadline exceeded', 'TimeoutError')), timeoutMs);
+  const onClose = () => {
+    clearTimeout(timer);
+    if (!res.writableFinished) controller.abort(new Error('client closed the connection'));
+  };
+  res.once('close', onClose);
+  return controller.signal;
 }
 
 function sendReview(res: Response, review: AdmissionReview): void {

@@ -93,6 +93,11 @@ describe('serve on the cluster backend', () => {
     const body = api.calls.requests(sarRoute)[0]!.body as { spec: Record<string, unknown> };
     expect(body.spec).toMatchObject({ user: 'bob', groups: ['platform-admins'], uid: 'u-1', extra: { 'example.com/team': ['a'] } });
     expect(api.calls.count('discovery apps/v1')).toBe(discoveryBefore);
+    // The adapters report to Prometheus through the wiring.
+    const metrics = (await get(`http://127.0.0.1:${server.metricsPort}/metrics`)).text;
+    expect(metrics).toMatch(/admission_chain_delegated_authz_request_total\{[^}]*outcome="allowed"[^}]*\} 1/);
+    expect(metrics).toMatch(/admission_chain_discovery_refreshes_total\{result="success"\} 1/);
+    expect(metrics).toMatch(/admission_chain_plugin_decision_path_total\{name="OwnerReferencesPermissionEnforcement",path="wildcard-probe"\} 1/);
   });
 
   it('denies a scoped user with upstream\'s message after per-reference checks through discovery', async () => {

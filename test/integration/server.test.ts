@@ -142,6 +142,8 @@ describe('webhook server', () => {
     expect(metrics.text).toMatch(/admission_chain_requests_total\{webhook="mutate",operation="CREATE",allowed="true",code="200"\} \d+/);
     expect(metrics.text).toMatch(/admission_chain_controller_admission_duration_seconds_count\{name="AlwaysPullImages",type="validate",operation="CREATE",rejected="true"\} [1-9]/);
     expect(metrics.text).toMatch(/admission_chain_tls_certificate_expiry_timestamp_seconds \d+/);
+    // The plugin crash above is an internal error; AlwaysPullImages' 500-coded denial is not.
+    expect(metrics.text).toContain('admission_chain_internal_errors_total{webhook="validate"} 1');
   });
 });
 

@@ -24,6 +24,8 @@ export interface ClusterRestMapperOptions {
   refreshTimeoutMs?: number;
   logger?: Logger;
   clock?: Clock;
+  /** Told the outcome of every discovery pass (metrics). */
+  recorder?: { refreshCompleted(observation: { result: 'success' | 'partial' | 'error'; durationSeconds: number }): void };
 }
 
 export interface ClusterRestMapper extends RestMapper {
@@ -72,6 +74,9 @@ export function createClusterRestMapper(options: ClusterRestMapperOptions): Clus
   function startRefresh(signal: AbortSignal | undefined): Refresh {
     if (inFlight !== undefined) return inFlight;
     lastRefreshAt = clock.now();
+    const started = performance.now();
+    const completed = (result: 'success' | 'partial' | 'error') =>
+      options.recorder?.refreshCompleted({ result, durationSeconds: (performance.now() - started) / 1000 });
     const deadline = AbortSignal.timeout(refreshTimeoutMs);
     const bounded = AbortSignal.any(signal === undefined ? [deadline, closing.signal] : [signal, deadline, closing.signal]);
 
@@ -107,8 +112,9 @@ export function createClusterRestMapper(options: ClusterRestMapperOptions): Clus
         },
       })
       .then(
-        (pass) => report(pass),
+        (pass) => completed(report(pass)),
         (error: unknown) => {
+          completed('error');
           lastError = describeKubeError(error, 'Get', apisUrl);
           logger.warn({ err: lastError }, 'discovery failed');
         },
@@ -129,17 +135,19 @@ export function createClusterRestMapper(options: ClusterRestMapperOptions): Clus
     return inFlight;
   }
 
-  function report(pass: DiscoveryPass): void {
+  function report(pass: DiscoveryPass): 'success' | 'partial' | 'error' {
     const { core, groups } = pass.listFailures;
     if (core !== undefined && groups !== undefined) {
       lastError = groups;
       logger.warn({ core, groups }, 'discovery failed');
-      return;
+      return 'error';
     }
     lastError = undefined;
     if (pass.failures.size > 0 || core !== undefined || groups !== undefined) {
       logger.warn({ failed: Object.fromEntries(pass.failures), core, groups }, 'discovery partially failed; keeping last known resources for what failed');
+      return 'partial';
     }
+    return 'success';
   }
 
   /** Waits for a refresh, but never past the caller's deadline. */
