@@ -5,6 +5,7 @@
 import type { Attributes, RequestContext } from './attributes.ts';
 import { internalError, isStatusError, type StatusError } from './errors.ts';
 import { PluginMode, type AdmissionPlugin } from './plugin.ts';
+import { cloneJson } from '../util/clone-json.ts';
 
 export interface ChainEntry {
   readonly plugin: AdmissionPlugin;
@@ -59,7 +60,7 @@ export class AdmissionChain {
         return outcome;
       }
       // A non-enforcing mutating plugin that rejects must leave no half-made change behind.
-      const snapshot = phase === 'admit' && mode !== PluginMode.Enforce ? structuredClone(attributes.object) : undefined;
+      const snapshot = phase === 'admit' && mode !== PluginMode.Enforce ? cloneJson(attributes.object) : undefined;
       try {
         await step.call(plugin, attributes, contextFor(plugin.name, outcome, signal));
       } catch (thrown) {

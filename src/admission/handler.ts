@@ -7,6 +7,7 @@ import type { Attributes } from './attributes.ts';
 import type { AdmissionChain, Phase, PhaseOutcome } from './chain.ts';
 import { internalError, isStatusError, type StatusError } from './errors.ts';
 import { attributesFrom, type AdmissionRequest, type AdmissionResponse } from './review.ts';
+import { cloneJson } from '../util/clone-json.ts';
 import { raceWithSignal } from '../util/signals.ts';
 
 export interface HandledReview {
@@ -19,7 +20,7 @@ export interface HandledReview {
 
 export async function handleAdmission(chain: AdmissionChain, phase: Phase, request: AdmissionRequest, signal: AbortSignal): Promise<HandledReview> {
   const original = request.object ?? undefined;
-  const working = phase === 'admit' && original !== undefined ? structuredClone(original) : original;
+  const working = phase === 'admit' && original !== undefined ? cloneJson(original) : original;
   const attributes: Attributes = attributesFrom(request, working);
   let outcome: PhaseOutcome;
   try {
