@@ -4,7 +4,7 @@ import { watch, type FSWatcher } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { createSecureContext } from 'node:tls';
-import { certificateNotAfter } from '../tls/generate.ts';
+import { certificateNotAfter } from '../tls/expiry.ts';
 import type { Logger } from '../ports/logger.ts';
 
 export interface KeyPair {

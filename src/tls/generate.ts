@@ -1,5 +1,4 @@
 // A CA and a CA-signed serving certificate, for local runs, bring-your-own installs and tests.
-import { X509Certificate } from 'node:crypto';
 import selfsigned from 'selfsigned';
 
 export interface CertificateOptions {
@@ -60,7 +59,4 @@ export function serviceDnsNames(service: string, namespace: string): string[] {
   return [service, `${service}.${namespace}`, `${service}.${namespace}.svc`, `${service}.${namespace}.svc.cluster.local`];
 }
 
-/** When a PEM certificate stops being valid, in epoch milliseconds. */
-export function certificateNotAfter(pem: string): number {
-  return new Date(new X509Certificate(pem).validTo).getTime();
-}
+export { certificateNotAfter } from './expiry.ts';
