@@ -1,12 +1,20 @@
 # syntax=docker/dockerfile:1
 # admission-chain container image.
-# Node 24 runs the TypeScript sources directly (type stripping), so there is no compile step: the
-# build stage only installs production dependencies from the lockfile.
+# The build stage compiles the TypeScript sources to dist/ (tsc, from the locked dev dependencies);
+# the runtime stage gets dist/ and production dependencies only, so it loads no TypeScript stripper.
 # Base: Node 24 LTS on Debian bookworm slim, pinned by tag and multi-arch index digest. To move to a
 # newer patch, update both and check with `docker buildx imagetools inspect node:<tag>`.
 ARG NODE_IMAGE=node:24.21.0-bookworm-slim@sha256:2fe369e969550cde8e867afc3fe370b260140cab4a23d467074295b42163d553
 
 FROM ${NODE_IMAGE} AS build
+WORKDIR /app
+COPY package.json package-lock.json tsconfig.json tsconfig.build.json ./
+# --ignore-scripts: the image's own Node 24 compiles; the `node` dev dependency is not needed here.
+RUN npm ci --ignore-scripts --no-audit --no-fund
+COPY src ./src
+RUN npx tsc -p tsconfig.build.json
+
+FROM ${NODE_IMAGE} AS deps
 WORKDIR /app
 ENV NODE_ENV=production
 COPY package.json package-lock.json ./
@@ -18,13 +26,12 @@ RUN rm -rf /usr/local/lib/node_modules/npm /usr/local/lib/node_modules/corepack 
     /usr/local/bin/npm /usr/local/bin/npx /usr/local/bin/corepack /usr/local/bin/yarn /usr/local/bin/yarnpkg
 WORKDIR /app
 ENV NODE_ENV=production
-COPY --from=build /app/node_modules ./node_modules
+COPY --from=deps /app/node_modules ./node_modules
 COPY package.json package-lock.json ./
-COPY bin ./bin
-COPY src ./src
+COPY --from=build /app/dist ./dist
 # Files stay root-owned and read-only to the process; it writes nothing outside /tmp.
 USER 65532:65532
 EXPOSE 8443 8080
 # No shell and no entrypoint wrapper: node is PID 1 and receives SIGTERM itself, so it can drain.
 ENTRYPOINT []
-CMD ["node", "bin/admission-chain.js", "serve"]
+CMD ["node", "dist/cli/run.js", "serve"]

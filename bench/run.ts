@@ -6,6 +6,7 @@
 // Knobs (environment): BENCH_DURATION seconds per run (default 10), BENCH_CONNECTIONS (default
 // 10), BENCH_SCENARIOS e.g. "1,2" (default all), BENCH_CPU_PROF=1 writes admission-chain CPU
 // profiles to bench/profiles/.
+import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
@@ -23,6 +24,8 @@ const fixedRate = 1000;
 const root = join(import.meta.dirname, '..');
 
 pinSelf();
+// Measure what ships: the container image runs the tsc output, not the TypeScript sources.
+execFileSync(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '-p', join(root, 'tsconfig.build.json')], { cwd: root, stdio: 'inherit' });
 const dir = mkdtempSync(join(tmpdir(), 'admission-chain-bench-'));
 const certs = await generateCertificates({ commonName: 'localhost', dnsNames: ['localhost'], ipAddresses: ['127.0.0.1'] });
 const certFile = join(dir, 'tls.crt');
@@ -49,10 +52,9 @@ async function startBaseline(): Promise<Running> {
 async function startOurs(kubeconfig?: string): Promise<Running> {
   const [port, metricsPort] = [await freePort(), await freePort()];
   const nodeOptions = profileDir === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${profileDir}`];
-  const args =
-    kubeconfig === undefined
-      ? [join(root, 'bin/admission-chain.js'), 'serve', '--cluster-state', join(root, 'bench/cluster-state.yaml'), '--bind-address', '127.0.0.1', '--port', String(port), '--metrics-port', String(metricsPort), '--tls-cert-file', certFile, '--tls-private-key-file', keyFile, '--shutdown-delay', '0s']
-      : [join(root, 'bench/cluster-webhook.ts'), String(port), String(metricsPort), certFile, keyFile, kubeconfig];
+  // The compiled build, as the container image runs it (built once at the start of the run).
+  const backend = kubeconfig === undefined ? ['--cluster-state', join(root, 'bench/cluster-state.yaml')] : ['--kubeconfig', kubeconfig];
+  const args = [join(root, 'dist/cli/run.js'), 'serve', ...backend, '--bind-address', '127.0.0.1', '--port', String(port), '--metrics-port', String(metricsPort), '--tls-cert-file', certFile, '--tls-private-key-file', keyFile, '--shutdown-delay', '0s'];
   const { process } = startNode(args, { nodeOptions });
   return { base: `https://127.0.0.1:${port}`, metricsUrl: `http://127.0.0.1:${metricsPort}/metrics`, process };
 }
