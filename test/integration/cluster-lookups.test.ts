@@ -311,6 +311,17 @@ describe('cluster lookups: recovery', () => {
     expect(recorder.count('restart serviceaccounts stall')).toBeGreaterThanOrEqual(1);
   });
 
+  it('gives up on a hung LIST after listTimeoutMs and retries, well before the stall timeout', async () => {
+    const server = await startServer();
+    server.store.put(serviceAccountType, serviceAccount('ns', 'sa'));
+    server.inject('list serviceaccounts', { kind: 'hang' }, { times: 1 });
+    const { lookups, recorder } = startLookups(server, { listTimeoutMs: 200, stallTimeoutMs: 60_000 });
+    await lookups.ready();
+    expect(lookups.serviceAccounts.cached('ns', 'sa')).toBeDefined();
+    expect(recorder.count('restart serviceaccounts stall')).toBe(0);
+    expect(server.calls.count('list serviceaccounts')).toBeGreaterThanOrEqual(2);
+  });
+
   it('relists every resyncMs even when nothing seems wrong', async () => {
     const { api, recorder } = await setUp({ resyncMs: 150 });
     await eventually(() => api.calls.count('list runtimeclasses') >= 3, 'two periodic relists');

@@ -42,6 +42,8 @@ export interface ClusterLookupsOptions {
   liveTimeoutMs?: number;
   /** LIST page size (default 500), so a large Secret list arrives in bounded pieces. */
   listPageSize?: number;
+  /** Bound on one LIST page (default 60 s): a hung LIST fails and is retried with backoff. */
+  listTimeoutMs?: number;
   recorder?: LookupRecorder;
   /**
    * Which caches to run (default all). The webhook starts only those its enabled plugins read,
@@ -69,6 +71,7 @@ export function createClusterLookups(options: ClusterLookupsOptions): ClusterLoo
     stallTimeoutMs = 3 * 60_000,
     liveTimeoutMs = 10_000,
     listPageSize = 500,
+    listTimeoutMs = 60_000,
     recorder = {},
   } = options;
   const backoff = { initialMs: options.backoff?.initialMs ?? 1_000, maxMs: options.backoff?.maxMs ?? 30_000 };
@@ -88,7 +91,7 @@ export function createClusterLookups(options: ClusterLookupsOptions): ClusterLoo
       resource,
       kubeConfig,
       path,
-      list: (signal) => listAll((page) => listPage(page, signal), project, listPageSize),
+      list: (signal) => listAll((page) => listPage(page, AbortSignal.any([signal, AbortSignal.timeout(listTimeoutMs)])), project, listPageSize),
       project,
       clock,
       random,
