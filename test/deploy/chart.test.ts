@@ -2,8 +2,9 @@
 // non-default ones: helm lint passes, every built-in object satisfies the Kubernetes schema, and the
 // fields that matter (webhook rules per plugin, failure policies, selectors, security) are what the
 // values ask for.
-import { readdirSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { parse } from 'yaml';
 import { describe, expect, it } from 'vitest';
 import { chartDir, defaultNamespace, defaultRelease, kindsOf, only, renderChart, runHelm, type ChartInput, type KubeObject } from './helm.ts';
 import { hasKubernetesSchema, validateKubernetesObject } from './kube-schema.ts';
@@ -77,7 +78,7 @@ const onlyPlugins = (...names: (keyof typeof allPluginsOff)[]): Record<string, u
 });
 
 // Custom resources without a schema in kubernetes-models; anything else must validate.
-const customResourceKinds = new Set(['cert-manager.io/v1/Issuer', 'cert-manager.io/v1/Certificate', 'monitoring.coreos.com/v1/ServiceMonitor']);
+const customResourceKinds = new Set(['cert-manager.io/v1/Issuer', 'cert-manager.io/v1/Certificate', 'monitoring.coreos.com/v1/ServiceMonitor', 'monitoring.coreos.com/v1/PrometheusRule']);
 
 const exampleValuesFiles = readdirSync(examplesValuesDir).filter((f) => f.endsWith('.yaml')).sort();
 
@@ -89,6 +90,9 @@ const matrix: [string, ChartInput][] = [
   ['only StorageObjectInUseProtection (no validating webhook)', { values: onlyPlugins('StorageObjectInUseProtection') }],
   ['HPA on', { values: { autoscaling: { enabled: true, minReplicas: 2, maxReplicas: 5, targetCPUUtilizationPercentage: 60 } } }],
   ['ServiceMonitor with the monitoring API', { apiVersions: ['monitoring.coreos.com/v1'] }],
+  ['monitoring API, PrometheusRule off', { apiVersions: ['monitoring.coreos.com/v1'], values: { metrics: { prometheusRule: { enabled: false } } } }],
+  ['Grafana dashboard without the monitoring API', { values: { metrics: { grafanaDashboard: { enabled: true } } } }],
+  ['monitoring API, PrometheusRule labels, dashboard in another namespace', { apiVersions: ['monitoring.coreos.com/v1'], values: { metrics: { prometheusRule: { labels: { release: 'kps' } }, grafanaDashboard: { enabled: true, namespace: 'monitoring', labels: { grafana_dashboard: null, team: 'platform' }, annotations: { grafana_folder: 'Admission' } } } } }],
   ['single replica, custom scheduling', { values: { replicaCount: 1, priorityClassName: 'system-cluster-critical', nodeSelector: { 'kubernetes.io/os': 'linux' }, tolerations: [{ key: 'dedicated', operator: 'Exists', effect: 'NoSchedule' }], image: { digest: `sha256:${'a'.repeat(64)}` } } }],
   ['inverted failure policies, extra conditions and selectors', { values: { webhooks: { mutating: { failurePolicy: 'Fail', matchConditions: [{ name: 'not-dry-run-bots', expression: "request.userInfo.username != 'bot'" }] }, validating: { failurePolicy: 'Ignore' }, excludedNamespaces: ['istio-system'], optOutLabel: 'example.com/no-admission', objectSelector: { matchExpressions: [{ key: 'skip', operator: 'DoesNotExist' }] } } } }],
   ...exampleValuesFiles.map((file): [string, ChartInput] => [`examples/values/${file}`, { valuesFiles: [join(examplesValuesDir, file)] }]),
@@ -431,6 +435,62 @@ describe('chart with non-default values', () => {
   });
 });
 
+describe('chart ships the monitoring of charts/admission-chain/files', () => {
+  const filesDir = join(chartDir, 'files');
+  const monitoringApi = ['monitoring.coreos.com/v1'];
+  type PrometheusRule = KubeObject & { spec: { groups: { name: string; rules: Record<string, unknown>[] }[] } };
+  type ConfigMap = KubeObject & { data: Record<string, string> };
+
+  it('PrometheusRule only when the cluster serves monitoring.coreos.com/v1 and it is enabled (the default)', () => {
+    expect(renderChart().some((o) => o.kind === 'PrometheusRule')).toBe(false);
+    expect(renderChart({ apiVersions: monitoringApi, values: { metrics: { prometheusRule: { enabled: false } } } }).some((o) => o.kind === 'PrometheusRule')).toBe(false);
+    // Independent of the ServiceMonitor switch: rules over a hand-written scrape config still apply.
+    const withoutMonitor = renderChart({ apiVersions: monitoringApi, values: { metrics: { serviceMonitor: { enabled: false } } } });
+    expect(kindsOf(withoutMonitor).filter((k) => k === 'PrometheusRule' || k === 'ServiceMonitor')).toEqual(['PrometheusRule']);
+  });
+
+  it('PrometheusRule: the rule file\'s groups verbatim, in the release namespace, with the extra labels', () => {
+    const objects = renderChart({ apiVersions: monitoringApi, values: { metrics: { prometheusRule: { labels: { release: 'kube-prometheus-stack' } } } } });
+    const rule = only<PrometheusRule>(objects, 'PrometheusRule');
+    const ruleFile = parse(readFileSync(join(filesDir, 'admission-chain.rules.yaml'), 'utf8')) as { groups: unknown[] };
+    expect(rule.apiVersion).toBe('monitoring.coreos.com/v1');
+    expect(rule.metadata).toMatchObject({ name: fullname, namespace: defaultNamespace });
+    expect(rule.metadata.labels).toMatchObject({ 'app.kubernetes.io/name': 'admission-chain', 'app.kubernetes.io/instance': defaultRelease, release: 'kube-prometheus-stack' });
+    expect(rule.spec.groups.map((g) => g.name)).toEqual(['admission-chain.recording', 'admission-chain.alerts']);
+    expect(rule.spec).toEqual({ groups: ruleFile.groups });
+    // Prometheus' own template syntax reaches the PrometheusRule untouched by Helm's.
+    expect(JSON.stringify(rule.spec)).toContain('{{ $labels.type }}');
+  });
+
+  it('Grafana dashboard ConfigMap off by default, even with the monitoring API', () => {
+    expect(renderChart({ apiVersions: monitoringApi }).some((o) => o.kind === 'ConfigMap')).toBe(false);
+  });
+
+  it('Grafana dashboard ConfigMap: the dashboard JSON byte for byte, labelled for the sidecar, schema-valid', () => {
+    const objects = renderChart({ values: { metrics: { grafanaDashboard: { enabled: true } } } });
+    const configMap = only<ConfigMap>(objects, 'ConfigMap');
+    expect(configMap.metadata).toMatchObject({ name: `${fullname}-dashboard`, namespace: defaultNamespace });
+    expect(configMap.metadata.labels).toMatchObject({ grafana_dashboard: '1', 'app.kubernetes.io/instance': defaultRelease });
+    expect(configMap.metadata.annotations).toBeUndefined();
+    expect(Object.keys(configMap.data)).toEqual(['admission-chain.json']);
+    expect(configMap.data['admission-chain.json']).toBe(readFileSync(join(filesDir, 'admission-chain.json'), 'utf8'));
+    expect(JSON.parse(configMap.data['admission-chain.json']!)).toMatchObject({ uid: 'admission-chain', title: 'admission-chain' });
+    validateKubernetesObject(configMap);
+    const broken = structuredClone(configMap) as KubeObject & { data: unknown };
+    broken.data = { 'admission-chain.json': { panels: [] } };
+    expect(() => validateKubernetesObject(broken)).toThrow(/data/);
+  });
+
+  it('Grafana dashboard ConfigMap: own namespace, labels (a default dropped with null) and annotations', () => {
+    const objects = renderChart({ values: { metrics: { grafanaDashboard: { enabled: true, namespace: 'monitoring', labels: { grafana_dashboard: null, team: 'platform' }, annotations: { grafana_folder: 'Admission' } } } } });
+    const configMap = only<ConfigMap>(objects, 'ConfigMap');
+    expect(configMap.metadata.namespace).toBe('monitoring');
+    expect(configMap.metadata.labels).toMatchObject({ team: 'platform' });
+    expect(configMap.metadata.labels?.grafana_dashboard).toBeUndefined();
+    expect(configMap.metadata.annotations).toEqual({ grafana_folder: 'Admission' });
+  });
+});
+
 describe('chart refuses values that would break the cluster or the server', () => {
   it.each([
     ['an unknown plugin mode', { plugins: { AlwaysPullImages: { enabled: true, mode: 'block' } } }, "at '/plugins/AlwaysPullImages/mode'"],
@@ -444,6 +504,9 @@ describe('chart refuses values that would break the cluster or the server', () =
     ['a grace period inside the drain window', { terminationGracePeriodSeconds: 25 }, 'terminationGracePeriodSeconds (25) must exceed server.shutdownDelaySeconds + server.drainTimeoutSeconds (25)'],
     ['a drain shorter than one request', { server: { drainTimeoutSeconds: 5 } }, 'server.drainTimeoutSeconds (5) must be at least server.requestTimeoutSeconds (9)'],
     ['no plugin at all', { plugins: allPluginsOff }, 'enable at least one plugin'],
+    ['a misspelt PrometheusRule key', { metrics: { prometheusRule: { enable: true } } }, 'enable'],
+    ['a dashboard label that is not a string', { metrics: { grafanaDashboard: { enabled: true, labels: { grafana_dashboard: 1 } } } }, "at '/metrics/grafanaDashboard/labels/grafana_dashboard'"],
+    ['a dashboard namespace that is no DNS label', { metrics: { grafanaDashboard: { enabled: true, namespace: 'Monitoring_NS' } } }, "at '/metrics/grafanaDashboard/namespace'"],
   ])('%s', (_label, values, message) => {
     const result = runHelm('template', { values });
     expect(result.status).not.toBe(0);

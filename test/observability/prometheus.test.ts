@@ -7,7 +7,7 @@ import { hasPrometheus, needs } from './binaries.ts';
 import { startPrometheus, waitUntil, type RunningPrometheus } from './prometheus.ts';
 import { sendTraffic, startTestWebhook, type TestWebhook } from './webhook.ts';
 
-const rulesFile = resolve(import.meta.dirname, '../../monitoring/rules/admission-chain.rules.yaml');
+const rulesFile = resolve(import.meta.dirname, '../../charts/admission-chain/files/admission-chain.rules.yaml');
 const p99 = 'histogram_quantile(0.99, rate(admission_chain_step_admission_duration_seconds_bucket[1m]))';
 
 describe.skipIf(!hasPrometheus)(`a real Prometheus scraping the webhook${needs('prometheus')}`, () => {

@@ -1,19 +1,22 @@
-// The monitoring examples: promtool checks the rule file and runs its unit tests, a doctored copy
-// of those tests must fail (so they do evaluate the alerts), the PrometheusRule carries exactly the
-// same groups, and every Grafana query is valid PromQL over metrics we really expose.
+// The monitoring the chart ships: promtool checks the rule file and runs its unit tests, a doctored
+// copy of those tests must fail (so they do evaluate the alerts), the chart-rendered PrometheusRule
+// carries exactly the same groups (and passes the same unit tests), the rules' label matchers fit the
+// job and namespace the chart's ServiceMonitor produces, and every Grafana query is valid PromQL over
+// metrics we really expose.
 import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse, stringify } from 'yaml';
+import { only, renderChart, defaultNamespace, type KubeObject } from '../deploy/helm.ts';
 import { hasPromtool, needs, promtool } from './binaries.ts';
 import { sendTraffic, startTestWebhook, type TestWebhook } from './webhook.ts';
 
-const monitoring = resolve(import.meta.dirname, '../../monitoring');
-const rulesFile = join(monitoring, 'rules/admission-chain.rules.yaml');
-const rulesTestFile = join(monitoring, 'tests/admission-chain.rules.test.yaml');
-const prometheusRuleFile = join(monitoring, 'prometheusrule.yaml');
-const dashboardFile = join(monitoring, 'grafana/admission-chain.json');
+// The chart's files/ are the one source of the rules and the dashboard; monitoring/ keeps the tests.
+const chartFiles = resolve(import.meta.dirname, '../../charts/admission-chain/files');
+const rulesFile = join(chartFiles, 'admission-chain.rules.yaml');
+const dashboardFile = join(chartFiles, 'admission-chain.json');
+const rulesTestFile = resolve(import.meta.dirname, '../../monitoring/tests/admission-chain.rules.test.yaml');
 
 interface RuleGroups {
   groups: Array<{ name: string; rules: Array<{ alert?: string; record?: string; expr: string }> }>;
@@ -48,11 +51,50 @@ describe('Prometheus rules', () => {
     for (const alert of alerts) expect(result.stdout + result.stderr).toContain(`alertname: ${alert}`);
   });
 
-  it('ship as a PrometheusRule with the very same groups', async () => {
-    const plain = parse(await readFile(rulesFile, 'utf8')) as RuleGroups;
-    const crd = parse(await readFile(prometheusRuleFile, 'utf8')) as { apiVersion: string; kind: string; metadata: { name: string }; spec: RuleGroups };
-    expect(crd).toMatchObject({ apiVersion: 'monitoring.coreos.com/v1', kind: 'PrometheusRule', metadata: { name: 'admission-chain' } });
-    expect(crd.spec.groups).toEqual(plain.groups);
+  describe('shipped by the chart as a PrometheusRule', () => {
+    type PrometheusRule = KubeObject & { spec: RuleGroups };
+    type ServiceMonitor = KubeObject & { spec: { jobLabel?: string; endpoints: Array<{ relabelings?: unknown[]; metricRelabelings?: unknown[] }> } };
+    const objects = renderChart({ apiVersions: ['monitoring.coreos.com/v1'] });
+    const rendered = only<PrometheusRule>(objects, 'PrometheusRule');
+
+    it('with the very same groups as the rule file', async () => {
+      const plain = parse(await readFile(rulesFile, 'utf8')) as RuleGroups;
+      expect(rendered).toMatchObject({ apiVersion: 'monitoring.coreos.com/v1', kind: 'PrometheusRule', metadata: { namespace: defaultNamespace } });
+      expect(rendered.spec.groups.length).toBeGreaterThan(0);
+      expect(rendered.spec.groups).toEqual(plain.groups);
+    });
+
+    it.skipIf(!hasPromtool)(`whose rendered groups pass the same promtool unit tests${needs('promtool')}`, async () => {
+      const dir = await mkdtemp(join(tmpdir(), 'admission-chain-rendered-rules-'));
+      const renderedRules = join(dir, 'rendered.rules.yaml');
+      await writeFile(renderedRules, stringify({ groups: rendered.spec.groups }));
+      const suite = parse(await readFile(rulesTestFile, 'utf8')) as Record<string, unknown>;
+      const suiteFile = join(dir, 'rendered.test.yaml');
+      await writeFile(suiteFile, stringify({ ...suite, rule_files: [renderedRules] }));
+      const result = await promtool(['test', 'rules', suiteFile]);
+      expect(result.stdout + result.stderr).toContain('SUCCESS');
+      expect(result.code).toBe(0);
+    });
+
+    it('selecting series only by labels the ServiceMonitor\'s scrape gives them', () => {
+      // The Prometheus Operator names the job after the Service (unless jobLabel says otherwise) and
+      // labels every series with the Service's namespace. Any job/namespace matcher in a rule must
+      // accept those values; today the rules use none, so they match any scrape of the webhook.
+      const monitor = only<ServiceMonitor>(objects, 'ServiceMonitor');
+      const service = only(objects, 'Service');
+      expect(monitor.spec.jobLabel).toBeUndefined();
+      for (const endpoint of monitor.spec.endpoints) expect(endpoint.relabelings ?? endpoint.metricRelabelings).toBeUndefined();
+      const scrapeLabels: Record<string, string> = { job: service.metadata.name, namespace: defaultNamespace, service: service.metadata.name };
+      const exprs = rendered.spec.groups.flatMap((g) => g.rules).map((r) => r.expr);
+      expect(exprs.length).toBe(8);
+      for (const expr of exprs) {
+        for (const [, label, op, value] of expr.matchAll(/\b(job|namespace|service)\s*(=~|!~|!=|=)\s*"([^"]*)"/g)) {
+          const actual = scrapeLabels[label!]!;
+          const matches = op!.endsWith('~') ? new RegExp(`^(?:${value})$`).test(actual) : actual === value;
+          expect(op!.startsWith('!') ? !matches : matches, `${label}${op}"${value}" in ${expr}`).toBe(true);
+        }
+      }
+    });
   });
 });
 
