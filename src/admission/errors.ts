@@ -7,7 +7,15 @@ export class StatusError extends Error {
   readonly status: Status;
 
   constructor(status: Status, options?: { cause?: unknown }) {
-    super(status.message, options);
+    // A StatusError is an answer (a denial), not a bug: capturing a stack trace for it is most of
+    // the cost of a rejection, and nobody reads it. Plugin bugs keep theirs in `cause`.
+    const stackTraceLimit = Error.stackTraceLimit;
+    Error.stackTraceLimit = 0;
+    try {
+      super(status.message, options);
+    } finally {
+      Error.stackTraceLimit = stackTraceLimit;
+    }
     this.name = 'StatusError';
     this.status = status;
   }
