@@ -1,4 +1,5 @@
 // The admission-chain command line: serve, review and authorize.
+import { readFileSync } from 'node:fs';
 import { Command, CommanderError } from 'commander';
 import { CliError, processIO, type CliIO } from './io.ts';
 import { registerAuthorizeCommand } from './authorize.ts';
@@ -8,6 +9,7 @@ import { registerServeCommand } from './serve.ts';
 export async function main(argv: readonly string[], io: CliIO = processIO): Promise<number> {
   const program = new Command('admission-chain')
     .description("kube-apiserver's in-tree admission plugins as one admission webhook")
+    .version(packageVersion(), '--version', 'print the version')
     .exitOverride()
     .configureOutput({ writeOut: (s) => io.stdout.write(s), writeErr: (s) => io.stderr.write(s) })
     .showHelpAfterError(false);
@@ -31,5 +33,14 @@ export async function main(argv: readonly string[], io: CliIO = processIO): Prom
     const message = error instanceof Error ? error.message : String(error);
     io.stderr.write(`admission-chain: ${message}\n`);
     return 1;
+  }
+}
+
+/** The package's version (package.json sits two levels above both src/cli and dist/cli). */
+function packageVersion(): string {
+  try {
+    return (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+  } catch {
+    return 'unknown';
   }
 }

@@ -81,6 +81,20 @@ describe('review', () => {
   });
 });
 
+describe('the command line', () => {
+  it('prints its version', async () => {
+    const result = await runCli(['--version']);
+    expect(result.code).toBe(0);
+    expect(result.stdout.trim()).toMatch(/^\d+\.\d+\.\d+/);
+  });
+
+  it('rejects an unknown command as a usage error', async () => {
+    const result = await runCli(['frobnicate']);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain("unknown command 'frobnicate'");
+  });
+});
+
 describe('authorize', () => {
   it('answers yes with the reason, exit 0', async () => {
     const result = await runCli(['authorize', '--cluster-state', state, '--as', 'alice', '-n', 'default', 'create', 'pods']);
