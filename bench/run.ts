@@ -6,7 +6,8 @@
 // Knobs (environment): BENCH_DURATION seconds per run (default 10), BENCH_CONNECTIONS (default
 // 10), BENCH_SCENARIOS e.g. "1,2" (default all), BENCH_CPU_PROF=1 writes admission-chain CPU
 // profiles to bench/profiles/, BENCH_NODE_OPTIONS passes flags to admission-chain's node (e.g.
-// "--max-old-space-size=128" to see its footprint under a container-like heap limit).
+// "--max-old-space-size=128" to see its footprint under a container-like heap limit), and
+// BENCH_LOG_LEVEL sets its --log-level (default info: one line per request).
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir, totalmem } from 'node:os';
@@ -22,6 +23,7 @@ const connections = Number(process.env.BENCH_CONNECTIONS ?? 10);
 const scenarios = new Set((process.env.BENCH_SCENARIOS ?? '1,2,3,4').split(','));
 const profileDir = process.env.BENCH_CPU_PROF === '1' ? join(import.meta.dirname, 'profiles') : undefined;
 const fixedRate = 1000;
+const logLevelArgs = process.env.BENCH_LOG_LEVEL ? ['--log-level', process.env.BENCH_LOG_LEVEL] : [];
 const extraNodeOptions = (process.env.BENCH_NODE_OPTIONS ?? '').split(' ').filter(Boolean);
 const root = join(import.meta.dirname, '..');
 
@@ -56,7 +58,7 @@ async function startOurs(kubeconfig?: string): Promise<Running> {
   const nodeOptions = [...extraNodeOptions, ...(profileDir === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${profileDir}`])];
   // The compiled build, as the container image runs it (built once at the start of the run).
   const backend = kubeconfig === undefined ? ['--cluster-state', join(root, 'bench/cluster-state.yaml')] : ['--kubeconfig', kubeconfig];
-  const args = [join(root, 'dist/cli/run.js'), 'serve', ...backend, '--bind-address', '127.0.0.1', '--port', String(port), '--metrics-port', String(metricsPort), '--tls-cert-file', certFile, '--tls-private-key-file', keyFile, '--shutdown-delay', '0s'];
+  const args = [join(root, 'dist/cli/run.js'), 'serve', ...backend, '--bind-address', '127.0.0.1', '--port', String(port), '--metrics-port', String(metricsPort), '--tls-cert-file', certFile, '--tls-private-key-file', keyFile, '--shutdown-delay', '0s', ...logLevelArgs];
   const { process } = startNode(args, { nodeOptions });
   return { base: `https://127.0.0.1:${port}`, metricsUrl: `http://127.0.0.1:${metricsPort}/metrics`, process };
 }
