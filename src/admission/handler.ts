@@ -19,6 +19,18 @@ export interface HandledReview {
 }
 
 export async function handleAdmission(chain: AdmissionChain, phase: Phase, request: AdmissionRequest, signal: AbortSignal): Promise<HandledReview> {
+  try {
+    return await handle(chain, phase, request, signal);
+  } catch (thrown) {
+    // The last safety net: whatever failed (an object nested too deeply to copy or diff, a bug
+    // here), the caller still gets an answer that echoes the uid, and it is a denial.
+    const error = isStatusError(thrown) ? thrown : internalError(messageOf(thrown), thrown);
+    const outcome: PhaseOutcome = { rejection: error, warnings: [], annotations: {} };
+    return { response: { uid: request.uid, allowed: false, status: statusOf(error) }, outcome };
+  }
+}
+
+async function handle(chain: AdmissionChain, phase: Phase, request: AdmissionRequest, signal: AbortSignal): Promise<HandledReview> {
   const original = request.object ?? undefined;
   const working = phase === 'admit' && original !== undefined ? cloneJson(original) : original;
   const attributes: Attributes = attributesFrom(request, working);
@@ -26,7 +38,7 @@ export async function handleAdmission(chain: AdmissionChain, phase: Phase, reque
   try {
     outcome = await withDeadline(phase === 'admit' ? chain.admit(attributes, signal) : chain.validate(attributes, signal), signal);
   } catch (thrown) {
-    const error = isStatusError(thrown) ? thrown : internalError(thrown instanceof Error ? thrown.message : String(thrown), thrown);
+    const error = isStatusError(thrown) ? thrown : internalError(messageOf(thrown), thrown);
     outcome = { rejection: error, warnings: [], annotations: {} };
   }
   const response: AdmissionResponse = { uid: request.uid, allowed: outcome.rejection === undefined };
@@ -45,6 +57,11 @@ export async function handleAdmission(chain: AdmissionChain, phase: Phase, reque
   if (outcome.rejectedBy !== undefined) handled.rejectedBy = outcome.rejectedBy;
   if (phase === 'admit' && !outcome.rejection) handled.mutatedObject = attributes.object;
   return handled;
+}
+
+function messageOf(thrown: unknown): string {
+  if (thrown instanceof RangeError && /call stack/i.test(thrown.message)) return 'object is nested too deeply to process';
+  return thrown instanceof Error ? thrown.message : String(thrown);
 }
 
 export function statusOf(error: StatusError): Status {

@@ -107,6 +107,15 @@ describe('webhook server', () => {
     expect(after.json().response.allowed).toBe(true);
   });
 
+  it('answers a deeply nested object with a denial that echoes the uid, not a dropped request', async () => {
+    const depth = 20_000;
+    const nested = '{"a":'.repeat(depth) + '{}' + '}'.repeat(depth);
+    const body = JSON.stringify(podReview({ uid: 'u-deep' })).replace('"spec":{', `"deep":${nested},"spec":{`);
+    const res = await post(`${base}/mutate`, body, { ca: certs.caCert });
+    expect(res.status).toBe(200);
+    expect(res.json().response).toMatchObject({ uid: 'u-deep', allowed: false, status: { code: 500, message: 'Internal error occurred: object is nested too deeply to process' } });
+  });
+
   const review = () => podReview();
   it.each<[string, string, () => string | Buffer, string | undefined, number, string]>([
     ['non-JSON', '/validate', () => '{"apiVersion":', undefined, 400, 'request body is not valid JSON'],
