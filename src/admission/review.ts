@@ -79,9 +79,27 @@ export function decodeReview(body: unknown): DecodedReview {
     const value = request[field];
     if (value !== undefined && value !== null && !isPlainObject(value)) throw new BadReviewError(`request.${field} must be an object`);
   }
-  if (request.userInfo !== undefined && !isPlainObject(request.userInfo)) throw new BadReviewError('request.userInfo must be an object');
+  if (request.userInfo !== undefined) checkUserInfo(request.userInfo);
   if (request.dryRun !== undefined && typeof request.dryRun !== 'boolean') throw new BadReviewError('request.dryRun must be a boolean');
   return { apiVersion: apiVersion as AdmissionApiVersion, request: request as unknown as AdmissionRequest };
+}
+
+/** The identity feeds authorization questions: its shape is checked, never guessed at. */
+function checkUserInfo(value: unknown): void {
+  if (!isPlainObject(value)) throw new BadReviewError('request.userInfo must be an object');
+  for (const field of ['username', 'uid'] as const) {
+    if (value[field] !== undefined && typeof value[field] !== 'string') throw new BadReviewError(`request.userInfo.${field} must be a string`);
+  }
+  if (value.groups !== undefined && !isStringArray(value.groups)) throw new BadReviewError('request.userInfo.groups must be an array of strings');
+  if (value.extra !== undefined) {
+    if (!isPlainObject(value.extra) || !Object.values(value.extra).every(isStringArray)) {
+      throw new BadReviewError('request.userInfo.extra must map keys to arrays of strings');
+    }
+  }
+}
+
+function isStringArray(value: unknown): value is string[] {
+  return Array.isArray(value) && value.every((item) => typeof item === 'string');
 }
 
 function checkGroupVersion(value: unknown, field: string, nameField: 'kind' | 'resource'): void {
