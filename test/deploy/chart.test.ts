@@ -258,7 +258,10 @@ describe('chart with default values', () => {
   it('starts the server with the exact enabled plugin set and the TLS files from the mounted Secret', () => {
     const container = containerOf(objects);
     expect(container.image).toBe('ghcr.io/admission-chain/admission-chain:0.1.0');
-    expect(container.command).toEqual(['node', 'bin/admission-chain.js', 'serve']);
+    // The same entry point the image's CMD names (the image holds dist/, not bin/ or src/).
+    const dockerCmd = /^CMD\s+(\[.*\])\s*$/m.exec(readFileSync(join(repoRoot, 'Dockerfile'), 'utf8'))?.[1];
+    expect(container.command).toEqual(JSON.parse(dockerCmd ?? 'null'));
+    expect(container.command).toEqual(['node', 'dist/cli/run.js', 'serve']);
     expect(container.args).toEqual([
       '--port=8443', '--metrics-port=8080',
       '--tls-cert-file=/etc/admission-chain/tls/tls.crt', '--tls-private-key-file=/etc/admission-chain/tls/tls.key',
