@@ -50,7 +50,7 @@ export function registerReviewCommand(program: Command, io: CliIO): void {
     .option('--user <name>', 'with -f: the requesting user', 'admin')
     .option('--groups <groups>', 'with -f: the requesting user\'s groups (comma-separated)')
     .option('--uid <uid>', 'with -f: the requesting user\'s uid')
-    .option('--operation <op>', 'with -f: CREATE or UPDATE (default CREATE, UPDATE with --old)')
+    .option('--operation <op>', 'with -f: CREATE, UPDATE, DELETE or CONNECT (default CREATE, UPDATE with --old)')
     .option('--old <file>', 'with -f: the existing object, for UPDATE')
     .option('--namespace <ns>', 'with -f: namespace when the manifest has none', 'default')
     .option('--subresource <name>', 'with -f: the subresource being written')

@@ -38,7 +38,7 @@ export function addServeOptions(command: Command): Command {
     .addOption(opt('--tls-cert-file <file>', 'serving certificate (PEM); re-read when it changes', 'TLS_CERT_FILE'))
     .addOption(opt('--tls-private-key-file <file>', 'serving private key (PEM); re-read when it changes', 'TLS_PRIVATE_KEY_FILE'))
     .addOption(opt('--cluster-state <file>', 'answer from a local cluster-state file instead of the cluster', 'CLUSTER_STATE'))
-    .addOption(opt('--kubeconfig <file>', 'kubeconfig for the cluster backend (default: in-cluster, then KUBECONFIG)', 'KUBECONFIG'))
+    .addOption(opt('--kubeconfig <file>', 'kubeconfig for the cluster backend (default: KUBECONFIG, then ~/.kube/config, then in-cluster)', 'KUBECONFIG'))
     .addOption(opt('--enable-admission-plugins <names>', 'plugins to enable in addition to the defaults (comma-separated, repeatable)', 'ENABLE_ADMISSION_PLUGINS').argParser(collect))
     .addOption(opt('--disable-admission-plugins <names>', 'default plugins to disable (comma-separated, repeatable)', 'DISABLE_ADMISSION_PLUGINS').argParser(collect))
     .addOption(opt('--plugins <names>', 'the exact plugin set (comma-separated); excludes --enable/--disable', 'PLUGINS').argParser(collect))
