@@ -39,10 +39,14 @@ describe('chart ↔ server contract', () => {
     expect(chartPluginOrder()).toEqual(pluginNames);
   });
 
-  it('starts the server binary the package declares', () => {
+  it('starts the entry point the production build emits (src/cli/run.ts → dist/cli/run.js)', () => {
     const { container } = serverConfigFor({});
-    const pkg = JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8')) as { bin: Record<string, string> };
-    expect(container.command).toEqual(['node', pkg.bin['admission-chain'], 'serve']);
+    const build = JSON.parse(readFileSync(join(repoRoot, 'tsconfig.build.json'), 'utf8').replace(/^\s*\/\/.*$/gm, '')) as { compilerOptions: { outDir: string; rootDir: string } };
+    const entry = container.command?.[1] ?? '';
+    expect(container.command).toEqual(['node', entry, 'serve']);
+    expect(entry.startsWith(`${build.compilerOptions.outDir}/`)).toBe(true);
+    const source = join(repoRoot, build.compilerOptions.rootDir, entry.slice(build.compilerOptions.outDir.length + 1).replace(/\.js$/, '.ts'));
+    expect(readFileSync(source, 'utf8')).toContain('await main(process.argv)');
   });
 
   it('default values: the server runs its own default plugin set, enforcing, with the chart’s deadlines', () => {
