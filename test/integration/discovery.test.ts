@@ -164,6 +164,22 @@ describe('cluster REST mapper: slow, down and partial discovery', () => {
     expect(denial.message).toBe(`pods "foo" is forbidden: cannot set blockOwnerDeletion in this case because cannot find RESTMapping for APIVersion apps/v1 Kind DaemonSet: Get "${api.url}/apis": context deadline exceeded`);
   });
 
+  it('one caller giving up does not cancel the refresh the others are waiting for', async () => {
+    const m = newMapper();
+    await m.ready();
+    api.inject(groupListRoute, { kind: 'latency', ms: 400 });
+    clock.advance(30_000);
+    discovery.add(widgets);
+    const impatient = new AbortController();
+    const first = m.mappingsFor({ group: 'example.com', kind: 'Widget' }, ['v1'], impatient.signal);
+    const second = m.mappingsFor({ group: 'example.com', kind: 'Widget' }, ['v1'], AbortSignal.timeout(5000));
+    setTimeout(() => impatient.abort(new Error('client closed the connection')), 50);
+    await expect(first).rejects.toThrow();
+    const mappings = await second;
+    expect(mappings.map((x) => x.resource.resource)).toEqual(['widgets']);
+    expect(passes()).toBe(2); // the initial load and the one shared refresh
+  });
+
   it('a refresh without a caller deadline is bounded by refreshTimeoutMs', async () => {
     api.inject(groupListRoute, { kind: 'hang' });
     api.inject(coreVersionsRoute, { kind: 'hang' });

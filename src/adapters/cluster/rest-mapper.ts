@@ -71,14 +71,19 @@ export function createClusterRestMapper(options: ClusterRestMapperOptions): Clus
     if (groups.some((g) => g.versions.length > 0)) mapping = new DiscoveryRestMapping(groups);
   }
 
-  function startRefresh(signal: AbortSignal | undefined): Refresh {
+  /**
+   * A refresh is shared by every caller that misses meanwhile, so it is bounded only by its own
+   * timeout and by close(): one caller giving up (its client gone, its deadline passed) must not
+   * cancel the refresh for the others; each caller's wait is bounded by its own signal instead.
+   */
+  function startRefresh(): Refresh {
     if (inFlight !== undefined) return inFlight;
     lastRefreshAt = clock.now();
     const started = performance.now();
     const completed = (result: 'success' | 'partial' | 'error') =>
       options.recorder?.refreshCompleted({ result, durationSeconds: (performance.now() - started) / 1000 });
     const deadline = AbortSignal.timeout(refreshTimeoutMs);
-    const bounded = AbortSignal.any(signal === undefined ? [deadline, closing.signal] : [signal, deadline, closing.signal]);
+    const bounded = AbortSignal.any([deadline, closing.signal]);
 
     const pendingByGroup = new Map<string, { remaining: number; settled: Promise<void>; resolve: () => void }>();
     const pending = (group: string) => {
@@ -177,7 +182,7 @@ export function createClusterRestMapper(options: ClusterRestMapperOptions): Clus
       const due = lastRefreshAt === undefined || clock.now() - lastRefreshAt >= refreshIntervalMs;
       if (inFlight !== undefined || due) {
         try {
-          await wait(startRefresh(signal).groupSettled(groupKind.group), signal);
+          await wait(startRefresh().groupSettled(groupKind.group), signal);
         } catch (error) {
           // The deadline passed; whatever arrived meanwhile still counts.
           const late = lookup(groupKind, versions);
@@ -197,7 +202,7 @@ export function createClusterRestMapper(options: ClusterRestMapperOptions): Clus
 
     async ready(signal) {
       if (mapping !== undefined) return;
-      await wait(startRefresh(signal).done, signal);
+      await wait(startRefresh().done, signal);
       if (mapping === undefined) throw new Error(lastError ?? 'discovery has not loaded');
     },
 
