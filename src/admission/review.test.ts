@@ -26,6 +26,7 @@ describe('decodeReview', () => {
     ['not an object', () => [1, 2], 'body is not a JSON object'],
     ['null', () => null, 'body is not a JSON object'],
     ['wrong kind', (r) => ({ ...r, kind: 'Pod' }), 'expected kind AdmissionReview, got "Pod"'],
+    ['a deeply nested kind', (r) => ({ ...r, kind: JSON.parse('['.repeat(100_000) + ']'.repeat(100_000)) }), 'expected kind AdmissionReview, got an array'],
     ['wrong apiVersion', (r) => ({ ...r, apiVersion: 'admission.k8s.io/v2' }), 'unsupported apiVersion "admission.k8s.io/v2"'],
     ['missing request', (r) => ({ ...r, request: undefined }), 'AdmissionReview has no request'],
     ['missing uid', (r) => ({ ...r, request: { ...r.request, uid: '' } }), 'request.uid is missing'],

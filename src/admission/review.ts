@@ -138,6 +138,8 @@ export function isPlainObject(value: unknown): value is Record<string, unknown> 
 
 function describe(value: unknown): string {
   if (value === undefined) return 'nothing';
+  // Only scalars are quoted back: a nested value could be arbitrarily deep (or large).
+  if (typeof value === 'object' && value !== null) return Array.isArray(value) ? 'an array' : 'an object';
   const text = JSON.stringify(value) ?? String(value);
   return text.length > 80 ? `${text.slice(0, 77)}...` : text;
 }

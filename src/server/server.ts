@@ -54,7 +54,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     return [...reasons, ...options.backendNotReady()];
   };
 
-  const webhookApp = createWebhookApp({ chain: options.chain, logger, metrics, requestTimeoutMs: options.requestTimeoutMs });
+  const webhookApp = createWebhookApp({ chain: options.chain, logger, metrics, requestTimeoutMs: options.requestTimeoutMs, isDraining: () => draining });
   const https: HttpsServer = createHttpsServer({ cert: pair.cert, key: pair.key, minVersion: 'TLSv1.2' }, webhookApp);
   https.keepAliveTimeout = keepAliveTimeoutMs;
   https.headersTimeout = headersTimeoutMs;
@@ -82,6 +82,10 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   } catch (error) {
     https.close();
     throw error;
+  }
+  // After start-up a server error (e.g. accept failing with EMFILE) is logged, never left to crash.
+  for (const [name, server] of [['webhook', https], ['health', health]] as const) {
+    server.on('error', (error: Error) => logger.error({ err: error.message, server: name }, 'server error'));
   }
   watcher.start(pair);
   const port = (https.address() as AddressInfo).port;

@@ -15,6 +15,8 @@ export interface WebhookAppOptions {
   logger: Logger;
   metrics: AdmissionMetrics;
   requestTimeoutMs: number;
+  /** True once shutdown has begun: answers then close their connection, so keep-alive ends. */
+  isDraining?: () => boolean;
 }
 
 export function createWebhookApp(options: WebhookAppOptions): express.Express {
@@ -22,6 +24,11 @@ export function createWebhookApp(options: WebhookAppOptions): express.Express {
   app.disable('x-powered-by');
   app.set('etag', false);
   const rawBody = express.raw({ type: () => true, limit: maxBodyBytes });
+  // kube-apiserver would otherwise keep sending on a pooled connection until it is cut mid-request.
+  app.use((_req: Request, res: Response, next: NextFunction) => {
+    if (options.isDraining?.()) res.setHeader('Connection', 'close');
+    next();
+  });
   app.post('/mutate', requireJson, rawBody, reviewHandler('admit', options));
   app.post('/validate', requireJson, rawBody, reviewHandler('validate', options));
   app.use((_req: Request, res: Response) => {

@@ -244,6 +244,25 @@ describe('certificate reload', () => {
 });
 
 describe('drain on shutdown', () => {
+  it('tells keep-alive clients to close while draining, so shutdown needs no forced close', async () => {
+    const certs = await writeTestCertificates();
+    const warnings: string[] = [];
+    const logger = { ...silentLogger, warn: (a: unknown, b?: string) => void warnings.push(typeof a === 'string' ? a : (b ?? '')), child: () => logger };
+    const server = await start(certs, [], { shutdownDelayMs: 300, drainTimeoutMs: 5000, logger });
+    const base = `https://127.0.0.1:${server.port}`;
+    const agent = new Agent({ keepAlive: true, maxSockets: 1, ca: certs.caCert });
+    const body = JSON.stringify(podReview({ pullPolicy: 'Always' }));
+    const before = await post(`${base}/validate`, body, { ca: certs.caCert, agent });
+    expect(before.headers.connection).toBe('keep-alive');
+    const stopping = server.shutdown();
+    const during = await post(`${base}/validate`, body, { ca: certs.caCert, agent });
+    expect(during.status).toBe(200);
+    expect(during.headers.connection).toBe('close');
+    await stopping;
+    expect(warnings).not.toContain('drain timeout reached; closing remaining connections');
+    agent.destroy();
+  });
+
   it('goes unready, finishes in-flight requests, then stops accepting', async () => {
     const certs = await writeTestCertificates();
     let release: () => void = () => {};
