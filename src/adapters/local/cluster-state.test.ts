@@ -59,3 +59,20 @@ resources: [{name: pods, namespaced: true, kind: Pod}]
     expect(() => parseClusterState(text, 'state.yaml')).toThrow(message);
   });
 });
+
+describe('parseClusterState: shapes that answer authorization questions', () => {
+  const role = (rules: string) => `apiVersion: rbac.authorization.k8s.io/v1\nkind: Role\nmetadata: {name: r, namespace: n}\nrules:\n${rules}\n`;
+  it.each([
+    [role('  - {verbs: [update], apiGroups: [""], resources: "*/finalizers"}'), 'rules[0].resources must be a list of strings'],
+    [role('  - {verbs: [delete], apiGroups: [""], resources: [configmaps], resourceNames: app-config-prod}'), 'rules[0].resourceNames must be a list of strings'],
+    [role('  - {verbs: get, apiGroups: [""], resources: [pods]}'), 'rules[0].verbs must be a list of strings'],
+    [role('  - {apiGroups: [""], resources: [pods]}'), 'rules[0].verbs must be a list of strings'],
+    [role('  - {verbs: [get], nonResourceURLs: "/healthz"}'), 'rules[0].nonResourceURLs must be a list of strings'],
+    ['apiVersion: rbac.authorization.k8s.io/v1\nkind: RoleBinding\nmetadata: {name: b, namespace: n}\nroleRef: {apiGroup: rbac.authorization.k8s.io, kind: Role}\n', 'roleRef.name must be a non-empty string'],
+    ['apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRoleBinding\nmetadata: {name: b}\nroleRef: {kind: ClusterRole, name: x}\nsubjects: {kind: User, name: alice}\n', 'subjects must be a list of objects'],
+    ['apiVersion: v1\nkind: ServiceAccount\nmetadata: {name: s, namespace: n}\nautomountServiceAccountToken: "false"\n', 'automountServiceAccountToken must be true or false'],
+    ['apiVersion: node.k8s.io/v1\nkind: RuntimeClass\nmetadata: {name: rc}\n', 'handler must be a non-empty string'],
+  ])('rejects %j', (text, message) => {
+    expect(() => parseClusterState(text, 'state.yaml')).toThrow(message);
+  });
+});

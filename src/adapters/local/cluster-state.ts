@@ -142,10 +142,91 @@ function addObject(state: ClusterState, value: unknown, where: string): void {
   } else if (typeof name !== 'string' || name === '') {
     throw new ClusterStateError(`${label}: metadata.name is required`);
   }
+  checkShape(kind, obj as unknown as Record<string, unknown>, label);
   if (kind === 'Secret') {
     const { data: _data, stringData: _stringData, ...rest } = obj as KubeObject & { data?: unknown; stringData?: unknown };
     (state.secrets as KubeObject[]).push(rest);
     return;
   }
   (state[entry.collection] as KubeObject[]).push(obj);
+}
+
+// Shapes are checked at load, field by field, because these objects answer authorization
+// questions: a scalar where a list belongs ("resources: '*/finalizers'") must be an error naming
+// the field, never a string that code then walks character by character.
+function checkShape(kind: string, obj: Record<string, unknown>, label: string): void {
+  const fail = (field: string, expected: string) => {
+    throw new ClusterStateError(`${label}: ${field} must be ${expected}`);
+  };
+  const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+  const stringList = (v: unknown, field: string, required = false) => {
+    if (v === undefined && !required) return;
+    if (!Array.isArray(v) || !v.every((item) => typeof item === 'string')) fail(field, 'a list of strings');
+  };
+  const optionalString = (v: unknown, field: string) => {
+    if (v !== undefined && typeof v !== 'string') fail(field, 'a string');
+  };
+  const requiredString = (v: unknown, field: string) => {
+    if (typeof v !== 'string' || v === '') fail(field, 'a non-empty string');
+  };
+  const objectList = (v: unknown, field: string): Record<string, unknown>[] => {
+    if (v === undefined || v === null) return [];
+    if (!Array.isArray(v) || !v.every(isObject)) fail(field, 'a list of objects');
+    return v as Record<string, unknown>[];
+  };
+  const stringMap = (v: unknown, field: string) => {
+    if (v === undefined) return;
+    if (!isObject(v) || !Object.values(v).every((x) => typeof x === 'string')) fail(field, 'a map of strings');
+  };
+
+  switch (kind) {
+    case 'Role':
+    case 'ClusterRole': {
+      objectList(obj.rules, 'rules').forEach((rule, i) => {
+        stringList(rule.verbs, `rules[${i}].verbs`, true);
+        for (const field of ['apiGroups', 'resources', 'resourceNames', 'nonResourceURLs'] as const) stringList(rule[field], `rules[${i}].${field}`);
+      });
+      if (kind === 'ClusterRole' && obj.aggregationRule !== undefined) {
+        if (!isObject(obj.aggregationRule)) fail('aggregationRule', 'an object');
+        objectList((obj.aggregationRule as Record<string, unknown>).clusterRoleSelectors, 'aggregationRule.clusterRoleSelectors').forEach((selector, i) =>
+          stringMap(selector.matchLabels, `aggregationRule.clusterRoleSelectors[${i}].matchLabels`),
+        );
+      }
+      return;
+    }
+    case 'RoleBinding':
+    case 'ClusterRoleBinding': {
+      if (!isObject(obj.roleRef)) fail('roleRef', 'an object');
+      const roleRef = obj.roleRef as Record<string, unknown>;
+      requiredString(roleRef.kind, 'roleRef.kind');
+      requiredString(roleRef.name, 'roleRef.name');
+      optionalString(roleRef.apiGroup, 'roleRef.apiGroup');
+      objectList(obj.subjects, 'subjects').forEach((subject, i) => {
+        requiredString(subject.kind, `subjects[${i}].kind`);
+        requiredString(subject.name, `subjects[${i}].name`);
+        optionalString(subject.apiGroup, `subjects[${i}].apiGroup`);
+        optionalString(subject.namespace, `subjects[${i}].namespace`);
+      });
+      return;
+    }
+    case 'ServiceAccount': {
+      if (obj.automountServiceAccountToken !== undefined && typeof obj.automountServiceAccountToken !== 'boolean') fail('automountServiceAccountToken', 'true or false');
+      objectList(obj.secrets, 'secrets').forEach((ref, i) => optionalString(ref.name, `secrets[${i}].name`));
+      objectList(obj.imagePullSecrets, 'imagePullSecrets').forEach((ref, i) => optionalString(ref.name, `imagePullSecrets[${i}].name`));
+      return;
+    }
+    case 'RuntimeClass': {
+      requiredString(obj.handler, 'handler');
+      if (obj.scheduling !== undefined) {
+        if (!isObject(obj.scheduling)) fail('scheduling', 'an object');
+        const scheduling = obj.scheduling as Record<string, unknown>;
+        stringMap(scheduling.nodeSelector, 'scheduling.nodeSelector');
+        objectList(scheduling.tolerations, 'scheduling.tolerations');
+      }
+      if (obj.overhead !== undefined && !isObject(obj.overhead)) fail('overhead', 'an object');
+      return;
+    }
+    default:
+      return;
+  }
 }

@@ -9,12 +9,17 @@ export const APIGroupAll = '*';
 export const ResourceAll = '*';
 export const NonResourceAll = '*';
 
+/** A rule field as a list; anything else (a malformed rule) matches nothing, never "everything". */
+function list(value: readonly string[] | undefined): readonly string[] {
+  return Array.isArray(value) ? value : [];
+}
+
 export function verbMatches(rule: PolicyRule, requestedVerb: string): boolean {
-  return (rule.verbs ?? []).some((verb) => verb === VerbAll || verb === requestedVerb);
+  return list(rule.verbs).some((verb) => verb === VerbAll || verb === requestedVerb);
 }
 
 export function apiGroupMatches(rule: PolicyRule, requestedGroup: string): boolean {
-  return (rule.apiGroups ?? []).some((group) => group === APIGroupAll || group === requestedGroup);
+  return list(rule.apiGroups).some((group) => group === APIGroupAll || group === requestedGroup);
 }
 
 /**
@@ -22,7 +27,7 @@ export function apiGroupMatches(rule: PolicyRule, requestedGroup: string): boole
  * resource rule ("pods" does not cover "pods/status"); "*\/status" covers every resource's status.
  */
 export function resourceMatches(rule: PolicyRule, combined: string, requestedSubresource: string): boolean {
-  for (const ruleResource of rule.resources ?? []) {
+  for (const ruleResource of list(rule.resources)) {
     if (ruleResource === ResourceAll || ruleResource === combined) return true;
     if (requestedSubresource === '') continue;
     if (ruleResource.length === requestedSubresource.length + 2 && ruleResource.startsWith('*/') && ruleResource.endsWith(requestedSubresource)) {
@@ -34,7 +39,8 @@ export function resourceMatches(rule: PolicyRule, combined: string, requestedSub
 
 /** An empty resourceNames list allows every name, including none. */
 export function resourceNameMatches(rule: PolicyRule, requestedName: string): boolean {
-  const names = rule.resourceNames ?? [];
+  if (rule.resourceNames !== undefined && !Array.isArray(rule.resourceNames)) return false;
+  const names = list(rule.resourceNames);
   return names.length === 0 || names.includes(requestedName);
 }
 
@@ -43,7 +49,7 @@ export function resourceNameMatches(rule: PolicyRule, requestedName: string): bo
  * "/healthzzz" (see lint.ts).
  */
 export function nonResourceURLMatches(rule: PolicyRule, requestedURL: string): boolean {
-  for (const ruleURL of rule.nonResourceURLs ?? []) {
+  for (const ruleURL of list(rule.nonResourceURLs)) {
     if (ruleURL === NonResourceAll || ruleURL === requestedURL) return true;
     if (ruleURL.endsWith('*') && requestedURL.startsWith(ruleURL.replace(/\*+$/, ''))) return true;
   }
