@@ -98,6 +98,8 @@ function reviewHandler(phase: Phase, options: WebhookAppOptions) {
     try {
       const handled = await handleAdmission(options.chain, phase, request, signal);
       const { response } = handled;
+      // Answer first; metrics and the log line follow without holding the caller up.
+      sendReview(res, responseReview(decoded.apiVersion, response));
       const seconds = Number(process.hrtime.bigint() - started) / 1e9;
       const code = response.status?.code ?? 200;
       options.metrics.stepDuration.observe({ type: phase, operation: request.operation, rejected: String(!response.allowed) }, seconds);
@@ -116,7 +118,6 @@ function reviewHandler(phase: Phase, options: WebhookAppOptions) {
       if (internal) log.error({ ...fields, reason: response.status?.message }, 'admission failed');
       else if (!response.allowed) log.info({ ...fields, reason: response.status?.message }, 'admission denied');
       else log.info(fields, 'admission allowed');
-      sendReview(res, responseReview(decoded.apiVersion, response));
     } finally {
       options.metrics.inFlight.dec({ webhook });
     }
