@@ -164,18 +164,19 @@ describe('chart with default values', () => {
     });
   });
 
-  it('validating webhook: one */* rule for ORPE, Fail, with the exclusions as matchConditions', () => {
+  it('validating webhook: one */* rule for ORPE, Fail, with the exclusions and the owner-reference filter as matchConditions', () => {
     const webhook = webhookOf(objects, 'ValidatingWebhookConfiguration');
     expect(webhook.rules).toEqual([{ apiGroups: ['*'], apiVersions: ['*'], resources: ['*/*'], operations: ['CREATE', 'UPDATE'], scope: '*' }]);
     expect(webhook).toMatchObject({ name: 'validate.admission-chain.io', failurePolicy: 'Fail', matchPolicy: 'Equivalent', sideEffects: 'None', timeoutSeconds: 10 });
     expect(webhook.reinvocationPolicy).toBeUndefined();
-    expect(webhook.matchConditions.map((c) => c.name)).toEqual(['exclude-authorization-reviews', 'exclude-authentication-reviews', 'exclude-leases', 'exclude-nodes']);
-    // The exclusions must not exclude what ORPE exists for.
+    expect(webhook.matchConditions.map((c) => c.name)).toEqual(['exclude-authorization-reviews', 'exclude-authentication-reviews', 'exclude-leases', 'exclude-nodes', 'only-owner-reference-writes-or-other-plugins']);
+    // The exclusions must not exclude what ORPE exists for: writes whose object carries ownerReferences.
+    const owned = { metadata: { name: 'x', ownerReferences: [{ apiVersion: 'v1', kind: 'Pod', name: 'owner', uid: '1' }] } };
     for (const request of [
-      { group: '', version: 'v1', resource: 'configmaps', operation: 'CREATE', namespaced: true },
-      { group: 'apps', version: 'v1', resource: 'deployments', operation: 'UPDATE', namespaced: true },
+      { group: '', version: 'v1', resource: 'configmaps', operation: 'CREATE', namespaced: true, object: owned },
+      { group: 'apps', version: 'v1', resource: 'deployments', operation: 'UPDATE', namespaced: true, object: owned, oldObject: owned },
       { group: '', version: 'v1', resource: 'pods', subresource: 'status', operation: 'UPDATE', namespaced: true },
-      { group: 'example.com', version: 'v1alpha1', resource: 'widgets', operation: 'CREATE', namespaced: true },
+      { group: 'example.com', version: 'v1alpha1', resource: 'widgets', operation: 'CREATE', namespaced: true, object: owned },
     ] satisfies WebhookRequest[]) {
       expect(webhookIsCalled(webhook, request), request.resource).toBe(true);
     }
@@ -339,6 +340,70 @@ describe.each(pluginTable)('chart with only $plugin enabled', ({ plugin, mutatin
   });
 });
 
+// ORPE allows any write where neither object carries ownerReferences without a single check, so the
+// validating webhook need not see those — unless another enabled validating plugin handles them.
+describe('validating webhook: only writes carrying ownerReferences, or what another plugin handles', () => {
+  const conditionName = 'only-owner-reference-writes-or-other-plugins';
+  const ownerReferenceClauses =
+    '(object != null && has(object.metadata) && has(object.metadata.ownerReferences)) || (oldObject != null && has(oldObject.metadata) && has(oldObject.metadata.ownerReferences))';
+  const podsClause = "(request.resource.group == '' && request.resource.resource == 'pods')";
+  const validatingWith = (values: Record<string, unknown>): Webhook => webhookOf(renderChart({ values }), 'ValidatingWebhookConfiguration');
+  const conditionOf = (webhook: Webhook): MatchCondition | undefined => webhook.matchConditions.find((c) => c.name === conditionName);
+  const owner = { apiVersion: 'apps/v1', kind: 'ReplicaSet', name: 'rs', uid: 'u1', controller: true, blockOwnerDeletion: true };
+  const plain = { metadata: { name: 'x', namespace: 'ns' } };
+  const owned = { metadata: { name: 'x', namespace: 'ns', ownerReferences: [owner] } };
+  const write = (group: string, resource: string, operation: 'CREATE' | 'UPDATE', object?: unknown, oldObject?: unknown, subresource?: string): WebhookRequest => ({
+    group, version: 'v1', resource, subresource, operation, namespaced: true, object, oldObject,
+  });
+
+  it.each([
+    ['only ORPE', onlyPlugins('OwnerReferencesPermissionEnforcement'), ownerReferenceClauses],
+    ['ORPE and AlwaysPullImages', onlyPlugins('OwnerReferencesPermissionEnforcement', 'AlwaysPullImages'), `${podsClause} || ${ownerReferenceClauses}`],
+    ['ORPE, ServiceAccount and RuntimeClass (pods/ephemeralcontainers folded into pods)', onlyPlugins('OwnerReferencesPermissionEnforcement', 'ServiceAccount', 'RuntimeClass'), `${podsClause} || ${ownerReferenceClauses}`],
+    ['ORPE and StorageObjectInUseProtection (no validating half)', onlyPlugins('OwnerReferencesPermissionEnforcement', 'StorageObjectInUseProtection'), ownerReferenceClauses],
+  ])('%s: the condition is last among the built-ins, with a pods clause only for a pod plugin', (_label, values, expression) => {
+    const webhook = validatingWith({ ...values, webhooks: { validating: { matchConditions: [{ name: 'mine', expression: "request.operation == 'CREATE'" }] } } });
+    expect(webhook.matchConditions.map((c) => c.name).slice(-2)).toEqual([conditionName, 'mine']);
+    expect(conditionOf(webhook)?.expression).toBe(expression);
+  });
+
+  it('absent with onlyOwnerReferenceWrites false, or with ORPE off, and never on the mutating webhook', () => {
+    const switchedOff = renderChart({ values: { webhooks: { validating: { onlyOwnerReferenceWrites: false } } } });
+    expect(conditionOf(webhookOf(switchedOff, 'ValidatingWebhookConfiguration'))).toBeUndefined();
+    expect(webhookIsCalled(webhookOf(switchedOff, 'ValidatingWebhookConfiguration'), write('', 'configmaps', 'CREATE', plain))).toBe(true);
+    expect(conditionOf(validatingWith(onlyPlugins('AlwaysPullImages', 'ServiceAccount')))).toBeUndefined();
+    expect(conditionOf(webhookOf(renderChart(), 'MutatingWebhookConfiguration'))).toBeUndefined();
+  });
+
+  it('only ORPE: Events and ConfigMaps without ownerReferences stay away; with them, in the new or only the old object, they are sent', () => {
+    const webhook = validatingWith(onlyPlugins('OwnerReferencesPermissionEnforcement'));
+    expect(webhookIsCalled(webhook, write('', 'events', 'CREATE', plain))).toBe(false);
+    expect(webhookIsCalled(webhook, write('events.k8s.io', 'events', 'UPDATE', plain, plain))).toBe(false);
+    expect(webhookIsCalled(webhook, write('', 'configmaps', 'UPDATE', plain, plain))).toBe(false);
+    expect(webhookIsCalled(webhook, write('', 'pods', 'CREATE', plain))).toBe(false);
+    expect(webhookIsCalled(webhook, write('apps', 'deployments', 'UPDATE', { kind: 'Scale', metadata: { name: 'x' } }, { kind: 'Scale', metadata: { name: 'x' } }, 'scale'))).toBe(false);
+    expect(webhookIsCalled(webhook, write('', 'configmaps', 'CREATE', owned))).toBe(true);
+    expect(webhookIsCalled(webhook, write('', 'configmaps', 'UPDATE', owned, plain))).toBe(true);
+    // Removing every ownerReference is a change ORPE checks (delete permission on the object).
+    expect(webhookIsCalled(webhook, write('', 'configmaps', 'UPDATE', plain, owned))).toBe(true);
+    expect(webhookIsCalled(webhook, write('example.com', 'widgets', 'UPDATE', owned, owned))).toBe(true);
+  });
+
+  it('with AlwaysPullImages (the default) pods are always sent, with or without ownerReferences; other kinds still filtered', () => {
+    const webhook = webhookOf(renderChart(), 'ValidatingWebhookConfiguration');
+    expect(webhookIsCalled(webhook, write('', 'pods', 'CREATE', plain))).toBe(true);
+    expect(webhookIsCalled(webhook, write('', 'pods', 'UPDATE', plain, plain))).toBe(true);
+    expect(webhookIsCalled(webhook, write('', 'configmaps', 'CREATE', plain))).toBe(false);
+    expect(webhookIsCalled(webhook, write('', 'configmaps', 'CREATE', owned))).toBe(true);
+  });
+
+  it('with ServiceAccount, pods/ephemeralcontainers updates are sent without ownerReferences', () => {
+    const webhook = validatingWith(onlyPlugins('OwnerReferencesPermissionEnforcement', 'ServiceAccount'));
+    expect(webhookIsCalled(webhook, write('', 'pods', 'UPDATE', plain, plain, 'ephemeralcontainers'))).toBe(true);
+    expect(webhookIsCalled(webhook, write('', 'secrets', 'UPDATE', plain, plain))).toBe(false);
+  });
+});
+
 describe('chart with non-default values', () => {
   it('merges rules of several plugins per resource and lists plugins in server order', () => {
     const objects = renderChart({ values: onlyPlugins('RuntimeClass', 'ServiceAccount', 'AlwaysPullImages', 'StorageObjectInUseProtection') });
@@ -387,7 +452,7 @@ describe('chart with non-default values', () => {
     expect(validating.failurePolicy).toBe('Ignore');
     expect(mutating.matchConditions.at(-1)).toEqual({ name: 'not-bot', expression: "request.userInfo.username != 'bot'" });
     expect(mutating.matchConditions).toHaveLength(5);
-    expect(validating.matchConditions).toHaveLength(4);
+    expect(validating.matchConditions).toHaveLength(5);
     for (const webhook of [mutating, validating]) {
       expect(webhook.namespaceSelector.matchExpressions).toEqual([
         { key: 'kubernetes.io/metadata.name', operator: 'NotIn', values: [defaultNamespace, 'kube-system', 'kube-node-lease', 'istio-system'] },

@@ -23,6 +23,9 @@ export interface WebhookRequest {
   subresource?: string;
   operation: 'CREATE' | 'UPDATE' | 'DELETE' | 'CONNECT';
   namespaced: boolean;
+  /** The new and old object as the API server would send them; absent means null (e.g. no old object on CREATE). */
+  object?: unknown;
+  oldObject?: unknown;
 }
 
 function matchesAny(values: string[], value: string): boolean {
@@ -58,5 +61,6 @@ export function webhookIsCalled(webhook: { rules: RuleWithOperations[]; matchCon
     subResource: request.subresource ?? '',
     operation: request.operation,
   };
-  return (webhook.matchConditions ?? []).every((condition) => evaluateCelSubset(condition.expression, celRequest));
+  const variables = { request: celRequest, object: request.object ?? null, oldObject: request.oldObject ?? null };
+  return (webhook.matchConditions ?? []).every((condition) => evaluateCelSubset(condition.expression, variables));
 }

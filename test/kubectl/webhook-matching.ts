@@ -43,7 +43,8 @@ export function shouldCallHook(webhook: Webhook, attributes: AdmissionAttributes
     namespace: attributes.namespace,
     name: attributes.name,
   };
-  return (webhook.matchConditions ?? []).every((c) => evaluateCelSubset(c.expression, request)) ? invocation : undefined;
+  const variables = { request, object: attributes.object ?? null, oldObject: attributes.oldObject ?? null };
+  return (webhook.matchConditions ?? []).every((c) => evaluateCelSubset(c.expression, variables)) ? invocation : undefined;
 }
 
 function matchRules(webhook: Webhook, attributes: AdmissionAttributes, environment: MatchEnvironment): Invocation | undefined {

@@ -159,8 +159,37 @@ namespaceSelector can exclude them). Rules cannot subtract from ORPE's all-resou
   expression: "!(request.resource.group == 'coordination.k8s.io' && request.resource.resource == 'leases')"
 - name: exclude-nodes
   expression: "!(request.resource.group == '' && request.resource.resource == 'nodes')"
+{{- if eq $phase "validating" }}
+{{- with include "admission-chain.ownerReferenceWritesCondition" $root | trim }}
+{{ . }}
+{{- end }}
+{{- end }}
 {{- with (get $root.Values.webhooks $phase).matchConditions }}
 {{ toYaml . }}
+{{- end }}
+{{- end }}
+
+{{/*
+ORPE allows at once any write where neither the new nor the old object carries ownerReferences
+(upstream isChangingOwnerReferences: nil and empty lists are equal), so for the validating webhook
+those writes need not leave the API server unless another enabled validating plugin handles the
+resource. Same decisions, far fewer calls, and with failurePolicy Fail an outage only blocks writes
+that carry ownerReferences. Empty unless ORPE is on and webhooks.validating.onlyOwnerReferenceWrites.
+*/}}
+{{- define "admission-chain.ownerReferenceWritesCondition" -}}
+{{- $enabled := include "admission-chain.enabledPlugins" . | fromYamlArray }}
+{{- if and .Values.webhooks.validating.onlyOwnerReferenceWrites (has "OwnerReferencesPermissionEnforcement" $enabled) }}
+{{- $catalog := include "admission-chain.pluginCatalog" . | fromYaml }}
+{{- $clauses := list }}
+{{- range $name := without $enabled "OwnerReferencesPermissionEnforcement" }}
+{{- range $rule := (get (get $catalog $name) "validating" | default list) }}
+{{- $clauses = append $clauses (printf "(request.resource.group == '%s' && request.resource.resource == '%s')" $rule.group (first (splitList "/" $rule.resource))) }}
+{{- end }}
+{{- end }}
+{{- $clauses = append (uniq $clauses) "(object != null && has(object.metadata) && has(object.metadata.ownerReferences))" }}
+{{- $clauses = append $clauses "(oldObject != null && has(oldObject.metadata) && has(oldObject.metadata.ownerReferences))" }}
+- name: only-owner-reference-writes-or-other-plugins
+  expression: {{ join " || " $clauses | quote }}
 {{- end }}
 {{- end }}
 
