@@ -3,6 +3,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { attributesFrom, decodeReview } from '../../admission/review.ts';
 import type { Attributes } from '../../admission/attributes.ts';
 import { AdmissionChain } from '../../admission/chain.ts';
 import { isOperation } from '../../admission/operation.ts';
@@ -15,25 +16,10 @@ import { definition } from './index.ts';
 
 const fixtures = join(import.meta.dirname, '../../../test/fixtures/alwayspullimages');
 
-/** The request of an AdmissionReview fixture, as Attributes. */
+/** The request of an AdmissionReview fixture, as Attributes: through the webhook's own codec. */
 function fixtureAttributes(file: string): Attributes {
-  const review = JSON.parse(readFileSync(join(fixtures, file), 'utf8'));
-  const request = review.request;
-  if (!isOperation(request.operation)) throw new Error(`fixture ${file}: bad operation`);
-  return {
-    uid: request.uid,
-    operation: request.operation,
-    kind: request.kind,
-    resource: request.resource,
-    subresource: request.subResource ?? '',
-    namespace: request.namespace ?? '',
-    name: request.name ?? '',
-    object: request.object ?? undefined,
-    oldObject: request.oldObject ?? undefined,
-    userInfo: request.userInfo,
-    dryRun: request.dryRun ?? false,
-    options: request.options,
-  };
+  const { request } = decodeReview(JSON.parse(readFileSync(join(fixtures, file), 'utf8')));
+  return attributesFrom(request, request.object ?? undefined);
 }
 
 function chainWith(mode: Mode): AdmissionChain {

@@ -2,6 +2,8 @@
 // how often the cache and the live reads were asked, over two real local backends.
 import jsonPatch from 'fast-json-patch';
 import type { Container, Pod, Toleration } from '../../api/core.ts';
+import { attributesFrom, type AdmissionRequest } from '../../admission/review.ts';
+import { cloneJson } from '../../util/clone-json.ts';
 import type { Attributes, RequestContext } from '../../admission/attributes.ts';
 import { Operation } from '../../admission/operation.ts';
 import { createLocalLookups } from '../../adapters/local/lookups.ts';
@@ -111,20 +113,7 @@ export interface AdmissionRequestJSON {
   options?: unknown;
 }
 
-/** Attributes as the webhook builds them from an AdmissionReview request. */
+/** Attributes as the webhook builds them from an AdmissionReview request (the webhook's own codec). */
 export function attributesFromRequest(request: AdmissionRequestJSON): Attributes {
-  return {
-    uid: request.uid,
-    operation: request.operation,
-    kind: request.kind,
-    resource: request.resource,
-    subresource: request.subResource ?? '',
-    namespace: request.namespace ?? '',
-    name: request.name ?? '',
-    object: structuredClone(request.object),
-    oldObject: request.oldObject ?? undefined,
-    userInfo: request.userInfo ?? {},
-    dryRun: request.dryRun ?? false,
-    options: request.options,
-  };
+  return attributesFrom(request as unknown as AdmissionRequest, request.object === undefined ? undefined : cloneJson(request.object));
 }

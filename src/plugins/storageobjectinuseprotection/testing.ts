@@ -1,6 +1,8 @@
 // Test support: Attributes from an AdmissionReview request, and the webhook's view of a mutation
 // (the JSON patch from the original object to the mutated one, applied back to the original).
 import jsonPatch from 'fast-json-patch';
+import { attributesFrom, type AdmissionRequest } from '../../admission/review.ts';
+import { cloneJson } from '../../util/clone-json.ts';
 import type { Attributes, RequestContext } from '../../admission/attributes.ts';
 import { isOperation } from '../../admission/operation.ts';
 import type { GroupVersionKind, GroupVersionResource, KubeObject, UserInfo } from '../../api/types.ts';
@@ -20,22 +22,10 @@ export interface AdmissionRequestJSON {
   options?: unknown;
 }
 
+/** Attributes as the webhook builds them from an AdmissionReview request (the webhook's own codec). */
 export function attributesFromRequest(request: AdmissionRequestJSON): Attributes {
   if (!isOperation(request.operation)) throw new Error(`bad operation ${request.operation}`);
-  return {
-    uid: request.uid,
-    operation: request.operation,
-    kind: request.kind,
-    resource: request.resource,
-    subresource: request.subResource ?? '',
-    namespace: request.namespace ?? '',
-    name: request.name ?? '',
-    object: request.object === undefined ? undefined : structuredClone(request.object),
-    oldObject: request.oldObject,
-    userInfo: request.userInfo ?? {},
-    dryRun: request.dryRun ?? false,
-    options: request.options,
-  };
+  return attributesFrom(request as unknown as AdmissionRequest, request.object === undefined ? undefined : cloneJson(request.object));
 }
 
 export function testContext(): RequestContext {
