@@ -6,7 +6,6 @@ import { describe, expect, it } from 'vitest';
 import { attributesFrom, decodeReview } from '../../admission/review.ts';
 import type { Attributes } from '../../admission/attributes.ts';
 import { AdmissionChain } from '../../admission/chain.ts';
-import { isOperation } from '../../admission/operation.ts';
 import { PluginMode, type PluginMode as Mode } from '../../admission/plugin.ts';
 import type { Pod } from '../../api/core.ts';
 import { systemClock } from '../../ports/clock.ts';
