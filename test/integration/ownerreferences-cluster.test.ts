@@ -2,7 +2,6 @@
 // @kubernetes/client-node asking the stand-in API server's SubjectAccessReview endpoint (answered
 // by the embedded RBAC evaluator over the translated fixture) and its discovery endpoints.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { isStatusError, type StatusError } from '../../src/admission/errors.ts';
 import type { OwnerReference } from '../../src/api/types.ts';
 import { createClusterAuthorizer, type ClusterAuthorizer } from '../../src/adapters/cluster/authorizer.ts';
 import { createClusterRestMapper, type ClusterRestMapper } from '../../src/adapters/cluster/rest-mapper.ts';
@@ -10,7 +9,8 @@ import { createRbacAuthorizer } from '../../src/adapters/local/rbac/index.ts';
 import { OwnerReferencesPermissionEnforcement } from '../../src/plugins/ownerreferences/index.ts';
 import { startStandInApiServer, subjectAccessReviewRouteName, type StandInApiServer } from '../apiserver/index.ts';
 import { serveDiscovery, type ServedDiscovery } from '../fixtures/ownerreferences/discovery-routes.ts';
-import { attributesFor, expectedMessage, loadFixtureClusterState, neverReturningRestMapper, recordingAuthorizer, recordingRestMapper, requestContext } from '../fixtures/ownerreferences/harness.ts';
+import {
+  outcome, attributesFor, expectedMessage, loadFixtureClusterState, neverReturningRestMapper, recordingAuthorizer, recordingRestMapper, requestContext } from '../fixtures/ownerreferences/harness.ts';
 import { allUpstreamCases } from '../fixtures/ownerreferences/upstream-cases.ts';
 
 const state = loadFixtureClusterState();
@@ -29,16 +29,6 @@ beforeEach(() => {
 });
 
 const discoveryCalls = () => discovery.routeNames().reduce((sum, name) => sum + api.calls.count(name), 0);
-
-async function outcome(promise: Promise<void>): Promise<StatusError | undefined> {
-  try {
-    await promise;
-    return undefined;
-  } catch (error) {
-    if (isStatusError(error)) return error;
-    throw error;
-  }
-}
 
 describe('OwnerReferencesPermissionEnforcement, upstream tables, SubjectAccessReview + discovery', () => {
   let authorizer: ClusterAuthorizer;

@@ -3,7 +3,6 @@
 // the embedded RBAC evaluator, with the REST mapper built from the same file's discovery.
 import { describe, expect, it } from 'vitest';
 import { AdmissionChain } from '../../src/admission/chain.ts';
-import { isStatusError, type StatusError } from '../../src/admission/errors.ts';
 import { PluginMode } from '../../src/admission/plugin.ts';
 import type { OwnerReference } from '../../src/api/types.ts';
 import { createRbacAuthorizer } from '../../src/adapters/local/rbac/index.ts';
@@ -12,6 +11,7 @@ import { systemClock, systemRandom } from '../../src/ports/clock.ts';
 import { silentLogger } from '../../src/ports/logger.ts';
 import { definition, OwnerReferencesPermissionEnforcement } from '../../src/plugins/ownerreferences/index.ts';
 import {
+  outcome,
   attributesFor,
   expectedMessage,
   loadFixtureClusterState,
@@ -26,16 +26,6 @@ import { allUpstreamCases } from '../fixtures/ownerreferences/upstream-cases.ts'
 const state = loadFixtureClusterState();
 const rbac = createRbacAuthorizer(state);
 const restMapper = createLocalRestMapper(state);
-
-async function outcome(promise: Promise<void>): Promise<StatusError | undefined> {
-  try {
-    await promise;
-    return undefined;
-  } catch (error) {
-    if (isStatusError(error)) return error;
-    throw error;
-  }
-}
 
 describe('the RBAC fixture is a faithful translation of upstream\'s fakeAuthorizer', () => {
   // Every question the plugin asks in the tables, answered by both: allow must agree exactly.

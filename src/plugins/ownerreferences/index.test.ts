@@ -2,7 +2,6 @@
 // asked is visible) and a discovery REST mapper over upstream's fake discovery documents. The same
 // tables run against the embedded RBAC evaluator and the cluster backends under test/integration.
 import { describe, expect, it } from 'vitest';
-import { isStatusError, type StatusError } from '../../admission/errors.ts';
 import { Operation } from '../../admission/operation.ts';
 import type { OwnerReference } from '../../api/types.ts';
 import { createLocalRestMapper } from '../../adapters/local/rest-mapper.ts';
@@ -12,6 +11,7 @@ import { systemClock, systemRandom } from '../../ports/clock.ts';
 import type { Authorizer } from '../../ports/authorizer.ts';
 import { allUpstreamCases } from '../../../test/fixtures/ownerreferences/upstream-cases.ts';
 import {
+  outcome,
   attributesFor,
   expectedMessage,
   loadFixtureClusterState,
@@ -24,16 +24,6 @@ import {
 import { definition, OwnerReferencesPermissionEnforcement } from './index.ts';
 
 const fixtureMapper = createLocalRestMapper(loadFixtureClusterState());
-
-async function outcome(promise: Promise<void>): Promise<StatusError | undefined> {
-  try {
-    await promise;
-    return undefined;
-  } catch (error) {
-    if (isStatusError(error)) return error;
-    throw error;
-  }
-}
 
 describe('OwnerReferencesPermissionEnforcement, upstream tables with upstream fakeAuthorizer', () => {
   it.each(allUpstreamCases)('$name', async (c) => {
