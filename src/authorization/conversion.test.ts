@@ -3,7 +3,8 @@
 // rest_test uses a fake authorizer the same way).
 import { describe, expect, it } from 'vitest';
 import type { AuthorizationAttributes, AuthorizationResult, Authorizer } from '../ports/authorizer.ts';
-import { attributesFromSpec, resultFromStatus, specFromAttributes, statusFromResult } from './conversion.ts';
+import { subjectAccessReviewSpec } from '../adapters/cluster/authorizer.ts';
+import { attributesFromSpec, statusFromResult } from './conversion.ts';
 import { decodeSubjectAccessReview, SubjectAccessReviewDecodeError } from './decode.ts';
 import { reviewSubjectAccess } from './review.ts';
 import { isStatusError } from '../admission/errors.ts';
@@ -20,7 +21,7 @@ class RecordingAuthorizer implements Authorizer {
   }
 }
 
-describe('attributesFromSpec / specFromAttributes', () => {
+describe('attributesFromSpec, and back with the cluster authorizer\'s subjectAccessReviewSpec', () => {
   it('copies the subject and the resource attributes', () => {
     const spec = {
       user: 'bob',
@@ -31,7 +32,7 @@ describe('attributesFromSpec / specFromAttributes', () => {
     };
     const attributes = attributesFromSpec(spec);
     expect(attributes).toEqual({ user: { username: 'bob', groups: ['g'], uid: 'u-1', extra: { scopes: ['a'] } }, resourceAttributes: spec.resourceAttributes });
-    expect(specFromAttributes(attributes)).toEqual(spec);
+    expect(subjectAccessReviewSpec(attributes)).toEqual(spec);
   });
 
   it('non-resource attributes; a missing user is the empty username and no groups', () => {
@@ -68,17 +69,6 @@ describe('statusFromResult', () => {
     });
     const usable = { ...spec, resourceAttributes: { ...spec.resourceAttributes, fieldSelector: { requirements: [{ key: 'k', operator: 'NotIn', values: ['v'] }] }, labelSelector: undefined } };
     expect(statusFromResult({ decision: 'allow', reason: '' }, usable)).toEqual({ allowed: true });
-  });
-});
-
-describe('resultFromStatus', () => {
-  it.each<[object, AuthorizationResult]>([
-    [{ allowed: true, reason: 'r' }, { decision: 'allow', reason: 'r' }],
-    [{ allowed: false, denied: true, reason: 'no' }, { decision: 'deny', reason: 'no' }],
-    [{ allowed: false, evaluationError: 'e' }, { decision: 'no-opinion', reason: '', error: 'e' }],
-    [{ allowed: true, denied: true }, { decision: 'no-opinion', reason: '', error: 'webhook subject access review returned both allow and deny response' }],
-  ])('%j -> %j', (status, result) => {
-    expect(resultFromStatus(status)).toEqual(result);
   });
 });
 

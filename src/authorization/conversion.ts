@@ -1,7 +1,9 @@
-// Between the SubjectAccessReview wire object and our Authorizer port: the spec becomes the
-// attributes (AuthorizationAttributesFrom) and a result becomes the status the endpoint writes.
-// Both backends use it: the embedded RBAC path to answer, the cluster path to ask.
-import type { AuthorizationAttributes, AuthorizationResult, NonResourceAttributes, ResourceAttributes } from '../ports/authorizer.ts';
+// Between the SubjectAccessReview wire object and our Authorizer port, on the answering side (the
+// `authorize` CLI and the stand-in API server): the spec becomes the attributes
+// (AuthorizationAttributesFrom) and a result becomes the status the endpoint writes. The asking
+// side (spec out, status back) lives with the cluster authorizer, which also needs the spec's
+// exact wire form for its cache key.
+import type { AuthorizationAttributes, AuthorizationResult, NonResourceAttributes } from '../ports/authorizer.ts';
 import { Decision } from '../ports/authorizer.ts';
 import { selectorEvaluationNotes } from './selector-requirements.ts';
 import type { SubjectAccessReviewSpec, SubjectAccessReviewStatus } from './subject-access-review.ts';
@@ -15,15 +17,6 @@ export function attributesFromSpec(spec: SubjectAccessReviewSpec): Authorization
   const user = copyDefined({ username: spec.user ?? '', groups: spec.groups ?? [], uid: spec.uid, extra: spec.extra });
   if (spec.resourceAttributes) return { user, resourceAttributes: copyDefined({ ...spec.resourceAttributes }) };
   return { user, nonResourceAttributes: copyDefined({ ...(spec.nonResourceAttributes as NonResourceAttributes) }) };
-}
-
-/** The spec a client posts to ask the cluster the same question. */
-export function specFromAttributes(attributes: AuthorizationAttributes): SubjectAccessReviewSpec {
-  const { username, groups, uid, extra } = attributes.user;
-  const spec: SubjectAccessReviewSpec = copyDefined({ user: username, groups, uid, extra });
-  if (attributes.resourceAttributes) spec.resourceAttributes = copyDefined({ ...attributes.resourceAttributes }) as ResourceAttributes;
-  else if (attributes.nonResourceAttributes) spec.nonResourceAttributes = { ...attributes.nonResourceAttributes };
-  return spec;
 }
 
 /**
@@ -42,18 +35,4 @@ export function statusFromResult(result: AuthorizationResult, spec?: SubjectAcce
   ];
   if (evaluationErrors.length > 0) status.evaluationError = evaluationErrors.join('; ');
   return status;
-}
-
-/**
- * Reading a status back (the cluster backend): as the webhook authorizer does, a status that is
- * both allowed and denied is no opinion with an error; evaluationError becomes the error.
- */
-export function resultFromStatus(status: Partial<SubjectAccessReviewStatus>): AuthorizationResult {
-  const reason = status.reason ?? '';
-  const error = status.evaluationError ? status.evaluationError : undefined;
-  if (status.allowed && status.denied) {
-    return { decision: Decision.NoOpinion, reason: '', error: 'webhook subject access review returned both allow and deny response' };
-  }
-  const decision = status.denied ? Decision.Deny : status.allowed ? Decision.Allow : Decision.NoOpinion;
-  return error === undefined ? { decision, reason } : { decision, reason, error };
 }
