@@ -138,6 +138,12 @@ export function createClusterAuthorizer(options: ClusterAuthorizerOptions): Clus
   };
 }
 
+/**
+ * Decisions as upstream's webhook authorizer reads a status (both allowed and denied is a deny with
+ * its error). One deliberate difference: upstream's webhook drops evaluationError, but we carry it
+ * as the error, because the SubjectAccessReview endpoint fills evaluationError from kube-apiserver's
+ * own authorizer chain — the very `err` an in-tree plugin would print (ORPE's "..., <reason>, <err>").
+ */
 function resultOf(status: V1SubjectAccessReviewStatus): AuthorizationResult {
   const reason = status.reason ?? '';
   const withEvaluationError = (result: AuthorizationResult): AuthorizationResult =>
