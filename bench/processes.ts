@@ -3,8 +3,6 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
-import { request } from 'node:https';
-import { createServer } from 'node:net';
 
 const cores = availableParallelism();
 const hasTaskset = spawnSync('taskset', ['--version'], { stdio: 'ignore' }).status === 0;
@@ -19,16 +17,8 @@ export function pinSelf(): void {
   if (hasTaskset && cores > 1) spawnSync('taskset', ['-a', '-cp', String(loadCore), String(process.pid)], { stdio: 'ignore' });
 }
 
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const address = probe.address();
-      probe.close(() => (typeof address === 'object' && address !== null ? resolve(address.port) : reject(new Error('no port'))));
-    });
-  });
-}
+export { freePort } from '../test/support/ports.ts';
+import { post as postJson } from '../test/support/https-client.ts';
 
 export interface ServerProcess {
   pid: number;
@@ -92,14 +82,8 @@ export async function waitForWebhook(url: string, body: string, ca: string, time
   }
 }
 
-export function post(url: string, body: string, ca: string): Promise<{ status: number; text: string }> {
-  return new Promise((resolve, reject) => {
-    const req = request(url, { method: 'POST', ca, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } }, (res) => {
-      let text = '';
-      res.on('data', (c: Buffer) => (text += c.toString()));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, text }));
-    });
-    req.on('error', reject);
-    req.end(body);
-  });
+/** One POST with the bench's CA (the tests' HTTPS client). */
+export async function post(url: string, body: string, ca: string): Promise<{ status: number; text: string }> {
+  const { status, text } = await postJson(url, body, { ca });
+  return { status, text };
 }

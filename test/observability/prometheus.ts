@@ -2,7 +2,7 @@
 // throw-away data directory, a 1 s scrape interval, our rule file loaded, and always stopped.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { createServer } from 'node:net';
+import { freePort } from '../support/ports.ts';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
@@ -17,16 +17,7 @@ export interface RunningPrometheus {
   stop(): Promise<void>;
 }
 
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const address = probe.address();
-      probe.close(() => (typeof address === 'object' && address !== null ? resolve(address.port) : reject(new Error('no port'))));
-    });
-  });
-}
+export { freePort };
 
 export async function startPrometheus(options: { targets: string[]; ruleFiles?: string[]; readyTimeoutMs?: number }): Promise<RunningPrometheus> {
   const dir = await mkdtemp(join(tmpdir(), 'admission-chain-prometheus-'));
