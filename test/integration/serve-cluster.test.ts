@@ -9,8 +9,7 @@ import { loadClusterStateFile } from '../../src/adapters/local/cluster-state.ts'
 import { builtInDiscovery } from '../../src/adapters/local/discovery-snapshot.ts';
 import { createRbacAuthorizer } from '../../src/adapters/local/rbac/index.ts';
 import { runServer } from '../../src/cli/serve.ts';
-import { parseServeConfig } from '../../src/config/serve-config.ts';
-import { defaultEnabledPlugins, orderedPlugins } from '../../src/plugins/index.ts';
+import { testServeConfig } from '../support/serve-config.ts';
 import { startStandInApiServer, type ResourceType, type StandInApiServer } from '../apiserver/index.ts';
 import { serveDiscovery } from '../fixtures/ownerreferences/discovery-routes.ts';
 import { writeTestCertificates } from '../support/certs.ts';
@@ -37,31 +36,11 @@ async function setUp(extraFlags: Record<string, string | string[]> = {}, beforeS
   const dir = await mkdtemp(join(tmpdir(), 'admission-chain-kubeconfig-'));
   const kubeconfig = join(dir, 'kubeconfig');
   await writeFile(kubeconfig, api.kubeconfigYaml, { mode: 0o600 });
-  const logs: string[] = [];
-  const sink = new Writable({ write: (chunk, _enc, done) => { logs.push(String(chunk)); done(); } });
-  const config = parseServeConfig(
-    {
-      bindAddress: '127.0.0.1',
-      port: '0',
-      metricsPort: '0',
-      tlsCertFile: certs.certFile,
-      tlsPrivateKeyFile: certs.keyFile,
-      kubeconfig,
-      logLevel: 'info',
-      requestTimeout: '5s',
-      shutdownDelay: '0s',
-      drainTimeout: '2s',
-      sarAllowedTtl: '10s',
-      sarDeniedTtl: '10s',
-      discoveryRefreshInterval: '30s',
-      ...extraFlags,
-    },
-    orderedPlugins,
-    defaultEnabledPlugins,
-  );
+  const sink = new Writable({ write: (_chunk, _enc, done) => done() });
+  const config = testServeConfig({ tlsCertFile: certs.certFile, tlsPrivateKeyFile: certs.keyFile, kubeconfig, logLevel: 'info', ...extraFlags });
   const server = await runServer(config, { stdout: sink });
   stop = () => server.shutdown();
-  return { server, certs, logs, api };
+  return { server, certs, api };
 }
 
 function deploymentReview(user: { username: string; groups: string[] }, refs: number) {
@@ -152,11 +131,7 @@ describe('serve on the cluster backend', () => {
 
   it('fails start-up clearly without a usable kubeconfig', async () => {
     const certs = await writeTestCertificates();
-    const config = parseServeConfig(
-      { port: '0', metricsPort: '0', tlsCertFile: certs.certFile, tlsPrivateKeyFile: certs.keyFile, kubeconfig: '/nonexistent/kubeconfig', logLevel: 'silent', requestTimeout: '5s', shutdownDelay: '0s', drainTimeout: '1s', sarAllowedTtl: '1s', sarDeniedTtl: '1s', discoveryRefreshInterval: '1s' },
-      orderedPlugins,
-      defaultEnabledPlugins,
-    );
+    const config = testServeConfig({ tlsCertFile: certs.certFile, tlsPrivateKeyFile: certs.keyFile, kubeconfig: '/nonexistent/kubeconfig', logLevel: 'silent' });
     await expect(runServer(config, { stdout: new Writable({ write: (_c, _e, d) => d() }) })).rejects.toThrow('cannot load kubeconfig /nonexistent/kubeconfig');
   });
 });

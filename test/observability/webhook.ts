@@ -2,9 +2,8 @@
 // loopback with fresh certificates, and sends it AdmissionReview traffic.
 import { Writable } from 'node:stream';
 import { runServer } from '../../src/cli/serve.ts';
-import { parseServeConfig } from '../../src/config/serve-config.ts';
-import { defaultEnabledPlugins, orderedPlugins } from '../../src/plugins/index.ts';
 import { writeTestCertificates, type CertFiles } from '../support/certs.ts';
+import { testServeConfig } from '../support/serve-config.ts';
 import { get, post, type TestResponse } from '../support/https-client.ts';
 import { podReview } from '../support/reviews.ts';
 
@@ -21,27 +20,14 @@ const discard = new Writable({ write: (_chunk, _encoding, done) => done() });
 
 export async function startTestWebhook(): Promise<TestWebhook> {
   const certs = await writeTestCertificates();
-  const config = parseServeConfig(
-    {
-      bindAddress: '127.0.0.1',
-      port: '0',
-      metricsPort: '0',
-      tlsCertFile: certs.certFile,
-      tlsPrivateKeyFile: certs.keyFile,
-      clusterState: 'examples/cluster-state.yaml',
-      // AlwaysPullImages needs no backend ports, so this stays independent of the others' wiring.
-      plugins: ['AlwaysPullImages'],
-      logLevel: 'error',
-      requestTimeout: '5s',
-      shutdownDelay: '0s',
-      drainTimeout: '5s',
-      sarAllowedTtl: '10s',
-      sarDeniedTtl: '10s',
-      discoveryRefreshInterval: '30s',
-    },
-    orderedPlugins,
-    defaultEnabledPlugins,
-  );
+  const config = testServeConfig({
+    tlsCertFile: certs.certFile,
+    tlsPrivateKeyFile: certs.keyFile,
+    clusterState: 'examples/cluster-state.yaml',
+    // AlwaysPullImages needs no backend ports, so this stays independent of the others' wiring.
+    plugins: ['AlwaysPullImages'],
+    drainTimeout: '5s',
+  });
   const server = await runServer(config, { stdout: discard });
   return {
     certs,
