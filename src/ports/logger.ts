@@ -10,6 +10,8 @@ export interface Logger {
   warn: LogFn;
   error: LogFn;
   child(bindings: Record<string, unknown>): Logger;
+  /** Whether a line at this level would be written: lets callers skip building it. */
+  isLevelEnabled(level: 'debug' | 'info' | 'warn' | 'error'): boolean;
 }
 
 export const silentLogger: Logger = {
@@ -18,4 +20,5 @@ export const silentLogger: Logger = {
   warn: () => {},
   error: () => {},
   child: () => silentLogger,
+  isLevelEnabled: () => false,
 };

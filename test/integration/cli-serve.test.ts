@@ -55,14 +55,18 @@ describe('serve process', () => {
       await expect.poll(async () => (await get(`http://127.0.0.1:${metricsPort}/readyz`).catch(() => ({ status: 0 }))).status, { timeout: 10_000, interval: 100 }).toBe(200);
       const res = await post(`https://127.0.0.1:${port}/mutate`, JSON.stringify(podReview()), { ca: certs.caCert });
       expect(res.json().response.patchType).toBe('JSONPatch');
+      const denied = await post(`https://127.0.0.1:${port}/validate`, JSON.stringify(podReview({ uid: 'uid-2', pullPolicy: 'Never' })), { ca: certs.caCert });
+      expect(denied.json().response.allowed).toBe(false);
       child.kill('SIGTERM');
       await expect.poll(async () => (await get(`http://127.0.0.1:${metricsPort}/readyz`).catch(() => ({ status: 0 }))).status, { timeout: 1000, interval: 50 }).toBe(503);
       expect(await exited).toBe(0);
       const lines = child.output().trim().split('\n').map((l) => JSON.parse(l));
-      expect(lines.map((l) => l.msg)).toEqual(expect.arrayContaining(['admission-chain serving', 'admission allowed', 'draining: readiness is now false', 'drained; bye']));
-      const allowed = lines.find((l) => l.msg === 'admission allowed');
-      expect(allowed).toMatchObject({ uid: 'uid-1', kind: 'Pod', namespace: 'default', name: 'web', operation: 'CREATE', user: 'alice', decision: 'allowed' });
-      expect(JSON.stringify(allowed)).not.toContain('nginx'); // no object bodies at info
+      expect(lines.map((l) => l.msg)).toEqual(expect.arrayContaining(['admission-chain serving', 'admission denied', 'draining: readiness is now false', 'drained; bye']));
+      // At the default level allowed requests are counted, not logged; denials are logged.
+      expect(lines.map((l) => l.msg)).not.toContain('admission allowed');
+      const denial = lines.find((l) => l.msg === 'admission denied');
+      expect(denial).toMatchObject({ uid: 'uid-2', kind: 'Pod', namespace: 'default', name: 'web', operation: 'CREATE', user: 'alice', decision: 'denied' });
+      expect(JSON.stringify(denial)).not.toContain('nginx'); // no object bodies at info
     } finally {
       child.kill('SIGKILL');
     }

@@ -56,6 +56,7 @@ function recordingLogger(lines: string[]): Logger {
     warn: log('warn', bindings),
     error: log('error', bindings),
     child: (more) => make({ ...bindings, ...more }),
+    isLevelEnabled: () => true,
   });
   return make({});
 }

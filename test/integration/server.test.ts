@@ -3,9 +3,11 @@
 import { Agent } from 'node:https';
 import { mkdir, rename, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AdmissionChain } from '../../src/admission/chain.ts';
 import { instrumentPlugin } from '../../src/admission/instrument.ts';
+import { createLogger } from '../../src/observability/logger.ts';
 import { createMetrics } from '../../src/observability/metrics.ts';
 import { definition as alwaysPullImages } from '../../src/plugins/alwayspullimages/index.ts';
 import { silentLogger } from '../../src/ports/logger.ts';
@@ -299,5 +301,42 @@ describe('drain on shutdown', () => {
     expect(res.json().response.allowed).toBe(true);
     await stopping;
     await expect(post(`${base}/validate`, '{}', { ca: certs.caCert })).rejects.toThrow();
+  });
+});
+
+describe('request logs', () => {
+  async function linesAt(level: 'info' | 'debug'): Promise<Array<Record<string, unknown>>> {
+    const certs = await writeTestCertificates();
+    const written: string[] = [];
+    const destination = new Writable({
+      write(chunk: Buffer, _encoding, done) {
+        written.push(chunk.toString());
+        done();
+      },
+    });
+    const server = await start(certs, [], { logger: createLogger(level, destination) });
+    try {
+      const base = `https://127.0.0.1:${server.port}`;
+      const allowed = await post(`${base}/mutate`, JSON.stringify(podReview({ uid: 'uid-allowed' })), { ca: certs.caCert });
+      expect(allowed.json().response.allowed).toBe(true);
+      const denied = await post(`${base}/validate`, JSON.stringify(podReview({ uid: 'uid-denied', pullPolicy: 'IfNotPresent' })), { ca: certs.caCert });
+      expect(denied.json().response.allowed).toBe(false);
+    } finally {
+      await server.shutdown();
+    }
+    return written.join('').trim().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>);
+  }
+
+  it('writes denials at info and allowed requests only at debug, with who asked and never the object', async () => {
+    const info = await linesAt('info');
+    expect(info.find((l) => l.uid === 'uid-allowed')).toBeUndefined();
+    const denied = info.find((l) => l.uid === 'uid-denied');
+    expect(denied).toMatchObject({ level: 30, msg: 'admission denied', webhook: 'validate', kind: 'Pod', operation: 'CREATE', decision: 'denied', rejectedBy: 'AlwaysPullImages' });
+    expect(typeof denied?.durationMs).toBe('number');
+
+    const debug = await linesAt('debug');
+    expect(debug.find((l) => l.uid === 'uid-allowed')).toMatchObject({ level: 20, msg: 'admission allowed', webhook: 'mutate', decision: 'allowed', patched: true });
+    expect(debug.find((l) => l.uid === 'uid-denied')).toMatchObject({ level: 30, msg: 'admission denied' });
+    for (const line of debug) expect(JSON.stringify(line)).not.toContain('nginx');
   });
 });

@@ -22,6 +22,7 @@ function recordingLogger(): Logger & { warnings: string[] } {
     warn: (first: unknown) => void warnings.push(String(first)),
     error: () => {},
     child: () => logger,
+    isLevelEnabled: () => true,
   };
   return logger;
 }
