@@ -14,6 +14,7 @@ export interface AuthorizationMetrics {
   readonly requestDuration: Histogram<'code'>;
   readonly cacheRequests: Counter<'status'>;
   readonly singleflightJoins: Counter;
+  readonly cacheRefreshes: Counter<'result'>;
   readonly decisions: Counter<'decision'>;
   readonly decisionDuration: Histogram<'decision'>;
 }
@@ -49,6 +50,12 @@ export function createAuthorizationMetrics(registry: Registry): AuthorizationMet
       help: 'Authorization questions that joined an identical SubjectAccessReview already in flight instead of sending their own.',
       registers,
     }),
+    cacheRefreshes: new Counter({
+      name: 'admission_chain_authorization_cache_refreshes_total',
+      help: 'Cached SubjectAccessReview answers asked again in the background shortly before they expired, by result (success or error).',
+      labelNames: ['result'],
+      registers,
+    }),
     decisions: new Counter({
       name: 'admission_chain_authorization_decisions_total',
       help: 'Answers the authorizer gave plugins (cached or not), by decision (allow, deny, no-opinion).',
@@ -71,6 +78,7 @@ export function authorizationRecorder(metrics: AuthorizationMetrics): Authorizat
     cacheHit: () => metrics.cacheRequests.inc({ status: 'hit' }),
     cacheMiss: () => metrics.cacheRequests.inc({ status: 'miss' }),
     singleflightJoined: () => metrics.singleflightJoins.inc(),
+    refreshCompleted: ({ result }) => metrics.cacheRefreshes.inc({ result }),
     requestCompleted: ({ outcome, code, durationSeconds }) => {
       const bounded = boundedCode(code);
       metrics.requests.inc({ code: bounded, outcome });

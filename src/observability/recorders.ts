@@ -11,6 +11,8 @@ export interface AuthorizationRecorder {
   cacheMiss(): void;
   /** A review that joined an identical one already on the wire instead of sending its own. */
   singleflightJoined(): void;
+  /** A background refresh of a cached answer near its expiry finished. */
+  refreshCompleted(observation: { result: 'success' | 'error' }): void;
   /** One per SubjectAccessReview put on the wire, retries included. */
   requestCompleted(observation: { outcome: 'allowed' | 'denied' | 'no-opinion' | 'error'; code: string; durationSeconds: number }): void;
 }

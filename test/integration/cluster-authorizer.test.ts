@@ -177,7 +177,7 @@ describe('cluster authorizer: caching', () => {
 
   it('keeps allowed and denied answers for their own TTLs', async () => {
     const clock = new ManualClock();
-    const { api, authorizer } = await setUp({ clock, allowedTtlMs: 1_000, deniedTtlMs: 5_000 });
+    const { api, authorizer } = await setUp({ clock, allowedTtlMs: 1_000, deniedTtlMs: 5_000, refreshAheadFraction: 0 });
     const allowed = attributes();
     const denied = attributes({ verb: 'delete', resource: 'secrets' });
     await authorizer.authorize(allowed);
@@ -201,7 +201,7 @@ describe('cluster authorizer: caching', () => {
 
   it('caches no-opinion answers for the denied TTL, like upstream', async () => {
     const clock = new ManualClock();
-    const { api, authorizer } = await setUp({ clock, allowedTtlMs: 10_000, deniedTtlMs: 100 });
+    const { api, authorizer } = await setUp({ clock, allowedTtlMs: 10_000, deniedTtlMs: 100, refreshAheadFraction: 0 });
     const nobody = attributes({ verb: 'patch' });
     await authorizer.authorize(nobody);
     await authorizer.authorize(nobody);
@@ -225,6 +225,75 @@ describe('cluster authorizer: caching', () => {
     await authorizer.authorize(huge);
     await authorizer.authorize(huge);
     expect(api.calls.count(sar)).toBe(2);
+  });
+});
+
+describe('cluster authorizer: refreshing answers about to expire', () => {
+  const refreshes = () => {
+    const seen: string[] = [];
+    return { seen, metrics: { refreshCompleted: ({ result }: { result: string }) => void seen.push(result) } };
+  };
+
+  it('asks again in the background in the last fifth of the TTL, answering from the cache meanwhile', async () => {
+    const clock = new ManualClock();
+    const { seen, metrics } = refreshes();
+    const { api, authorizer } = await setUp({ clock, allowedTtlMs: 10_000, metrics });
+    await authorizer.authorize(attributes());
+    clock.advance(7_999);
+    await authorizer.authorize(attributes());
+    expect(api.calls.count(sar)).toBe(1); // 2,001 ms left: more than a fifth
+
+    api.inject(sar, { kind: 'latency', ms: 100 });
+    clock.advance(1);
+    const started = performance.now();
+    expect(await authorizer.authorize(attributes())).toMatchObject({ decision: 'allow' });
+    expect(performance.now() - started).toBeLessThan(100); // served from the cache, not the wire
+    // Uses while the refresh is on the wire do not start another one.
+    await authorizer.authorize(attributes());
+    await expect.poll(() => seen).toEqual(['success']);
+    expect(api.calls.count(sar)).toBe(2);
+
+    // The refreshed answer has a whole new TTL: still cached long after the first one expired.
+    clock.advance(9_000);
+    await authorizer.authorize(attributes());
+    expect(api.calls.count(sar)).toBe(2);
+  });
+
+  it('replaces the cached answer with what the refresh returned', async () => {
+    const clock = new ManualClock();
+    let allowed = true;
+    const { metrics } = refreshes();
+    const flipping = { matches: () => true, get result() { return allowed ? { decision: 'allow', reason: 'yes' } : { decision: 'deny', reason: 'revoked' }; } } as unknown as typeof allowPodsGet;
+    const { api, authorizer } = await setUp({ clock, allowedTtlMs: 10_000, deniedTtlMs: 10_000, metrics }, [flipping]);
+    expect(await authorizer.authorize(attributes())).toMatchObject({ decision: 'allow' });
+    allowed = false;
+    clock.advance(9_000);
+    expect(await authorizer.authorize(attributes())).toMatchObject({ decision: 'allow' }); // within its TTL
+    await expect.poll(() => api.calls.count(sar)).toBe(2);
+    await expect.poll(async () => (await authorizer.authorize(attributes())).decision).toBe('deny');
+  });
+
+  it('keeps serving the answer until its TTL ends when the refresh fails, then asks in the foreground', async () => {
+    const clock = new ManualClock();
+    const { seen, metrics } = refreshes();
+    const { api, authorizer } = await setUp({ clock, allowedTtlMs: 10_000, maxAttempts: 1, metrics });
+    await authorizer.authorize(attributes());
+    api.inject(sar, { kind: 'server-error' }, { times: 1 });
+    clock.advance(9_000);
+    expect(await authorizer.authorize(attributes())).toMatchObject({ decision: 'allow' });
+    await expect.poll(() => seen).toEqual(['error']);
+    clock.advance(1_000); // expired now: the next use waits for a fresh answer
+    expect(await authorizer.authorize(attributes())).toMatchObject({ decision: 'allow' });
+    expect(api.calls.count(sar)).toBe(3);
+  });
+
+  it('never refreshes an answer that nobody uses near its expiry', async () => {
+    const clock = new ManualClock();
+    const { api, authorizer } = await setUp({ clock, allowedTtlMs: 10_000 });
+    await authorizer.authorize(attributes());
+    clock.advance(10_000);
+    await new Promise((r) => setTimeout(r, 50));
+    expect(api.calls.count(sar)).toBe(1);
   });
 });
 

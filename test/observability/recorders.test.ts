@@ -54,6 +54,19 @@ describe('authorization recorder with the cluster authorizer', () => {
     expect(api.calls.count(subjectAccessReviewRouteName)).toBe(2);
   });
 
+  it('counts background refreshes of answers about to expire', async () => {
+    const metrics = createMetrics({ defaultMetrics: false });
+    let now = 0;
+    const clock = { now: () => now, sleep: async () => {} };
+    api = await startStandInApiServer({ authorizer: ruleTableAuthorizer([allowGet]) });
+    authorizer = createClusterAuthorizer({ kubeConfig: api.kubeConfig, metrics: metrics.recorders.authorization, clock, allowedTtlMs: 1_000 });
+    await authorizer.authorize(question('web'));
+    now = 900;
+    await authorizer.authorize(question('web'));
+    await expect.poll(() => sampleValue(metrics.registry, 'admission_chain_authorization_cache_refreshes_total', { result: 'success' })).toBe(1);
+    expect(api.calls.count(subjectAccessReviewRouteName)).toBe(2);
+  });
+
   it('counts every failed attempt, retries included, by status code', async () => {
     const metrics = createMetrics({ defaultMetrics: false });
     api = await startStandInApiServer({ authorizer: ruleTableAuthorizer([allowGet]) });

@@ -6,8 +6,10 @@
 // answers are cached by the exact spec sent, allowed and denied with separate TTLs, errors never;
 // a failed call answers no-opinion together with the error (callers treat anything but allow as
 // a denial, so this fails closed); overload and reset connections are retried with exponential
-// backoff. Beyond upstream: identical concurrent reviews share one call, and every call is bounded
-// by the caller's signal and a default timeout.
+// backoff. Beyond upstream: identical concurrent reviews share one call, every call is bounded
+// by the caller's signal and a default timeout, and an answer still in use near the end of its
+// TTL is asked again in the background, so a busy identity never waits for its entry to expire
+// (answers are never served past their TTL: this only makes them fresher).
 import { AuthorizationV1Api, type KubeConfig, type V1SubjectAccessReviewSpec, type V1SubjectAccessReviewStatus } from '@kubernetes/client-node';
 import type { AuthorizationAttributes, AuthorizationResult, Authorizer, ResourceAttributes, SelectorAttributes } from '../../ports/authorizer.ts';
 import { systemClock, systemRandom, type Clock, type Random } from '../../ports/clock.ts';
@@ -21,6 +23,8 @@ export interface ClusterAuthorizerMetrics {
   cacheHit?(): void;
   cacheMiss?(): void;
   singleflightJoined?(): void;
+  /** A background refresh of a cached answer near its expiry finished. */
+  refreshCompleted?(observation: { result: 'success' | 'error' }): void;
   /** One per SubjectAccessReview put on the wire, retries included. */
   requestCompleted?(observation: { outcome: 'allowed' | 'denied' | 'no-opinion' | 'error'; code: string; durationSeconds: number }): void;
 }
@@ -37,6 +41,11 @@ export interface ClusterAuthorizerOptions {
   initialBackoffMs?: number;
   /** Cached answers kept at most (least recently used evicted first). */
   cacheSize?: number;
+  /**
+   * A cache hit with less than this fraction of its TTL left starts a background refresh
+   * (default 0.2: the last 2 s of a 10 s TTL); 0 turns refreshing off.
+   */
+  refreshAheadFraction?: number;
   clock?: Clock;
   random?: Random;
   logger?: Logger;
@@ -62,6 +71,7 @@ export function createClusterAuthorizer(options: ClusterAuthorizerOptions): Clus
     maxAttempts = 5,
     initialBackoffMs = 500,
     cacheSize = 8192,
+    refreshAheadFraction = 0.2,
     clock = systemClock,
     random = systemRandom,
     logger = silentLogger,
@@ -102,29 +112,45 @@ export function createClusterAuthorizer(options: ClusterAuthorizerOptions): Clus
     }
   }
 
+  /** One review on the wire (retries included), its answer cached when it may be. */
+  function reviewAndCache(key: string, spec: V1SubjectAccessReviewSpec, cacheable: boolean): (signal: AbortSignal) => Promise<V1SubjectAccessReviewStatus> {
+    return async (signal) => {
+      const status = await reviewWithRetries(spec, signal);
+      if (cacheable) cache.set(key, status, status.allowed ? allowedTtlMs : deniedTtlMs, clock.now());
+      return status;
+    };
+  }
+
+  /** Asks again for an answer about to expire, unless that question is already on the wire. */
+  function refreshInBackground(key: string, spec: V1SubjectAccessReviewSpec): void {
+    if (flights.has(key)) return;
+    flights.run(key, reviewAndCache(key, spec, true), AbortSignal.timeout(timeoutMs)).result.then(
+      () => metrics.refreshCompleted?.({ result: 'success' }),
+      (error: unknown) => {
+        // The cached answer stays until its TTL ends; the next use asks again.
+        metrics.refreshCompleted?.({ result: 'error' });
+        logger.debug({ err: describeKubeError(error, 'POST', url) }, 'SubjectAccessReview refresh failed');
+      },
+    );
+  }
+
   return {
     async authorize(attributes: AuthorizationAttributes, signal?: AbortSignal): Promise<AuthorizationResult> {
       const spec = subjectAccessReviewSpec(attributes);
       const key = JSON.stringify(spec);
       const cacheable = controlledAttributesSize(attributes) < maxControlledAttributesCacheSize;
-      const cached = cacheable ? cache.get(key, clock.now()) : undefined;
+      const now = clock.now();
+      const cached = cacheable ? cache.entry(key, now) : undefined;
       if (cached !== undefined) {
         metrics.cacheHit?.();
-        return resultOf(cached);
+        if (cached.expiresAt - now <= cached.ttlMs * refreshAheadFraction) refreshInBackground(key, spec);
+        return resultOf(cached.value);
       }
       metrics.cacheMiss?.();
 
       const deadline = AbortSignal.timeout(timeoutMs);
       const bounded = signal === undefined ? deadline : AbortSignal.any([signal, deadline]);
-      const ticket = flights.run(
-        key,
-        async (flightSignal) => {
-          const status = await reviewWithRetries(spec, flightSignal);
-          if (cacheable) cache.set(key, status, status.allowed ? allowedTtlMs : deniedTtlMs, clock.now());
-          return status;
-        },
-        bounded,
-      );
+      const ticket = flights.run(key, reviewAndCache(key, spec, cacheable), bounded);
       if (ticket.joined) metrics.singleflightJoined?.();
       try {
         return resultOf(await ticket.result);

@@ -22,6 +22,11 @@ export class SingleFlight<T> {
     return this.#flights.size;
   }
 
+  /** Whether work for key is running. */
+  has(key: string): boolean {
+    return this.#flights.has(key);
+  }
+
   run(key: string, work: (signal: AbortSignal) => Promise<T>, signal?: AbortSignal): FlightTicket<T> {
     let flight = this.#flights.get(key);
     const joined = flight !== undefined;
