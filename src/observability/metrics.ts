@@ -14,7 +14,8 @@ export interface AdmissionMetrics {
   readonly stepDuration: Histogram<'type' | 'operation' | 'rejected'>;
   readonly controllerDuration: Histogram<'name' | 'type' | 'operation' | 'rejected'>;
   readonly requests: Counter<'webhook' | 'operation' | 'allowed' | 'code'>;
-  readonly inFlight: Gauge<'webhook'>;
+  /** Requests being handled now, per webhook; plain counters read at scrape time, not per request. */
+  readonly inFlight: Record<string, number>;
   readonly nonEnforcedRejections: Counter<'name' | 'mode'>;
   readonly pluginPaths: Counter<'name' | 'path'>;
   readonly certificateExpiry: Gauge;
@@ -51,6 +52,16 @@ export function createMetrics(options: { registry?: Registry; defaultMetrics?: b
   });
   // Present at zero from the start, so error ratios are defined before the first failure.
   for (const webhook of ['mutate', 'validate']) internalErrors.inc({ webhook }, 0);
+  const inFlight: Record<string, number> = { mutate: 0, validate: 0 };
+  new Gauge({
+    name: 'admission_chain_requests_in_flight',
+    help: 'AdmissionReview requests being handled now.',
+    labelNames: ['webhook'],
+    registers: [registry],
+    collect() {
+      for (const [webhook, count] of Object.entries(inFlight)) this.set({ webhook }, count);
+    },
+  });
   return {
     registry,
     internalErrors,
@@ -82,12 +93,7 @@ export function createMetrics(options: { registry?: Registry; defaultMetrics?: b
       labelNames: ['webhook', 'operation', 'allowed', 'code'],
       registers: [registry],
     }),
-    inFlight: new Gauge({
-      name: 'admission_chain_requests_in_flight',
-      help: 'AdmissionReview requests being handled now.',
-      labelNames: ['webhook'],
-      registers: [registry],
-    }),
+    inFlight,
     nonEnforcedRejections: new Counter({
       name: 'admission_chain_non_enforced_rejections_total',
       help: 'Rejections by plugins in warn or audit mode that were admitted anyway.',

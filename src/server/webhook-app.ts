@@ -88,7 +88,7 @@ function reviewHandler(phase: Phase, options: WebhookAppOptions) {
     }
     const { request } = decoded;
     const signal = requestSignal(req, res, options.requestTimeoutMs);
-    options.metrics.inFlight.inc({ webhook });
+    options.metrics.inFlight[webhook]! += 1;
     try {
       const handled = await handleAdmission(options.chain, phase, request, signal);
       const { response } = handled;
@@ -119,7 +119,7 @@ function reviewHandler(phase: Phase, options: WebhookAppOptions) {
       else if (!response.allowed) log.info({ ...fields, reason: response.status?.message }, 'admission denied');
       else log.debug(fields, 'admission allowed');
     } finally {
-      options.metrics.inFlight.dec({ webhook });
+      options.metrics.inFlight[webhook]! -= 1;
     }
   };
 }

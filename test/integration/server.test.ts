@@ -340,3 +340,48 @@ describe('request logs', () => {
     for (const line of debug) expect(JSON.stringify(line)).not.toContain('nginx');
   });
 });
+
+describe('in-flight gauge', () => {
+  it('counts a request while it is being handled, per webhook, and drops back when it is answered', async () => {
+    const certs = await writeTestCertificates();
+    let release: () => void = () => {};
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    let entered: () => void = () => {};
+    const inside = new Promise<void>((resolve) => {
+      entered = resolve;
+    });
+    const server = await start(certs, [
+      {
+        mode: 'enforce',
+        plugin: recordingPlugin({
+          name: 'Holding',
+          log: [],
+          mutating: false,
+          check: async () => {
+            entered();
+            await held;
+          },
+        }),
+      },
+    ]);
+    try {
+      const gauge = async (webhook: string) => {
+        const text = (await get(`http://127.0.0.1:${server.metricsPort}/metrics`)).text;
+        return Number(new RegExp(`^admission_chain_requests_in_flight\\{webhook="${webhook}"\\} (\\S+)$`, 'm').exec(text)?.[1]);
+      };
+      expect(await gauge('validate')).toBe(0);
+      const answer = post(`https://127.0.0.1:${server.port}/validate`, JSON.stringify(podReview({ pullPolicy: 'Always' })), { ca: certs.caCert });
+      await inside;
+      expect(await gauge('validate')).toBe(1);
+      expect(await gauge('mutate')).toBe(0);
+      release();
+      expect((await answer).status).toBe(200);
+      expect(await gauge('validate')).toBe(0);
+    } finally {
+      release();
+      await server.shutdown();
+    }
+  });
+});
