@@ -22,3 +22,23 @@ export function raceWithSignal<T>(work: Promise<T>, signal: AbortSignal | undefi
     );
   });
 }
+
+/**
+ * Runs work under a signal that aborts when the caller's signal does or after timeoutMs, whichever
+ * comes first (the reason is a TimeoutError, as AbortSignal.timeout's). Unlike AbortSignal.timeout
+ * with AbortSignal.any, the timer and the listener are released as soon as work settles: under load
+ * those would otherwise keep every finished call's signals alive, and then fire, for the whole timeout.
+ */
+export async function withTimeout<T>(signal: AbortSignal | undefined, timeoutMs: number, work: (bounded: AbortSignal) => Promise<T>): Promise<T> {
+  const controller = new AbortController();
+  const timer = setTimeout(() => controller.abort(new DOMException('The operation was aborted due to timeout', 'TimeoutError')), timeoutMs);
+  const onAbort = () => controller.abort(signal?.reason);
+  if (signal?.aborted) onAbort();
+  else signal?.addEventListener('abort', onAbort, { once: true });
+  try {
+    return await work(controller.signal);
+  } finally {
+    clearTimeout(timer);
+    signal?.removeEventListener('abort', onAbort);
+  }
+}

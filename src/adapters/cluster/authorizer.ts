@@ -15,6 +15,7 @@ import type { AuthorizationAttributes, AuthorizationResult, Authorizer, Resource
 import { systemClock, systemRandom, type Clock, type Random } from '../../ports/clock.ts';
 import { silentLogger, type Logger } from '../../ports/logger.ts';
 import { createKubeRequests, describeKubeError, errorCode, raceWithSignal, retryHint } from './kube.ts';
+import { withTimeout } from '../../util/signals.ts';
 import { SingleFlight } from './singleflight.ts';
 import { TtlCache } from './ttl-cache.ts';
 
@@ -124,7 +125,7 @@ export function createClusterAuthorizer(options: ClusterAuthorizerOptions): Clus
   /** Asks again for an answer about to expire, unless that question is already on the wire. */
   function refreshInBackground(key: string, spec: V1SubjectAccessReviewSpec): void {
     if (flights.has(key)) return;
-    flights.run(key, reviewAndCache(key, spec, true), AbortSignal.timeout(timeoutMs)).result.then(
+    withTimeout(undefined, timeoutMs, (bounded) => flights.run(key, reviewAndCache(key, spec, true), bounded).result).then(
       () => metrics.refreshCompleted?.({ result: 'success' }),
       (error: unknown) => {
         // The cached answer stays until its TTL ends; the next use asks again.
@@ -148,12 +149,13 @@ export function createClusterAuthorizer(options: ClusterAuthorizerOptions): Clus
       }
       metrics.cacheMiss?.();
 
-      const deadline = AbortSignal.timeout(timeoutMs);
-      const bounded = signal === undefined ? deadline : AbortSignal.any([signal, deadline]);
-      const ticket = flights.run(key, reviewAndCache(key, spec, cacheable), bounded);
-      if (ticket.joined) metrics.singleflightJoined?.();
       try {
-        return resultOf(await ticket.result);
+        const status = await withTimeout(signal, timeoutMs, (bounded) => {
+          const ticket = flights.run(key, reviewAndCache(key, spec, cacheable), bounded);
+          if (ticket.joined) metrics.singleflightJoined?.();
+          return ticket.result;
+        });
+        return resultOf(status);
       } catch (error) {
         const message = describeKubeError(error, 'POST', url);
         logger.warn({ err: message }, 'SubjectAccessReview failed; answering no opinion');

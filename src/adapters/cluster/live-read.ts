@@ -6,6 +6,7 @@
 import { ApiException } from '@kubernetes/client-node';
 import { StatusError } from '../../admission/errors.ts';
 import type { Status } from '../../api/types.ts';
+import { withTimeout } from '../../util/signals.ts';
 import { describeKubeError, raceWithSignal, statusOf } from './kube.ts';
 
 export interface LiveReadOptions<T> {
@@ -20,10 +21,8 @@ export interface LiveReadOptions<T> {
 
 export async function liveRead<T>(options: LiveReadOptions<T>): Promise<T | undefined> {
   const { call, project, url, signal, timeoutMs } = options;
-  const deadline = AbortSignal.timeout(timeoutMs);
-  const bounded = signal === undefined ? deadline : AbortSignal.any([signal, deadline]);
   try {
-    return project(await raceWithSignal(call(bounded), bounded));
+    return project(await withTimeout(signal, timeoutMs, (bounded) => raceWithSignal(call(bounded), bounded)));
   } catch (error) {
     if (error instanceof ApiException && error.code === 404) return undefined;
     if (signal?.aborted) throw signal.reason;
