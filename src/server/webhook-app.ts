@@ -104,7 +104,10 @@ function reviewHandler(phase: Phase, options: WebhookAppOptions) {
       // Failures at error, denials at info, allowed requests at debug (what Gatekeeper and
       // controller-runtime do): at thousands of requests a second, a line for every allowed one
       // costs a tenth of the throughput and floods the log pipeline; the metrics count them all.
-      const level = internal ? 'error' : response.allowed ? 'debug' : 'info';
+      // A request admitted only because a plugin runs in warn or audit mode is logged at info: it
+      // is what a rollout in warn mode is watched for.
+      const notEnforced = handled.outcome.nonEnforced?.map(({ plugin, mode }) => `${plugin}:${mode}`);
+      const level = internal ? 'error' : !response.allowed || notEnforced !== undefined ? 'info' : 'debug';
       if (!options.logger.isLevelEnabled(level)) return;
       const log = requestLogger(options.logger, webhook, request);
       const fields = {
@@ -113,10 +116,12 @@ function reviewHandler(phase: Phase, options: WebhookAppOptions) {
         patched: response.patch !== undefined,
         rejectedBy: handled.rejectedBy,
         warnings: response.warnings?.length,
+        notEnforced,
         durationMs: Math.round(seconds * 1e6) / 1e3,
       };
       if (internal) log.error({ ...fields, reason: response.status?.message }, 'admission failed');
       else if (!response.allowed) log.info({ ...fields, reason: response.status?.message }, 'admission denied');
+      else if (notEnforced !== undefined) log.info(fields, 'admission allowed; a rejection was not enforced');
       else log.debug(fields, 'admission allowed');
     } finally {
       options.metrics.inFlight[webhook]! -= 1;

@@ -243,7 +243,7 @@ describe('chart with default values', () => {
     ]);
     expect(container.volumeMounts).toContainEqual({ name: 'tmp', mountPath: '/tmp' });
     expect(container.volumeMounts).toContainEqual({ name: 'tls', mountPath: '/etc/admission-chain/tls', readOnly: true });
-    expect(container.resources).toMatchObject({ requests: { cpu: '100m', memory: '128Mi' }, limits: { memory: '256Mi' } });
+    expect(container.resources).toMatchObject({ requests: { cpu: '100m', memory: '256Mi' }, limits: { memory: '512Mi' } });
     // The pod must outlive the not-ready delay plus the drain, and the drain must outlast one request.
     const seconds = (flag: string): number => Number(new RegExp(`--${flag}=(\\d+)s`).exec(container.args.join(' '))?.[1]);
     expect(pod.terminationGracePeriodSeconds).toBeGreaterThan(seconds('shutdown-delay') + seconds('drain-timeout'));

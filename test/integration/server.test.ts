@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AdmissionChain } from '../../src/admission/chain.ts';
+import { forbidden } from '../../src/admission/errors.ts';
 import { instrumentPlugin } from '../../src/admission/instrument.ts';
 import { createLogger } from '../../src/observability/logger.ts';
 import { createMetrics } from '../../src/observability/metrics.ts';
@@ -314,13 +315,23 @@ describe('request logs', () => {
         done();
       },
     });
-    const server = await start(certs, [], { logger: createLogger(level, destination) });
+    const warnOnly = recordingPlugin({
+      name: 'WarnOnly',
+      log: [],
+      mutating: false,
+      check: (a) => {
+        if (a.name === 'would-be-denied') throw forbidden(a, 'not on my watch');
+      },
+    });
+    const server = await start(certs, [{ plugin: warnOnly, mode: 'warn' }], { logger: createLogger(level, destination) });
     try {
       const base = `https://127.0.0.1:${server.port}`;
       const allowed = await post(`${base}/mutate`, JSON.stringify(podReview({ uid: 'uid-allowed' })), { ca: certs.caCert });
       expect(allowed.json().response.allowed).toBe(true);
       const denied = await post(`${base}/validate`, JSON.stringify(podReview({ uid: 'uid-denied', pullPolicy: 'IfNotPresent' })), { ca: certs.caCert });
       expect(denied.json().response.allowed).toBe(false);
+      const warned = await post(`${base}/validate`, JSON.stringify(podReview({ uid: 'uid-warned', pullPolicy: 'Always', name: 'would-be-denied' })), { ca: certs.caCert });
+      expect(warned.json().response.allowed).toBe(true);
     } finally {
       await server.shutdown();
     }
@@ -333,6 +344,8 @@ describe('request logs', () => {
     const denied = info.find((l) => l.uid === 'uid-denied');
     expect(denied).toMatchObject({ level: 30, msg: 'admission denied', webhook: 'validate', kind: 'Pod', operation: 'CREATE', decision: 'denied', rejectedBy: 'AlwaysPullImages' });
     expect(typeof denied?.durationMs).toBe('number');
+    // Admitted only because the plugin merely warns: what a warn-mode rollout watches the logs for.
+    expect(info.find((l) => l.uid === 'uid-warned')).toMatchObject({ level: 30, msg: 'admission allowed; a rejection was not enforced', decision: 'allowed', notEnforced: ['WarnOnly:warn'] });
 
     const debug = await linesAt('debug');
     expect(debug.find((l) => l.uid === 'uid-allowed')).toMatchObject({ level: 20, msg: 'admission allowed', webhook: 'mutate', decision: 'allowed', patched: true });
