@@ -78,13 +78,11 @@ interface Measured {
   peakRssMiB: number;
 }
 
-/** Warm-up, a saturating run, and optionally a cold (fresh body each time) run. */
-async function measure(running: Running, path: string, body: string, options: { cold?: () => string } = {}): Promise<Omit<Measured, 'peakRssMiB'>> {
+/** Warm-up and a saturating run. */
+async function measure(running: Running, path: string, body: string): Promise<LoadResult> {
   const url = `${running.base}${path}`;
   await runLoad({ url, body, connections, durationSeconds: Math.min(3, durationSeconds) });
-  const throughput = await runLoad({ url, body, connections, durationSeconds });
-  const cold = options.cold === undefined ? undefined : await runLoad({ url, body: options.cold, connections, durationSeconds });
-  return { throughput, ...(cold && { cold }) };
+  return runLoad({ url, body, connections, durationSeconds });
 }
 
 /**
@@ -113,17 +111,24 @@ async function sideBySide(title: string, path: string, body: string, options: { 
   const running: Partial<Record<Side, Running>> = {};
   try {
     // One side at a time at full load; the other is started only once the first is done with it.
-    const saturated: Partial<Record<Side, Omit<Measured, 'peakRssMiB'>>> = {};
+    const saturated: Partial<Record<Side, LoadResult>> = {};
     for (const side of ['baseline', 'ours'] as const) {
       const started = await start(side, body, path, options.kubeconfig);
       running[side] = started;
       if (side === 'ours' && options.extra !== undefined) extraRows = await options.extra(started);
-      saturated[side] = await measure(started, path, body, { ...(options.cold && { cold: options.cold }) });
+      saturated[side] = await measure(started, path, body);
     }
     const both = running as Record<Side, Running>;
+    // Steady state first: the cold-cache burst comes last, because what it leaves behind (a heap
+    // grown to hundreds of MiB, a full answer cache) is not the steady state and is reported apart.
     const fixed = options.fixed === false ? undefined : await fixedRateRounds(both, path, body);
+    const cold: Partial<Record<Side, LoadResult>> = {};
+    if (options.cold !== undefined) {
+      for (const side of ['baseline', 'ours'] as const) cold[side] = await runLoad({ url: `${both[side].base}${path}`, body: options.cold, connections, durationSeconds });
+    }
     for (const side of ['baseline', 'ours'] as const) {
-      results[side] = { ...saturated[side]!, ...(fixed && { fixed: fixed[side] }), peakRssMiB: both[side].process.peakRssMiB() };
+      const coldRun = cold[side];
+      results[side] = { throughput: saturated[side]!, ...(coldRun && { cold: coldRun }), ...(fixed && { fixed: fixed[side] }), peakRssMiB: both[side].process.peakRssMiB() };
     }
   } finally {
     for (const side of ['baseline', 'ours'] as const) await running[side]?.process.stop();

@@ -69,6 +69,17 @@ describe('handleAdmission', () => {
     expect(response.status).toMatchObject({ code: 500, message: 'Internal error occurred: admission request deadline exceeded' });
   });
 
+  it('says the request was canceled, not timed out, when the caller goes away', async () => {
+    const chain = new AdmissionChain([
+      { mode: 'enforce', plugin: recordingPlugin({ name: 'slow', log: [], check: () => new Promise(() => {}) }) },
+    ]);
+    const caller = new AbortController();
+    const handled = handleAdmission(chain, 'validate', request(), caller.signal);
+    caller.abort(new Error('client closed the connection'));
+    const { response } = await handled;
+    expect(response.status).toMatchObject({ code: 500, message: 'Internal error occurred: admission request canceled: client closed the connection' });
+  });
+
   it('returns warnings and audit annotations from warn-mode rejections', async () => {
     const chain = new AdmissionChain([
       { mode: 'warn', plugin: recordingPlugin({ name: 'A', log: [], check: (a) => { throw forbidden(a, 'careful'); } }) },

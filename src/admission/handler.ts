@@ -71,10 +71,12 @@ export function statusOf(error: StatusError): Status {
 /** Guarantees an answer by the deadline even if a plugin ignores its signal. */
 function withDeadline<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
   return raceWithSignal(work, signal).catch((error: unknown) => {
-    throw signal.aborted ? deadlineError() : error;
+    throw signal.aborted ? abortedError(signal.reason) : error;
   });
 }
 
-function deadlineError(): StatusError {
-  return internalError('admission request deadline exceeded');
+/** Why the request was given up: its deadline, or the caller going away (nobody reads that answer). */
+function abortedError(reason: unknown): StatusError {
+  if (reason instanceof Error && reason.name === 'TimeoutError') return internalError('admission request deadline exceeded');
+  return internalError(`admission request canceled: ${reason instanceof Error ? reason.message : String(reason)}`);
 }
