@@ -92,6 +92,12 @@ function reviewHandler(phase: Phase, options: WebhookAppOptions) {
     try {
       const handled = await handleAdmission(options.chain, phase, request, signal);
       const { response } = handled;
+      // The answer is written from the event loop's check phase, once every request that arrived
+      // with this one has been read and handled: under load the answers of one loop turn then
+      // leave together instead of one write (and one wake-up of the caller) per read. Measured on
+      // loopback at saturation: about 20 % more throughput (docs/benchmark.md); an idle loop
+      // reaches the check phase at once, so a lone request waits no longer.
+      await nextLoopTurn();
       // Answer first; metrics and the log line follow without holding the caller up.
       sendReview(res, responseReview(decoded.apiVersion, response));
       const seconds = Number(process.hrtime.bigint() - started) / 1e9;
@@ -158,6 +164,10 @@ function requestSignal(req: Request, res: Response, timeoutMs: number): AbortSig
   };
   res.once('close', onClose);
   return controller.signal;
+}
+
+function nextLoopTurn(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
 }
 
 function sendReview(res: Response, review: AdmissionReview): void {

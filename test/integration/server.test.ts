@@ -1,6 +1,6 @@
 // The webhook over real HTTPS: the AdmissionReview contract, every bad-input class, health,
 // certificate reload without dropping connections, and draining on shutdown.
-import { Agent } from 'node:https';
+import { Agent, request as httpsRequest } from 'node:https';
 import { mkdir, rename, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
@@ -394,6 +394,57 @@ describe('in-flight gauge', () => {
       expect(await gauge('validate')).toBe(0);
     } finally {
       release();
+      await server.shutdown();
+    }
+  });
+});
+
+describe('a caller that goes away', () => {
+  it('gets its request canceled; the answer is dropped, counted as an internal error, and the server keeps serving', async () => {
+    const certs = await writeTestCertificates();
+    let entered: () => void = () => {};
+    const inside = new Promise<void>((resolve) => {
+      entered = resolve;
+    });
+    const written: string[] = [];
+    const destination = new Writable({
+      write(chunk: Buffer, _encoding, done) {
+        written.push(chunk.toString());
+        done();
+      },
+    });
+    const server = await start(
+      certs,
+      [
+        {
+          mode: 'enforce',
+          plugin: recordingPlugin({
+            name: 'Slow',
+            log: [],
+            mutating: false,
+            check: async (a, context) => {
+              if (a.name !== 'slow') return;
+              entered();
+              await new Promise<void>((resolve) => context.signal.addEventListener('abort', () => resolve(), { once: true }));
+            },
+          }),
+        },
+      ],
+      { logger: createLogger('info', destination) },
+    );
+    try {
+      const base = `https://127.0.0.1:${server.port}`;
+      const request = httpsRequest(`${base}/validate`, { method: 'POST', ca: certs.caCert, headers: { 'content-type': 'application/json' } });
+      request.on('error', () => {});
+      request.end(JSON.stringify(podReview({ uid: 'uid-gone', pullPolicy: 'Always', name: 'slow' })));
+      await inside;
+      request.destroy();
+      await expect.poll(() => written.join('')).toContain('uid-gone');
+      const line = JSON.parse(written.join('').trim().split('\n').find((l) => l.includes('uid-gone'))!) as Record<string, unknown>;
+      expect(line).toMatchObject({ msg: 'admission failed', reason: 'Internal error occurred: admission request canceled: client closed the connection' });
+      const next = await post(`${base}/validate`, JSON.stringify(podReview({ pullPolicy: 'Always' })), { ca: certs.caCert });
+      expect(next.json().response.allowed).toBe(true);
+    } finally {
       await server.shutdown();
     }
   });
