@@ -10,7 +10,7 @@
 // BENCH_LOG_LEVEL sets its --log-level (default info: a line per denial, none per allowed request),
 // BENCH_FIXED_ROUNDS the alternating rounds of the fixed-rate run (default 3).
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { generateCertificates } from '../src/tls/generate.ts';
@@ -28,6 +28,15 @@ const fixedRounds = Number(process.env.BENCH_FIXED_ROUNDS ?? 3);
 const logLevelArgs = process.env.BENCH_LOG_LEVEL ? ['--log-level', process.env.BENCH_LOG_LEVEL] : [];
 const extraNodeOptions = (process.env.BENCH_NODE_OPTIONS ?? '').split(' ').filter(Boolean);
 const root = join(import.meta.dirname, '..');
+/** The node flags the container image starts with (its CMD, which the chart repeats): measure what ships. */
+const imageNodeFlags = nodeFlagsOfImage(readFileSync(join(root, 'Dockerfile'), 'utf8'));
+
+function nodeFlagsOfImage(dockerfile: string): string[] {
+  const cmd = JSON.parse(/^CMD\s+(\[.*\])\s*$/m.exec(dockerfile)?.[1] ?? 'null') as string[] | null;
+  const entry = cmd?.findIndex((arg) => arg.endsWith('.js')) ?? -1;
+  if (cmd?.[0] !== 'node' || entry < 1) throw new Error('bench: cannot read the node flags from the Dockerfile CMD');
+  return cmd.slice(1, entry);
+}
 
 pinSelf();
 // Measure what ships: the container image runs the tsc output, not the TypeScript sources.
@@ -57,7 +66,7 @@ async function startBaseline(): Promise<Running> {
 
 async function startOurs(kubeconfig?: string): Promise<Running> {
   const [port, metricsPort] = [await freePort(), await freePort()];
-  const nodeOptions = [...extraNodeOptions, ...(profileDir === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${profileDir}`])];
+  const nodeOptions = [...imageNodeFlags, ...extraNodeOptions, ...(profileDir === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${profileDir}`])];
   // The compiled build, as the container image runs it (built once at the start of the run).
   const backend = kubeconfig === undefined ? ['--cluster-state', join(root, 'bench/cluster-state.yaml')] : ['--kubeconfig', kubeconfig];
   const args = [join(root, 'dist/cli/run.js'), 'serve', ...backend, '--bind-address', '127.0.0.1', '--port', String(port), '--metrics-port', String(metricsPort), '--tls-cert-file', certFile, '--tls-private-key-file', keyFile, '--shutdown-delay', '0s', ...logLevelArgs];
@@ -202,7 +211,7 @@ process.stdout.write(
     '',
     `- machine: ${cpus()[0]?.model ?? 'unknown CPU'}, ${cpus().length} CPUs, ${(totalmem() / 2 ** 30).toFixed(1)} GiB RAM; Node ${process.version}; ${process.platform} ${process.arch}`,
     `- ${pinning}; ${connections} connections; ${durationSeconds} s per run after a warm-up; HTTPS on loopback, same certificate and bodies for both`,
-    `- baseline: bare express HTTPS handler that parses the review and answers allowed; admission-chain: \`serve\` with the default plugins (AlwaysPullImages, OwnerReferencesPermissionEnforcement) at --log-level ${process.env.BENCH_LOG_LEVEL ?? 'info'} (info: a line per denial, none per allowed request)`,
+    `- baseline: bare express HTTPS handler that parses the review and answers allowed; admission-chain: \`node ${imageNodeFlags.join(' ')} dist/cli/run.js serve\` (the image's command) with the default plugins (AlwaysPullImages, OwnerReferencesPermissionEnforcement) at --log-level ${process.env.BENCH_LOG_LEVEL ?? 'info'} (info: a line per denial, none per allowed request)`,
     '',
     '',
   ].join('\n'),

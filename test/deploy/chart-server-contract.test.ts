@@ -42,8 +42,8 @@ describe('chart ↔ server contract', () => {
   it('starts the entry point the production build emits (src/cli/run.ts → dist/cli/run.js)', () => {
     const { container } = serverConfigFor({});
     const build = JSON.parse(readFileSync(join(repoRoot, 'tsconfig.build.json'), 'utf8').replace(/^\s*\/\/.*$/gm, '')) as { compilerOptions: { outDir: string; rootDir: string } };
-    const entry = container.command?.[1] ?? '';
-    expect(container.command).toEqual(['node', entry, 'serve']);
+    const entry = container.command?.find((arg) => arg.endsWith('.js')) ?? '';
+    expect(container.command).toEqual(['node', '--max-semi-space-size=8', entry, 'serve']);
     expect(entry.startsWith(`${build.compilerOptions.outDir}/`)).toBe(true);
     const source = join(repoRoot, build.compilerOptions.rootDir, entry.slice(build.compilerOptions.outDir.length + 1).replace(/\.js$/, '.ts'));
     expect(readFileSync(source, 'utf8')).toContain('await main(process.argv)');
