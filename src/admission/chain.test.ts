@@ -131,12 +131,22 @@ describe('AdmissionChain', () => {
     const log: string[] = [];
     const controller = new AbortController();
     const chain = new AdmissionChain([
-      { mode: 'enforce', plugin: recordingPlugin({ name: 'A', log, check: () => controller.abort() }) },
+      { mode: 'enforce', plugin: recordingPlugin({ name: 'A', log, check: () => controller.abort(new DOMException('deadline', 'TimeoutError')) }) },
       { mode: 'enforce', plugin: recordingPlugin({ name: 'B', log }) },
     ]);
     const outcome = await chain.validate(podAttributes(), controller.signal);
     expect(log).toEqual(['A:validate']);
     expect(outcome.rejection?.status.code).toBe(500);
     expect(outcome.rejection?.message).toContain('deadline exceeded');
+  });
+
+  it('says canceled, not deadline, when the caller went away before a plugin could run', async () => {
+    const controller = new AbortController();
+    const chain = new AdmissionChain([
+      { mode: 'enforce', plugin: recordingPlugin({ name: 'A', log: [], check: () => controller.abort(new Error('client closed the connection')) }) },
+      { mode: 'enforce', plugin: recordingPlugin({ name: 'B', log: [] }) },
+    ]);
+    const outcome = await chain.validate(podAttributes(), controller.signal);
+    expect(outcome.rejection?.message).toBe('Internal error occurred: admission request canceled before plugin B could run: client closed the connection');
   });
 });

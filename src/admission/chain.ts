@@ -3,7 +3,7 @@
 // an enforcing plugin ends the phase. Plugins in warn or audit mode never reject: their
 // rejection becomes a warning and/or an audit annotation, and the chain goes on.
 import type { Attributes, RequestContext } from './attributes.ts';
-import { internalError, isStatusError, type StatusError } from './errors.ts';
+import { abortedError, internalError, isStatusError, type StatusError } from './errors.ts';
 import { PluginMode, type AdmissionPlugin } from './plugin.ts';
 import { cloneJson } from '../util/clone-json.ts';
 
@@ -55,7 +55,7 @@ export class AdmissionChain {
       const step = plugin[phase];
       if (!step || !plugin.handles(attributes.operation)) continue;
       if (signal.aborted) {
-        outcome.rejection = internalError(`admission deadline exceeded before plugin ${plugin.name} could run`);
+        outcome.rejection = abortedError(signal.reason, ` before plugin ${plugin.name} could run`);
         outcome.rejectedBy = plugin.name;
         return outcome;
       }

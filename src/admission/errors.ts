@@ -95,6 +95,16 @@ export function internalError(message: string, cause?: unknown): StatusError {
   );
 }
 
+/**
+ * Why a request was given up: its deadline (an AbortSignal reason named TimeoutError), or the
+ * caller going away, in which case nobody reads the answer but the log and metrics should not
+ * call it a timeout. `detail` says where it was given up.
+ */
+export function abortedError(reason: unknown, detail = ''): StatusError {
+  if (reason instanceof Error && reason.name === 'TimeoutError') return internalError(`admission request deadline exceeded${detail}`);
+  return internalError(`admission request canceled${detail}: ${reason instanceof Error ? reason.message : String(reason)}`);
+}
+
 /** Go's "%v" of an error value: "<nil>" when there is none. */
 export function goErrorString(error: string | undefined): string {
   return error === undefined ? '<nil>' : error;

@@ -5,7 +5,7 @@ import fastJsonPatch from 'fast-json-patch';
 import type { KubeObject, Status } from '../api/types.ts';
 import type { Attributes } from './attributes.ts';
 import type { AdmissionChain, Phase, PhaseOutcome } from './chain.ts';
-import { internalError, isStatusError, type StatusError } from './errors.ts';
+import { abortedError, internalError, isStatusError, type StatusError } from './errors.ts';
 import { attributesFrom, type AdmissionRequest, type AdmissionResponse } from './review.ts';
 import { cloneJson } from '../util/clone-json.ts';
 import { raceWithSignal } from '../util/signals.ts';
@@ -73,10 +73,4 @@ function withDeadline<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
   return raceWithSignal(work, signal).catch((error: unknown) => {
     throw signal.aborted ? abortedError(signal.reason) : error;
   });
-}
-
-/** Why the request was given up: its deadline, or the caller going away (nobody reads that answer). */
-function abortedError(reason: unknown): StatusError {
-  if (reason instanceof Error && reason.name === 'TimeoutError') return internalError('admission request deadline exceeded');
-  return internalError(`admission request canceled: ${reason instanceof Error ? reason.message : String(reason)}`);
 }

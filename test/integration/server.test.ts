@@ -44,6 +44,28 @@ async function start(certs: CertFiles, extra: Parameters<typeof startServer>[0][
   });
 }
 
+/** A promise and the function that settles it, for holding a plugin until the test lets it go. */
+function gate(): { opened: Promise<void>; open: () => void } {
+  let open: () => void = () => {};
+  const opened = new Promise<void>((resolve) => {
+    open = resolve;
+  });
+  return { opened, open };
+}
+
+/** A log destination that keeps what is written, read back as JSON lines. */
+function capturedLog(): { destination: Writable; lines: () => Array<Record<string, unknown>> } {
+  const written: string[] = [];
+  const destination = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      written.push(chunk.toString());
+      done();
+    },
+  });
+  const lines = () => written.join('').split('\n').filter(Boolean).map((line) => JSON.parse(line) as Record<string, unknown>);
+  return { destination, lines };
+}
+
 describe('webhook server', () => {
   let certs: CertFiles;
   let server: RunningServer;
@@ -268,10 +290,7 @@ describe('drain on shutdown', () => {
 
   it('goes unready, finishes in-flight requests, then stops accepting', async () => {
     const certs = await writeTestCertificates();
-    let release: () => void = () => {};
-    const started = new Promise<void>((resolveStarted) => {
-      release = resolveStarted;
-    });
+    const started = gate();
     const server = await start(
       certs,
       [
@@ -282,7 +301,7 @@ describe('drain on shutdown', () => {
             log: [],
             mutating: false,
             check: async () => {
-              release();
+              started.open();
               await new Promise((r) => setTimeout(r, 400));
             },
           }),
@@ -292,7 +311,7 @@ describe('drain on shutdown', () => {
     );
     const base = `https://127.0.0.1:${server.port}`;
     const inFlight = post(`${base}/validate`, JSON.stringify(podReview({ pullPolicy: 'Always' })), { ca: certs.caCert });
-    await started;
+    await started.opened;
     const stopping = server.shutdown();
     const ready = await get(`http://127.0.0.1:${server.metricsPort}/readyz`);
     expect(ready.status).toBe(503);
@@ -308,13 +327,7 @@ describe('drain on shutdown', () => {
 describe('request logs', () => {
   async function linesAt(level: 'info' | 'debug'): Promise<Array<Record<string, unknown>>> {
     const certs = await writeTestCertificates();
-    const written: string[] = [];
-    const destination = new Writable({
-      write(chunk: Buffer, _encoding, done) {
-        written.push(chunk.toString());
-        done();
-      },
-    });
+    const log = capturedLog();
     const warnOnly = recordingPlugin({
       name: 'WarnOnly',
       log: [],
@@ -323,7 +336,7 @@ describe('request logs', () => {
         if (a.name === 'would-be-denied') throw forbidden(a, 'not on my watch');
       },
     });
-    const server = await start(certs, [{ plugin: warnOnly, mode: 'warn' }], { logger: createLogger(level, destination) });
+    const server = await start(certs, [{ plugin: warnOnly, mode: 'warn' }], { logger: createLogger(level, log.destination) });
     try {
       const base = `https://127.0.0.1:${server.port}`;
       const allowed = await post(`${base}/mutate`, JSON.stringify(podReview({ uid: 'uid-allowed' })), { ca: certs.caCert });
@@ -335,7 +348,7 @@ describe('request logs', () => {
     } finally {
       await server.shutdown();
     }
-    return written.join('').trim().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>);
+    return log.lines();
   }
 
   it('writes denials at info and allowed requests only at debug, with who asked and never the object', async () => {
@@ -357,14 +370,8 @@ describe('request logs', () => {
 describe('in-flight gauge', () => {
   it('counts a request while it is being handled, per webhook, and drops back when it is answered', async () => {
     const certs = await writeTestCertificates();
-    let release: () => void = () => {};
-    const held = new Promise<void>((resolve) => {
-      release = resolve;
-    });
-    let entered: () => void = () => {};
-    const inside = new Promise<void>((resolve) => {
-      entered = resolve;
-    });
+    const held = gate();
+    const inside = gate();
     const server = await start(certs, [
       {
         mode: 'enforce',
@@ -373,8 +380,8 @@ describe('in-flight gauge', () => {
           log: [],
           mutating: false,
           check: async () => {
-            entered();
-            await held;
+            inside.open();
+            await held.opened;
           },
         }),
       },
@@ -386,14 +393,14 @@ describe('in-flight gauge', () => {
       };
       expect(await gauge('validate')).toBe(0);
       const answer = post(`https://127.0.0.1:${server.port}/validate`, JSON.stringify(podReview({ pullPolicy: 'Always' })), { ca: certs.caCert });
-      await inside;
+      await inside.opened;
       expect(await gauge('validate')).toBe(1);
       expect(await gauge('mutate')).toBe(0);
-      release();
+      held.open();
       expect((await answer).status).toBe(200);
       expect(await gauge('validate')).toBe(0);
     } finally {
-      release();
+      held.open();
       await server.shutdown();
     }
   });
@@ -402,17 +409,8 @@ describe('in-flight gauge', () => {
 describe('a caller that goes away', () => {
   it('gets its request canceled; the answer is dropped, counted as an internal error, and the server keeps serving', async () => {
     const certs = await writeTestCertificates();
-    let entered: () => void = () => {};
-    const inside = new Promise<void>((resolve) => {
-      entered = resolve;
-    });
-    const written: string[] = [];
-    const destination = new Writable({
-      write(chunk: Buffer, _encoding, done) {
-        written.push(chunk.toString());
-        done();
-      },
-    });
+    const inside = gate();
+    const log = capturedLog();
     const server = await start(
       certs,
       [
@@ -424,24 +422,22 @@ describe('a caller that goes away', () => {
             mutating: false,
             check: async (a, context) => {
               if (a.name !== 'slow') return;
-              entered();
+              inside.open();
               await new Promise<void>((resolve) => context.signal.addEventListener('abort', () => resolve(), { once: true }));
             },
           }),
         },
       ],
-      { logger: createLogger('info', destination) },
+      { logger: createLogger('info', log.destination) },
     );
     try {
       const base = `https://127.0.0.1:${server.port}`;
       const request = httpsRequest(`${base}/validate`, { method: 'POST', ca: certs.caCert, headers: { 'content-type': 'application/json' } });
       request.on('error', () => {});
       request.end(JSON.stringify(podReview({ uid: 'uid-gone', pullPolicy: 'Always', name: 'slow' })));
-      await inside;
+      await inside.opened;
       request.destroy();
-      await expect.poll(() => written.join('')).toContain('uid-gone');
-      const line = JSON.parse(written.join('').trim().split('\n').find((l) => l.includes('uid-gone'))!) as Record<string, unknown>;
-      expect(line).toMatchObject({ msg: 'admission failed', reason: 'Internal error occurred: admission request canceled: client closed the connection' });
+      await expect.poll(() => log.lines().find((l) => l.uid === 'uid-gone')).toMatchObject({ msg: 'admission failed', reason: 'Internal error occurred: admission request canceled: client closed the connection' });
       const next = await post(`${base}/validate`, JSON.stringify(podReview({ pullPolicy: 'Always' })), { ca: certs.caCert });
       expect(next.json().response.allowed).toBe(true);
     } finally {

@@ -7,6 +7,7 @@ import type { KubeObject } from '../../api/types.ts';
 import { systemClock, systemRandom, type Clock, type Random } from '../../ports/clock.ts';
 import { silentLogger, type Logger } from '../../ports/logger.ts';
 import type { Lookups, ResourceLookup } from '../../ports/lookups.ts';
+import { withTimeout } from '../../util/signals.ts';
 import { Informer, type ListResult, type RestartReason } from './informer.ts';
 import { createKubeRequests } from './kube.ts';
 import { liveRead } from './live-read.ts';
@@ -91,7 +92,7 @@ export function createClusterLookups(options: ClusterLookupsOptions): ClusterLoo
       resource,
       kubeConfig,
       path,
-      list: (signal) => listAll((page) => listPage(page, AbortSignal.any([signal, AbortSignal.timeout(listTimeoutMs)])), project, listPageSize),
+      list: (signal) => listAll((page) => withTimeout(signal, listTimeoutMs, (bounded) => listPage(page, bounded)), project, listPageSize),
       project,
       clock,
       random,

@@ -6,10 +6,11 @@ describe('TtlCache', () => {
     const cache = new TtlCache<string>(10);
     cache.set('short', 'a', 100, 0);
     cache.set('long', 'b', 1_000, 0);
-    expect(cache.get('short', 99)).toBe('a');
-    expect(cache.get('short', 100)).toBeUndefined();
-    expect(cache.get('long', 999)).toBe('b');
-    expect(cache.get('long', 1_000)).toBeUndefined();
+    expect(cache.entry('long', 10)).toEqual({ value: 'b', expiresAt: 1_000, ttlMs: 1_000 });
+    expect(cache.entry('short', 99)?.value).toBe('a');
+    expect(cache.entry('short', 100)?.value).toBeUndefined();
+    expect(cache.entry('long', 999)?.value).toBe('b');
+    expect(cache.entry('long', 1_000)?.value).toBeUndefined();
     expect(cache.size).toBe(0);
   });
 
@@ -17,20 +18,20 @@ describe('TtlCache', () => {
     const cache = new TtlCache<number>(2);
     cache.set('a', 1, 1_000, 0);
     cache.set('b', 2, 1_000, 0);
-    expect(cache.get('a', 1)).toBe(1);
+    expect(cache.entry('a', 1)?.value).toBe(1);
     cache.set('c', 3, 1_000, 1);
-    expect(cache.get('b', 2)).toBeUndefined();
-    expect(cache.get('a', 2)).toBe(1);
-    expect(cache.get('c', 2)).toBe(3);
+    expect(cache.entry('b', 2)?.value).toBeUndefined();
+    expect(cache.entry('a', 2)?.value).toBe(1);
+    expect(cache.entry('c', 2)?.value).toBe(3);
   });
 
   it('stores nothing for a zero TTL and replaces on set', () => {
     const cache = new TtlCache<number>(2);
     cache.set('a', 1, 1_000, 0);
     cache.set('a', 2, 0, 0);
-    expect(cache.get('a', 0)).toBeUndefined();
+    expect(cache.entry('a', 0)?.value).toBeUndefined();
     cache.set('a', 3, 10, 0);
     cache.set('a', 4, 10, 0);
-    expect(cache.get('a', 5)).toBe(4);
+    expect(cache.entry('a', 5)?.value).toBe(4);
   });
 });

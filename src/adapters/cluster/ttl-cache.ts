@@ -20,11 +20,6 @@ export class TtlCache<V> {
     return this.#entries.size;
   }
 
-  /** The live value for key at time now, or undefined (expired entries are dropped). */
-  get(key: string, now: number): V | undefined {
-    return this.entry(key, now)?.value;
-  }
-
   /** The live entry for key at time now, with its lifetime, or undefined (expired entries are dropped). */
   entry(key: string, now: number): CacheEntry<V> | undefined {
     const entry = this.#entries.get(key);
