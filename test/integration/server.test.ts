@@ -53,6 +53,11 @@ function gate(): { opened: Promise<void>; open: () => void } {
   return { opened, open };
 }
 
+/** A validating-only plugin, enforced, that runs `check`. */
+function validating(name: string, check: NonNullable<Parameters<typeof recordingPlugin>[0]['check']>) {
+  return { mode: 'enforce' as const, plugin: recordingPlugin({ name, log: [], mutating: false, check }) };
+}
+
 /** A log destination that keeps what is written, read back as JSON lines. */
 function capturedLog(): { destination: Writable; lines: () => Array<Record<string, unknown>> } {
   const written: string[] = [];
@@ -74,17 +79,9 @@ describe('webhook server', () => {
   beforeAll(async () => {
     certs = await writeTestCertificates();
     server = await start(certs, [
-      {
-        mode: 'enforce',
-        plugin: recordingPlugin({
-          name: 'Crashy',
-          log: [],
-          mutating: false,
-          check: (a) => {
-            if (a.name === 'crash') throw new TypeError("Cannot read properties of undefined (reading 'x')");
-          },
-        }),
-      },
+      validating('Crashy', (a) => {
+        if (a.name === 'crash') throw new TypeError("Cannot read properties of undefined (reading 'x')");
+      }),
     ]);
     base = `https://127.0.0.1:${server.port}`;
   });
@@ -291,24 +288,11 @@ describe('drain on shutdown', () => {
   it('goes unready, finishes in-flight requests, then stops accepting', async () => {
     const certs = await writeTestCertificates();
     const started = gate();
-    const server = await start(
-      certs,
-      [
-        {
-          mode: 'enforce',
-          plugin: recordingPlugin({
-            name: 'Slow',
-            log: [],
-            mutating: false,
-            check: async () => {
-              started.open();
-              await new Promise((r) => setTimeout(r, 400));
-            },
-          }),
-        },
-      ],
-      { shutdownDelayMs: 200 },
-    );
+    const slow = validating('Slow', async () => {
+      started.open();
+      await new Promise((r) => setTimeout(r, 400));
+    });
+    const server = await start(certs, [slow], { shutdownDelayMs: 200 });
     const base = `https://127.0.0.1:${server.port}`;
     const inFlight = post(`${base}/validate`, JSON.stringify(podReview({ pullPolicy: 'Always' })), { ca: certs.caCert });
     await started.opened;
@@ -373,18 +357,10 @@ describe('in-flight gauge', () => {
     const held = gate();
     const inside = gate();
     const server = await start(certs, [
-      {
-        mode: 'enforce',
-        plugin: recordingPlugin({
-          name: 'Holding',
-          log: [],
-          mutating: false,
-          check: async () => {
-            inside.open();
-            await held.opened;
-          },
-        }),
-      },
+      validating('Holding', async () => {
+        inside.open();
+        await held.opened;
+      }),
     ]);
     try {
       const gauge = async (webhook: string) => {
@@ -411,25 +387,12 @@ describe('a caller that goes away', () => {
     const certs = await writeTestCertificates();
     const inside = gate();
     const log = capturedLog();
-    const server = await start(
-      certs,
-      [
-        {
-          mode: 'enforce',
-          plugin: recordingPlugin({
-            name: 'Slow',
-            log: [],
-            mutating: false,
-            check: async (a, context) => {
-              if (a.name !== 'slow') return;
-              inside.open();
-              await new Promise<void>((resolve) => context.signal.addEventListener('abort', () => resolve(), { once: true }));
-            },
-          }),
-        },
-      ],
-      { logger: createLogger('info', log.destination) },
-    );
+    const slow = validating('Slow', async (a, context) => {
+      if (a.name !== 'slow') return;
+      inside.open();
+      await new Promise<void>((resolve) => context.signal.addEventListener('abort', () => resolve(), { once: true }));
+    });
+    const server = await start(certs, [slow], { logger: createLogger('info', log.destination) });
     try {
       const base = `https://127.0.0.1:${server.port}`;
       const request = httpsRequest(`${base}/validate`, { method: 'POST', ca: certs.caCert, headers: { 'content-type': 'application/json' } });
