@@ -62,7 +62,9 @@ export class AdmissionChain {
       // A non-enforcing mutating plugin that rejects must leave no half-made change behind.
       const snapshot = phase === 'admit' && mode !== PluginMode.Enforce ? cloneJson(attributes.object) : undefined;
       try {
-        await step.call(plugin, attributes, contextFor(plugin.name, outcome, signal));
+        // Awaited only when the step returned a promise: a synchronous step costs no microtask turn.
+        const pending = step.call(plugin, attributes, contextFor(plugin.name, outcome, signal));
+        if (pending !== undefined) await pending;
       } catch (thrown) {
         const error = asStatusError(plugin.name, thrown);
         if (mode === PluginMode.Enforce) {
