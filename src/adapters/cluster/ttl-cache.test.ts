@@ -25,6 +25,18 @@ describe('TtlCache', () => {
     expect(cache.entry('c', 2)?.value).toBe(3);
   });
 
+  it('keeps an entry in use while a stream of new ones passes through', () => {
+    const cache = new TtlCache<number>(4);
+    cache.set('hot', 0, 1_000, 0);
+    for (let i = 0; i < 20; i++) {
+      cache.set(`cold-${i}`, i, 1_000, 0);
+      expect(cache.entry('hot', 1)?.value, `after cold-${i}`).toBe(0);
+    }
+    expect(cache.size).toBe(4);
+    expect(cache.entry('cold-15', 1)).toBeUndefined();
+    expect(cache.entry('cold-19', 1)?.value).toBe(19);
+  });
+
   it('stores nothing for a zero TTL and replaces on set', () => {
     const cache = new TtlCache<number>(2);
     cache.set('a', 1, 1_000, 0);
