@@ -1,24 +1,21 @@
 # syntax=docker/dockerfile:1
 # admission-chain container image.
-# The build stage compiles the TypeScript sources to dist/ (tsc, from the locked dev dependencies);
-# the runtime stage gets dist/ and production dependencies only, so it loads no TypeScript stripper.
+# The build stage bundles the TypeScript sources and their dependencies into dist/ (rolldown, from
+# the locked dev dependencies, `npm run build`); the runtime stage gets dist/ alone: no
+# node_modules, no TypeScript stripper, no package manager.
 # Base: Node 24 LTS on Debian bookworm slim, pinned by tag and multi-arch index digest. To move to a
 # newer patch, update both and check with `docker buildx imagetools inspect node:<tag>`.
 ARG NODE_IMAGE=node:24.21.0-bookworm-slim@sha256:2fe369e969550cde8e867afc3fe370b260140cab4a23d467074295b42163d553
 
 FROM ${NODE_IMAGE} AS build
 WORKDIR /app
-COPY package.json package-lock.json tsconfig.json tsconfig.build.json ./
-# --ignore-scripts: the image's own Node 24 compiles; the `node` dev dependency is not needed here.
-RUN npm ci --ignore-scripts --no-audit --no-fund
-COPY src ./src
-RUN npx tsc -p tsconfig.build.json
-
-FROM ${NODE_IMAGE} AS deps
-WORKDIR /app
-ENV NODE_ENV=production
 COPY package.json package-lock.json ./
-RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund && npm cache clean --force
+# --ignore-scripts: the bundler's native binding is a prebuilt optional package; the `node` dev
+# dependency (a second Node) is not needed here, the image's own Node 24 runs the build.
+RUN npm ci --ignore-scripts --no-audit --no-fund
+COPY build ./build
+COPY src ./src
+RUN node build/bundle.ts
 
 FROM ${NODE_IMAGE} AS runtime
 # The package managers are not needed at run time; removing them drops their CVEs from the image.
@@ -26,8 +23,8 @@ RUN rm -rf /usr/local/lib/node_modules/npm /usr/local/lib/node_modules/corepack 
     /usr/local/bin/npm /usr/local/bin/npx /usr/local/bin/corepack /usr/local/bin/yarn /usr/local/bin/yarnpkg
 WORKDIR /app
 ENV NODE_ENV=production
-COPY --from=deps /app/node_modules ./node_modules
-COPY package.json package-lock.json ./
+# package.json only for `--version`; everything the webhook runs is in dist/.
+COPY package.json ./
 COPY --from=build /app/dist ./dist
 # Files stay root-owned and read-only to the process; it writes nothing outside /tmp.
 USER 65532:65532

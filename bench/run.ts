@@ -9,10 +9,10 @@
 // "--max-old-space-size=128" to see its footprint under a container-like heap limit), and
 // BENCH_LOG_LEVEL sets its --log-level (default info: a line per denial, none per allowed request),
 // BENCH_FIXED_ROUNDS the alternating rounds of the fixed-rate run (default 3).
-import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
+import { bundle } from '../build/bundle.ts';
 import { generateCertificates } from '../src/tls/generate.ts';
 import { benchUsers, deploymentOwnerUpdate, largePodCreate, podCreate } from './bodies.ts';
 import { runLoad, type LoadResult } from './load.ts';
@@ -39,8 +39,8 @@ function nodeFlagsOfImage(dockerfile: string): string[] {
 }
 
 pinSelf();
-// Measure what ships: the container image runs the tsc output, not the TypeScript sources.
-execFileSync(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '-p', join(root, 'tsconfig.build.json')], { cwd: root, stdio: 'inherit' });
+// Measure what ships: the container image runs the bundle in dist/, not the TypeScript sources.
+await bundle(join(root, 'dist'));
 const dir = mkdtempSync(join(tmpdir(), 'admission-chain-bench-'));
 const certs = await generateCertificates({ commonName: 'localhost', dnsNames: ['localhost'], ipAddresses: ['127.0.0.1'] });
 const certFile = join(dir, 'tls.crt');
@@ -67,7 +67,7 @@ async function startBaseline(): Promise<Running> {
 async function startOurs(kubeconfig?: string): Promise<Running> {
   const [port, metricsPort] = [await freePort(), await freePort()];
   const nodeOptions = [...imageNodeFlags, ...extraNodeOptions, ...(profileDir === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${profileDir}`])];
-  // The compiled build, as the container image runs it (built once at the start of the run).
+  // The bundled build, as the container image runs it (built once at the start of the run).
   const backend = kubeconfig === undefined ? ['--cluster-state', join(root, 'bench/cluster-state.yaml')] : ['--kubeconfig', kubeconfig];
   const args = [join(root, 'dist/cli/run.js'), 'serve', ...backend, '--bind-address', '127.0.0.1', '--port', String(port), '--metrics-port', String(metricsPort), '--tls-cert-file', certFile, '--tls-private-key-file', keyFile, '--shutdown-delay', '0s', ...logLevelArgs];
   const { process } = startNode(args, { nodeOptions });

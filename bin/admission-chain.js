@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Entry point from a checkout. The sources are TypeScript run by Node's built-in type stripping
 // (Node >= 22.19); npm scripts and npx put node_modules/.bin first on PATH, where the pinned Node 24
-// lives. The container image runs the compiled dist/cli/run.js instead (`npm run build`).
+// lives. The container image runs the bundled dist/cli/run.js instead (`npm run build`).
 const [major, minor] = process.versions.node.split('.').map(Number);
 if (major < 22 || (major === 22 && minor < 19)) {
   process.stderr.write(

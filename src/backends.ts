@@ -1,6 +1,7 @@
 // Chooses and builds the backend from the config: the local cluster-state file when given, else
 // the cluster through @kubernetes/client-node. The cluster side is imported only when used:
-// client-node alone adds about 85 MiB of resident memory.
+// client-node alone adds about 45 MiB of resident memory as the image runs it (bundled), 85 MiB
+// loaded from node_modules.
 import type { PluginDefinition } from './admission/plugin.ts';
 import type { ServeConfig } from './config/serve-config.ts';
 import type { AuthorizationRecorder, DiscoveryRecorder } from './observability/recorders.ts';

@@ -53,7 +53,7 @@ export function createClusterBackend(
       allowedTtlMs: config.sarAllowedTtlMs,
       deniedTtlMs: config.sarDeniedTtlMs,
       timeoutMs: config.requestTimeoutMs,
-      logger: logger.child({ component: 'subjectaccessreview' }),
+      logger: logger.child({ subsystem: 'subjectaccessreview' }),
       ...(observers.authorization ? { metrics: observers.authorization } : {}),
     });
     ports.authorizer = authorizer;
@@ -63,7 +63,7 @@ export function createClusterBackend(
     const restMapper = createClusterRestMapper({
       kubeConfig,
       refreshIntervalMs: config.discoveryRefreshIntervalMs,
-      logger: logger.child({ component: 'discovery' }),
+      logger: logger.child({ subsystem: 'discovery' }),
       ...(observers.discovery ? { recorder: observers.discovery } : {}),
     });
     ports.restMapper = restMapper;

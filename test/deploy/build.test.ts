@@ -1,41 +1,77 @@
-// The production build (what the container image runs): tsc emits plain JavaScript for src/, and
-// the compiled entry point works without the TypeScript stripper.
+// The production build (what the container image runs): rolldown bundles src/ and its
+// dependencies into dist/, and the bundle runs with no node_modules anywhere near it, as in the
+// image. The cluster backend (client-node) is a chunk of its own, loaded only against a cluster.
 import { execFile } from 'node:child_process';
-import { rm } from 'node:fs/promises';
+import { copyFile, mkdtemp, readFile, readdir, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { bundle } from '../../build/bundle.ts';
+import { entries, outDir as defaultOutDir } from '../../build/entries.ts';
 import { podReview } from '../support/reviews.ts';
 import { repoRoot } from './tools.ts';
 
-const run = promisify(execFile);
-// Inside node_modules so the compiled files resolve the project's dependencies, as /app/dist does.
-const outDir = join(repoRoot, 'node_modules/.cache/admission-chain-build/dist');
+let app: string;
+
+function runCli(args: string[], stdin = ''): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const child = execFile(process.execPath, [join(app, defaultOutDir, 'cli/run.js'), ...args], { cwd: app });
+  child.stdin!.end(stdin);
+  let stdout = '';
+  let stderr = '';
+  child.stdout!.on('data', (d: Buffer) => (stdout += d));
+  child.stderr!.on('data', (d: Buffer) => (stderr += d));
+  return new Promise((resolve) => child.on('close', (code) => resolve({ code, stdout, stderr })));
+}
 
 describe('production build', () => {
   beforeAll(async () => {
-    await rm(outDir, { recursive: true, force: true });
-    await run(process.execPath, [join(repoRoot, 'node_modules/typescript/bin/tsc'), '-p', join(repoRoot, 'tsconfig.build.json'), '--outDir', outDir], { cwd: repoRoot });
+    // Outside the repository, like /app in the image: only dist/ and package.json.
+    app = await mkdtemp(join(tmpdir(), 'admission-chain-build-'));
+    await bundle(join(app, defaultOutDir));
+    await copyFile(join(repoRoot, 'package.json'), join(app, 'package.json'));
   }, 120_000);
 
-  it('emits JavaScript only, with relative imports rewritten to .js and no tests', async () => {
-    const { readFile, readdir } = await import('node:fs/promises');
-    const files = (await readdir(outDir, { recursive: true })).map(String);
-    expect(files).toContain(join('cli', 'run.js'));
-    expect(files.some((f) => f.endsWith('.ts'))).toBe(false);
-    expect(files.some((f) => f.endsWith('.test.js'))).toBe(false);
-    const backends = await readFile(join(outDir, 'backends.js'), 'utf8');
-    expect(backends).toContain('import("./cluster-backend.js")');
-    expect(backends).not.toMatch(/from "\.[^"]*\.ts"/);
+  afterAll(async () => {
+    await rm(app, { recursive: true, force: true });
   });
 
-  it('runs: the compiled review command answers an AdmissionReview', async () => {
-    const child = execFile(process.execPath, [join(outDir, 'cli/run.js'), 'review', '--cluster-state', join(repoRoot, 'examples/cluster-state.yaml')], { cwd: repoRoot });
-    child.stdin!.end(JSON.stringify(podReview({ pullPolicy: 'Never' })));
-    let stdout = '';
-    child.stdout!.on('data', (d: Buffer) => (stdout += d));
-    const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
-    expect(code).toBe(0);
-    expect(JSON.parse(stdout).response).toMatchObject({ allowed: true, patchType: 'JSONPatch' });
+  it('emits one JavaScript file per entry point plus chunks, with no TypeScript and no tests', async () => {
+    const files = (await readdir(join(app, defaultOutDir), { recursive: true })).map(String);
+    for (const name of Object.keys(entries)) expect(files).toContain(`${name}.js`);
+    expect(files.some((f) => f.endsWith('.ts'))).toBe(false);
+    expect(files.some((f) => /test/.test(f))).toBe(false);
+    const entry = await readFile(join(app, defaultOutDir, 'cli/run.js'), 'utf8');
+    expect(entry).not.toMatch(/from\s*["'][^"']*\.ts["']/);
+    // client-node is not in the entry chunk: the local backend never loads it.
+    expect(entry).not.toContain('createSubjectAccessReview');
+    const chunks = files.filter((f) => f.endsWith('.js') && !f.startsWith('cli'));
+    const withClientNode = [];
+    for (const chunk of chunks) if ((await readFile(join(app, defaultOutDir, chunk), 'utf8')).includes('createSubjectAccessReview')) withClientNode.push(chunk);
+    expect(withClientNode).toHaveLength(1);
+  });
+
+  it('runs without node_modules: the review command answers an AdmissionReview', async () => {
+    await expect(readdir(join(app, 'node_modules'))).rejects.toThrow();
+    const result = await runCli(['review', '--cluster-state', join(repoRoot, 'examples/cluster-state.yaml')], JSON.stringify(podReview({ pullPolicy: 'Never' })));
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(0);
+    expect(JSON.parse(result.stdout).response).toMatchObject({ allowed: true, patchType: 'JSONPatch' });
+  });
+
+  it('prints the package version and reports bad input without a stack trace', async () => {
+    const version = (JSON.parse(await readFile(join(repoRoot, 'package.json'), 'utf8')) as { version: string }).version;
+    expect((await runCli(['--version'])).stdout.trim()).toBe(version);
+    const bad = await runCli(['review', '--cluster-state', join(app, 'missing.yaml')], '{}');
+    expect(bad.code).not.toBe(0);
+    expect(bad.stderr).toMatch(/missing\.yaml/);
+    expect(bad.stderr).not.toMatch(/\n\s+at /);
+  });
+
+  it('loads the cluster backend chunk: serve --kubeconfig with an unreadable kubeconfig fails clearly', async () => {
+    const result = await runCli(['serve', '--kubeconfig', join(app, 'no-kubeconfig'), '--tls-cert-file', join(app, 'x.crt'), '--tls-private-key-file', join(app, 'x.key')]);
+    expect(result.code).not.toBe(0);
+    // Worded by the cluster backend itself, so its chunk loaded and ran.
+    expect(result.stderr).toContain(`cannot load kubeconfig ${join(app, 'no-kubeconfig')}`);
+    expect(result.stderr).not.toMatch(/\n\s+at /);
   });
 });

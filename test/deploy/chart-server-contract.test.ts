@@ -5,6 +5,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Command } from 'commander';
 import { describe, expect, it } from 'vitest';
+import * as build from '../../build/entries.ts';
 import { addServeOptions, parseServeConfig, type RawServeOptions } from '../../src/config/serve-config.ts';
 import { defaultEnabledPlugins, orderedPlugins } from '../../src/plugins/index.ts';
 import { chartDir, only, renderChart, type KubeObject } from './helm.ts';
@@ -41,12 +42,12 @@ describe('chart ↔ server contract', () => {
 
   it('starts the entry point the production build emits (src/cli/run.ts → dist/cli/run.js)', () => {
     const { container } = serverConfigFor({});
-    const build = JSON.parse(readFileSync(join(repoRoot, 'tsconfig.build.json'), 'utf8').replace(/^\s*\/\/.*$/gm, '')) as { compilerOptions: { outDir: string; rootDir: string } };
     const entry = container.command?.find((arg) => arg.endsWith('.js')) ?? '';
     expect(container.command).toEqual(['node', '--max-semi-space-size=8', entry, 'serve']);
-    expect(entry.startsWith(`${build.compilerOptions.outDir}/`)).toBe(true);
-    const source = join(repoRoot, build.compilerOptions.rootDir, entry.slice(build.compilerOptions.outDir.length + 1).replace(/\.js$/, '.ts'));
-    expect(readFileSync(source, 'utf8')).toContain('await main(process.argv)');
+    expect(entry.startsWith(`${build.outDir}/`)).toBe(true);
+    const source = build.entries[entry.slice(build.outDir.length + 1).replace(/\.js$/, '') as keyof typeof build.entries];
+    expect(source).toBeDefined();
+    expect(readFileSync(join(repoRoot, source), 'utf8')).toContain('await main(process.argv)');
   });
 
   it('default values: the server runs its own default plugin set, enforcing, with the chart’s deadlines', () => {

@@ -1,7 +1,7 @@
 // The Dockerfile cannot be built on our machines, so it is linted (dockerfile-utils) and its
-// security-relevant shape asserted: multi-stage (compile, production dependencies, runtime), pinned
-// base, production dependencies only at run time, non-root 65532, node as PID 1 in exec form, only
-// package files and the compiled dist/ in the runtime image.
+// security-relevant shape asserted: two stages (bundle, runtime), pinned base, no node_modules and
+// no package manager at run time, non-root 65532, node as PID 1 in exec form, only package.json and
+// the bundled dist/ in the runtime image.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { validate } from 'dockerfile-utils';
@@ -52,7 +52,6 @@ const all = instructions(dockerfile);
 const byStage = stages(all);
 const runtime = byStage.get('runtime') ?? [];
 const build = byStage.get('build') ?? [];
-const deps = byStage.get('deps') ?? [];
 const last = (stage: Instruction[], keyword: string): Instruction | undefined => stage.filter((i) => i.keyword === keyword).at(-1);
 
 describe('Dockerfile', () => {
@@ -65,32 +64,31 @@ describe('Dockerfile', () => {
     expect(validate('FROM\nCMD ["node", "x.js"\nEXPOSE http\n').length).toBeGreaterThan(0);
   });
 
-  it('is multi-stage: compile, production dependencies, and a runtime stage that is the last one', () => {
-    expect([...byStage.keys()]).toEqual(['build', 'deps', 'runtime']);
+  it('is multi-stage: a bundling stage and a runtime stage that is the last one', () => {
+    expect([...byStage.keys()]).toEqual(['build', 'runtime']);
   });
 
-  it('compiles the sources with the production tsconfig in the build stage', () => {
-    expect(build).toContainEqual({ keyword: 'RUN', args: 'npx tsc -p tsconfig.build.json' });
-    expect(build).toContainEqual({ keyword: 'COPY', args: 'package.json package-lock.json tsconfig.json tsconfig.build.json ./' });
+  it('bundles the sources with the project\'s build script (npm run build) in the build stage', () => {
+    const script = (JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts.build;
+    expect(build).toContainEqual({ keyword: 'RUN', args: script });
+    expect(build.filter((i) => i.keyword === 'COPY').map((i) => i.args)).toEqual(['package.json package-lock.json ./', 'build ./build', 'src ./src']);
   });
 
   it('pins the Node 24 LTS base by tag and digest, once, for both stages', () => {
     const arg = all.find((i) => i.keyword === 'ARG' && i.args.startsWith('NODE_IMAGE='));
     expect(arg?.args).toMatch(/^NODE_IMAGE=node:24\.\d+\.\d+-[a-z]+-slim@sha256:[a-f0-9]{64}$/);
-    expect(all.filter((i) => i.keyword === 'FROM').map((i) => i.args)).toEqual(['${NODE_IMAGE} AS build', '${NODE_IMAGE} AS deps', '${NODE_IMAGE} AS runtime']);
+    expect(all.filter((i) => i.keyword === 'FROM').map((i) => i.args)).toEqual(['${NODE_IMAGE} AS build', '${NODE_IMAGE} AS runtime']);
   });
 
-  it('installs from the lockfile only: everything to compile, production dependencies to run', () => {
+  it('installs from the lockfile only, once, to bundle; nothing is installed at run time', () => {
     const installs = all.filter((i) => i.keyword === 'RUN' && /\bnpm (ci|install|i)\b/.test(i.args));
-    expect(installs.map((i) => i.args.split(' && ')[0])).toEqual(['npm ci --ignore-scripts --no-audit --no-fund', 'npm ci --omit=dev --ignore-scripts --no-audit --no-fund']);
-    expect(deps.some((i) => i.keyword === 'COPY' && i.args === 'package.json package-lock.json ./')).toBe(true);
-    expect(runtime.some((i) => i.keyword === 'RUN' && /\bnpm (ci|install)\b/.test(i.args))).toBe(false);
-    expect(runtime).toContainEqual({ keyword: 'COPY', args: '--from=deps /app/node_modules ./node_modules' });
+    expect(installs.map((i) => i.args)).toEqual(['npm ci --ignore-scripts --no-audit --no-fund']);
+    expect(build).toContainEqual(installs[0]);
   });
 
-  it('copies only package files and the compiled dist/ into the runtime image (no sources, no dev dependencies)', () => {
+  it('copies only package.json and the bundled dist/ into the runtime image (no sources, no node_modules)', () => {
     const copies = runtime.filter((i) => i.keyword === 'COPY').map((i) => i.args);
-    expect(copies).toEqual(['--from=deps /app/node_modules ./node_modules', 'package.json package-lock.json ./', '--from=build /app/dist ./dist']);
+    expect(copies).toEqual(['package.json ./', '--from=build /app/dist ./dist']);
     expect(all.some((i) => i.keyword === 'ADD')).toBe(false);
   });
 
@@ -111,6 +109,6 @@ describe('Dockerfile', () => {
   it('keeps the build context to what the image needs (.dockerignore)', () => {
     const lines = dockerignore.split('\n').filter((l) => l.trim() && !l.startsWith('#'));
     expect(lines[0]).toBe('*');
-    expect(lines).toEqual(expect.arrayContaining(['!package.json', '!package-lock.json', '!tsconfig.json', '!tsconfig.build.json', '!src', 'src/**/*.test.ts']));
+    expect(lines).toEqual(expect.arrayContaining(['!package.json', '!package-lock.json', '!build', '!src', 'src/**/*.test.ts']));
   });
 });

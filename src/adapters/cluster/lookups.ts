@@ -80,7 +80,7 @@ export function createClusterLookups(options: ClusterLookupsOptions): ClusterLoo
   const core = kubeConfig.makeApiClient(CoreV1Api);
   const node = kubeConfig.makeApiClient(NodeV1Api);
   const server = kubeConfig.getCurrentCluster()?.server ?? '';
-  const log = logger.child({ component: 'cluster-lookups' });
+  const log = logger.child({ subsystem: 'cluster-lookups' });
 
   function informer<T extends KubeObject>(
     resource: LookupResource,
