@@ -1,7 +1,12 @@
 // The HTTPS webhook endpoints: POST /mutate and POST /validate. Three thin layers
 // (controller-runtime's shape): bounded body decoding here, the typed handler in
 // admission/handler.ts, and one place that writes the response.
-import express, { type NextFunction, type Request, type Response } from 'express';
+//
+// A plain node:https request listener with raw-body (the body reader express itself uses), not an
+// express app: two fixed routes need no router, and on loopback express's routing and response
+// helpers cost about a third of a bare handler's throughput (docs/benchmark.md).
+import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
+import getRawBody from 'raw-body';
 import type { AdmissionChain, Phase } from '../admission/chain.ts';
 import { handleAdmission } from '../admission/handler.ts';
 import { BadReviewError, decodeReview, responseReview, type AdmissionRequest, type AdmissionReview } from '../admission/review.ts';
@@ -19,59 +24,100 @@ export interface WebhookAppOptions {
   isDraining?: () => boolean;
 }
 
-export function createWebhookApp(options: WebhookAppOptions): express.Express {
-  const app = express();
-  app.disable('x-powered-by');
-  app.set('etag', false);
-  const rawBody = express.raw({ type: () => true, limit: maxBodyBytes });
-  // The content type is checked before the body is read: one middleware, not one router layer each.
-  const readJsonBody = (req: Request, res: Response, next: NextFunction): void => {
+type Webhook = 'mutate' | 'validate';
+type ReviewHandler = (req: IncomingMessage, res: ServerResponse, body: Buffer) => Promise<void>;
+
+export function createWebhookApp(options: WebhookAppOptions): RequestListener {
+  const handlers: Record<Webhook, ReviewHandler> = {
+    mutate: reviewHandler('admit', options),
+    validate: reviewHandler('validate', options),
+  };
+  return (req, res) => {
     // kube-apiserver would otherwise keep sending on a pooled connection until it is cut mid-request.
     if (options.isDraining?.()) res.setHeader('Connection', 'close');
+    const webhook = req.method === 'POST' ? webhookOf(req.url) : undefined;
+    if (webhook === undefined) {
+      sendStatus(res, 404, 'NotFound', 'not found: the webhook serves POST /mutate and POST /validate');
+      return;
+    }
+    // The content type is checked before the body is read.
     const type = contentType(req);
     if (type !== 'application/json') {
       sendStatus(res, 400, 'BadRequest', `content type must be application/json, got ${JSON.stringify(req.headers['content-type'] ?? '')}`);
       return;
     }
-    rawBody(req, res, next);
-  };
-  app.post('/mutate', readJsonBody, reviewHandler('admit', options));
-  app.post('/validate', readJsonBody, reviewHandler('validate', options));
-  app.use((_req: Request, res: Response) => {
-    if (options.isDraining?.()) res.setHeader('Connection', 'close');
-    sendStatus(res, 404, 'NotFound', 'not found: the webhook serves POST /mutate and POST /validate');
-  });
-  app.use((error: unknown, req: Request, res: Response, _next: NextFunction) => {
-    const webhook = webhookName(req.path);
-    const type = (error as { type?: string }).type;
-    if (type === 'entity.too.large') {
-      options.metrics.badRequests.inc({ webhook, reason: 'too_large' });
-      return sendStatus(res, 413, 'RequestEntityTooLarge', `request body is larger than ${maxBodyBytes} bytes`);
-    }
-    if (type === 'request.aborted' || type === 'request.size.invalid' || type === 'encoding.unsupported' || type === 'charset.unsupported') {
+    const encoding = req.headers['content-encoding'];
+    if (encoding !== undefined && encoding.toLowerCase() !== 'identity') {
       options.metrics.badRequests.inc({ webhook, reason: 'unreadable' });
-      return sendStatus(res, 400, 'BadRequest', `cannot read request body: ${(error as Error).message}`);
+      sendStatus(res, 400, 'BadRequest', `cannot read request body: unsupported content encoding ${JSON.stringify(encoding)}`);
+      return;
     }
-    options.logger.error({ err: error, path: req.path }, 'unexpected error outside admission');
-    sendStatus(res, 500, 'InternalError', 'internal error while reading the request');
-  });
-  return app;
+    getRawBody(req, { limit: maxBodyBytes, length: req.headers['content-length'] })
+      .then(
+        (body) => handlers[webhook](req, res, body),
+        (error: unknown) => refuseBody(req, res, webhook, error, options),
+      )
+      .catch((error: unknown) => {
+        options.logger.error({ err: error, path: req.url }, 'unexpected error outside admission');
+        if (!res.headersSent) sendStatus(res, 500, 'InternalError', 'internal error while reading the request');
+        else res.destroy();
+      });
+  };
 }
 
-function contentType(req: Request): string {
+/** The webhook a request URL names (the query, e.g. kube-apiserver's ?timeout=10s, ignored). */
+function webhookOf(url: string | undefined): Webhook | undefined {
+  if (url === undefined) return undefined;
+  const query = url.indexOf('?');
+  let path = query < 0 ? url : url.slice(0, query);
+  if (path.length > 1 && path.endsWith('/')) path = path.slice(0, -1);
+  return path === '/mutate' ? 'mutate' : path === '/validate' ? 'validate' : undefined;
+}
+
+/**
+ * A body that could not be read: too large, cut short, or of a declared length it did not have.
+ * The rest of the request is read off first (as express does), so the caller gets the answer
+ * rather than a reset connection.
+ */
+function refuseBody(req: IncomingMessage, res: ServerResponse, webhook: Webhook, error: unknown, options: WebhookAppOptions): void {
+  const type = (error as { type?: string }).type;
+  let answer: [code: number, reason: string, message: string];
+  if (type === 'entity.too.large') {
+    options.metrics.badRequests.inc({ webhook, reason: 'too_large' });
+    answer = [413, 'RequestEntityTooLarge', `request body is larger than ${maxBodyBytes} bytes`];
+  } else if (type === 'request.aborted' || type === 'request.size.invalid') {
+    options.metrics.badRequests.inc({ webhook, reason: 'unreadable' });
+    answer = [400, 'BadRequest', `cannot read request body: ${(error as Error).message}`];
+  } else {
+    options.logger.error({ err: error, path: req.url }, 'unexpected error outside admission');
+    answer = [500, 'InternalError', 'internal error while reading the request'];
+  }
+  const send = () => {
+    if (!res.headersSent && !res.destroyed) sendStatus(res, ...answer);
+  };
+  if (req.complete || req.destroyed) {
+    send();
+    return;
+  }
+  req.once('end', send);
+  req.once('close', send);
+  req.resume();
+}
+
+function contentType(req: IncomingMessage): string {
   const header = req.headers['content-type'] ?? '';
   // kube-apiserver sends exactly this; anything else takes the general path.
   if (header === 'application/json') return header;
   return header.split(';')[0]!.trim().toLowerCase();
 }
 
-function reviewHandler(phase: Phase, options: WebhookAppOptions) {
+function reviewHandler(phase: Phase, options: WebhookAppOptions): ReviewHandler {
   const webhook = phase === 'admit' ? 'mutate' : 'validate';
-  return async (req: Request, res: Response): Promise<void> => {
+  return async (req, res, body) => {
     const started = process.hrtime.bigint();
     let parsed: unknown;
     try {
-      parsed = JSON.parse((req.body as Buffer).toString('utf8'));
+      parsed = JSON.parse(body.toString('utf8'));
     } catch (error) {
       options.metrics.badRequests.inc({ webhook, reason: 'not_json' });
       sendStatus(res, 400, 'BadRequest', `request body is not valid JSON: ${(error as Error).message}`);
@@ -87,7 +133,7 @@ function reviewHandler(phase: Phase, options: WebhookAppOptions) {
       return;
     }
     const { request } = decoded;
-    const signal = requestSignal(req, res, options.requestTimeoutMs);
+    const signal = requestSignal(res, options.requestTimeoutMs);
     options.metrics.inFlight[webhook]! += 1;
     try {
       const handled = await handleAdmission(options.chain, phase, request, signal);
@@ -155,7 +201,7 @@ function requestLogger(logger: Logger, webhook: string, request: AdmissionReques
  * response is done: AbortSignal.timeout would keep every answered request's signal alive for the
  * whole deadline.
  */
-function requestSignal(req: Request, res: Response, timeoutMs: number): AbortSignal {
+function requestSignal(res: ServerResponse, timeoutMs: number): AbortSignal {
   const controller = new AbortController();
   const timer = setTimeout(() => controller.abort(new DOMException('admission request deadline exceeded', 'TimeoutError')), timeoutMs);
   const onClose = () => {
@@ -170,17 +216,15 @@ function nextLoopTurn(): Promise<void> {
   return new Promise((resolve) => setImmediate(resolve));
 }
 
-function sendReview(res: Response, review: AdmissionReview): void {
-  res.status(200).type('application/json').send(JSON.stringify(review));
+function sendReview(res: ServerResponse, review: AdmissionReview): void {
+  send(res, 200, JSON.stringify(review));
 }
 
-function sendStatus(res: Response, code: number, reason: string, message: string): void {
-  res
-    .status(code)
-    .type('application/json')
-    .send(JSON.stringify({ apiVersion: 'v1', kind: 'Status', metadata: {}, status: 'Failure', code, reason, message }));
+function sendStatus(res: ServerResponse, code: number, reason: string, message: string): void {
+  send(res, code, JSON.stringify({ apiVersion: 'v1', kind: 'Status', metadata: {}, status: 'Failure', code, reason, message }));
 }
 
-function webhookName(path: string): string {
-  return path === '/mutate' ? 'mutate' : path === '/validate' ? 'validate' : 'other';
+function send(res: ServerResponse, code: number, json: string): void {
+  res.writeHead(code, { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': Buffer.byteLength(json) });
+  res.end(json);
 }

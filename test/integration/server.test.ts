@@ -156,6 +156,50 @@ describe('webhook server', () => {
     expect(parsed.message).not.toContain('\n');
   });
 
+  it('routes by path alone: kube-apiserver\'s ?timeout= query and a trailing slash reach the webhook', async () => {
+    for (const path of ['/validate?timeout=10s', '/mutate/?timeout=5s', '/validate/']) {
+      const res = await post(`${base}${path}`, JSON.stringify(podReview({ uid: `u-${path}`, pullPolicy: 'Always' })), { ca: certs.caCert });
+      expect(res.status, path).toBe(200);
+      expect(res.json().response, path).toMatchObject({ uid: `u-${path}`, allowed: true });
+    }
+  });
+
+  it.each([
+    ['GET', '/mutate'],
+    ['PUT', '/validate'],
+    ['POST', '/'],
+    ['POST', '/mutate/extra'],
+    ['POST', '/MUTATE'],
+  ])('answers %s %s with 404 and a Status naming the two endpoints', async (method, path) => {
+    const res = await post(`${base}${path}`, JSON.stringify(podReview()), { ca: certs.caCert, method });
+    expect(res.status).toBe(404);
+    expect(res.json()).toMatchObject({ kind: 'Status', code: 404, reason: 'NotFound', message: 'not found: the webhook serves POST /mutate and POST /validate' });
+  });
+
+  it('refuses a compressed body (kube-apiserver sends none) without reading it', async () => {
+    const { gzipSync } = await import('node:zlib');
+    const res = await post(`${base}/mutate`, gzipSync(JSON.stringify(podReview())), { ca: certs.caCert, headers: { 'content-encoding': 'gzip' } });
+    expect(res.status).toBe(400);
+    expect(res.json()).toMatchObject({ kind: 'Status', code: 400, message: 'cannot read request body: unsupported content encoding "gzip"' });
+    const identity = await post(`${base}/validate`, JSON.stringify(podReview({ pullPolicy: 'Always' })), { ca: certs.caCert, headers: { 'content-encoding': 'identity' } });
+    expect(identity.json().response.allowed).toBe(true);
+  });
+
+  it('survives a caller that sends less than it declared and hangs up, and keeps serving', async () => {
+    await new Promise<void>((resolve) => {
+      const req = httpsRequest(`${base}/validate`, { method: 'POST', ca: certs.caCert, headers: { 'content-type': 'application/json', 'content-length': '1000' } });
+      req.on('error', () => resolve());
+      req.write('{"apiVersion":');
+      setTimeout(() => {
+        req.destroy();
+        resolve();
+      }, 50);
+    });
+    const res = await post(`${base}/validate`, JSON.stringify(podReview({ pullPolicy: 'Always' })), { ca: certs.caCert });
+    expect(res.json().response.allowed).toBe(true);
+    await expect.poll(async () => (await get(`http://127.0.0.1:${server.metricsPort}/metrics`)).text).toContain('admission_chain_bad_requests_total{webhook="validate",reason="unreadable"} 1');
+  });
+
   it('accepts a body just under the limit', async () => {
     const big = podReview({ pullPolicy: 'Always' });
     (big.request.object.metadata as Record<string, unknown>).annotations = { blob: 'x'.repeat(6 * 1024 * 1024) };

@@ -9,13 +9,13 @@ export interface TestResponse {
   json<T = any>(): T;
 }
 
-export function post(url: string, body: string | Buffer, options: { ca: string; contentType?: string; agent?: Agent }): Promise<TestResponse> {
+export function post(url: string, body: string | Buffer, options: { ca: string; contentType?: string; agent?: Agent; method?: string; headers?: Record<string, string> }): Promise<TestResponse> {
   return new Promise((resolve, reject) => {
     const req = httpsRequest(url, {
-      method: 'POST',
+      method: options.method ?? 'POST',
       ca: options.ca,
       agent: options.agent,
-      headers: { 'content-type': options.contentType ?? 'application/json', 'content-length': Buffer.byteLength(body) },
+      headers: { 'content-type': options.contentType ?? 'application/json', 'content-length': Buffer.byteLength(body), ...options.headers },
     }, (res) => collect(res, resolve, reject));
     req.on('error', reject);
     req.end(body);
