@@ -1,4 +1,5 @@
-// One autocannon run over HTTPS on loopback: a fixed body, or a fresh body per request.
+// One saturating autocannon run over HTTPS on loopback: a fixed body, or a fresh body per request.
+// (Fixed-rate runs use bench/paced.ts: autocannon's rate option sends in bursts.)
 import autocannon from 'autocannon';
 
 export interface LoadOptions {
@@ -7,8 +8,6 @@ export interface LoadOptions {
   body: string | (() => string);
   connections: number;
   durationSeconds: number;
-  /** Requests per second across all connections; unlimited when absent. */
-  rate?: number;
 }
 
 export interface LoadResult {
@@ -33,7 +32,6 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
     pipelining: 1,
     duration: options.durationSeconds,
     timeout: 10,
-    ...(options.rate === undefined ? {} : { overallRate: options.rate }),
     ...(typeof body === 'string' ? { body } : { requests: [{ method: 'POST', headers, setupRequest: (request) => ({ ...request, body: body() }) }] }),
   });
   run.on('response', (_client, statusCode, _bytes, responseTimeMs) => {

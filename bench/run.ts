@@ -16,6 +16,7 @@ import { bundle } from '../build/bundle.ts';
 import { generateCertificates } from '../src/tls/generate.ts';
 import { benchUsers, deploymentOwnerUpdate, largePodCreate, podCreate } from './bodies.ts';
 import { runLoad, type LoadResult } from './load.ts';
+import { runPaced } from './paced.ts';
 import { freePort, loadCore, pinning, pinSelf, post, startNode, waitForLine, waitForWebhook, type ServerProcess } from './processes.ts';
 import { printTable, type Row } from './table.ts';
 
@@ -57,9 +58,9 @@ interface Running {
 
 type Side = 'baseline' | 'ours';
 
-async function startBaseline(): Promise<Running> {
+async function startBaseline(plain = false): Promise<Running> {
   const port = await freePort();
-  const { child, process } = startNode([join(root, 'bench/baseline.ts'), String(port), certFile, keyFile], { stdout: 'pipe' });
+  const { child, process } = startNode([join(root, 'bench/baseline.ts'), String(port), certFile, keyFile, ...(plain ? ['--plain'] : [])], { stdout: 'pipe' });
   await waitForLine(child, 'ready');
   return { base: `https://127.0.0.1:${port}`, process };
 }
@@ -82,6 +83,8 @@ async function start(side: Side, readyBody: string, path: string, kubeconfig?: s
 
 interface Measured {
   throughput: LoadResult;
+  /** The bare node:https handler's saturating run (baseline side only). */
+  plain?: LoadResult;
   cold?: LoadResult;
   fixed?: LoadResult;
   peakRssMiB: number;
@@ -95,15 +98,16 @@ async function measure(running: Running, path: string, body: string): Promise<Lo
 }
 
 /**
- * p99 at a fixed rate, both sides taking turns for several rounds and each side's median round
- * reported: a tail percentile on a shared virtual machine moves with whatever else the host does,
- * and alternating keeps such a disturbance from landing on one side only.
+ * p99 at a fixed rate (requests evenly paced, bench/paced.ts), both sides taking turns for several
+ * rounds and each side's median round reported: a tail percentile on a shared virtual machine
+ * moves with whatever else the host does, and alternating keeps such a disturbance from landing on
+ * one side only.
  */
 async function fixedRateRounds(running: Record<Side, Running>, path: string, body: string): Promise<Record<Side, LoadResult>> {
   const rounds: Record<Side, LoadResult[]> = { baseline: [], ours: [] };
   for (let round = 0; round < fixedRounds; round++) {
     for (const side of ['baseline', 'ours'] as const) {
-      rounds[side].push(await runLoad({ url: `${running[side].base}${path}`, body, connections, durationSeconds, rate: fixedRate }));
+      rounds[side].push(await runPaced({ url: `${running[side].base}${path}`, body, connections, durationSeconds, rate: fixedRate, ca: certs.caCert }));
     }
   }
   const median = (results: LoadResult[]): LoadResult => {
@@ -127,6 +131,15 @@ async function sideBySide(title: string, path: string, body: string, options: { 
       if (side === 'ours' && options.extra !== undefined) extraRows = await options.extra(started);
       saturated[side] = await measure(started, path, body);
     }
+    // For reference, the baseline without express, alone on the core for its saturating run.
+    const plainRunning = await startBaseline(true);
+    let plain: LoadResult;
+    try {
+      await waitForWebhook(`${plainRunning.base}${path}`, body, certs.caCert);
+      plain = await measure(plainRunning, path, body);
+    } finally {
+      await plainRunning.process.stop();
+    }
     const both = running as Record<Side, Running>;
     // Steady state first: the cold-cache burst comes last, because what it leaves behind (a heap
     // grown to hundreds of MiB, a full answer cache) is not the steady state and is reported apart.
@@ -137,7 +150,7 @@ async function sideBySide(title: string, path: string, body: string, options: { 
     }
     for (const side of ['baseline', 'ours'] as const) {
       const coldRun = cold[side];
-      results[side] = { throughput: saturated[side]!, ...(coldRun && { cold: coldRun }), ...(fixed && { fixed: fixed[side] }), peakRssMiB: both[side].process.peakRssMiB() };
+      results[side] = { throughput: saturated[side]!, ...(side === 'baseline' && { plain }), ...(coldRun && { cold: coldRun }), ...(fixed && { fixed: fixed[side] }), peakRssMiB: both[side].process.peakRssMiB() };
     }
   } finally {
     for (const side of ['baseline', 'ours'] as const) await running[side]?.process.stop();
@@ -155,15 +168,21 @@ async function sideBySide(title: string, path: string, body: string, options: { 
       { measure: 'p99 latency, cold cache (ms)', baseline: b.cold.p99Ms, ours: o.cold.p99Ms, digits: 2 },
     );
   }
-  if (b.fixed && o.fixed) rows.push({ measure: `p99 latency at ${fixedRate} req/s (ms, median of ${fixedRounds} alternating rounds)`, baseline: b.fixed.p99Ms, ours: o.fixed.p99Ms, digits: 2 });
+  if (b.fixed && o.fixed) {
+    rows.push(
+      { measure: `p50 latency at ${fixedRate} req/s, evenly paced (ms, median of ${fixedRounds} alternating rounds)`, baseline: b.fixed.p50Ms, ours: o.fixed.p50Ms, digits: 2 },
+      { measure: `p99 latency at ${fixedRate} req/s, evenly paced (ms, median of ${fixedRounds} alternating rounds)`, baseline: b.fixed.p99Ms, ours: o.fixed.p99Ms, digits: 2 },
+    );
+  }
   rows.push({ measure: 'peak RSS (MiB)', baseline: b.peakRssMiB, ours: o.peakRssMiB, digits: 0 });
-  const failures = [b, o].flatMap((m) => [m.throughput, m.cold, m.fixed]).reduce((sum, r) => sum + (r?.failures ?? 0), 0);
+  if (b.plain) rows.push({ measure: 'throughput (req/s), baseline column: the same bare handler without express (node:https)', baseline: b.plain.requestsPerSecond, ours: o.throughput.requestsPerSecond, digits: 0 });
+  const failures = [b, o].flatMap((m) => [m.throughput, m.plain, m.cold, m.fixed]).reduce((sum, r) => sum + (r?.failures ?? 0), 0);
   rows.push({ measure: 'failed requests (non-2xx, errors, timeouts)', baseline: sumFailures(b), ours: sumFailures(o), digits: 0 });
   printTable(title, [...rows, ...extraRows], [...(options.notes ?? []), ...(failures > 0 ? ['**Some requests failed: the figures above are not trustworthy.**'] : [])]);
 }
 
 function sumFailures(m: Measured): number {
-  return [m.throughput, m.cold, m.fixed].reduce((sum, r) => sum + (r?.failures ?? 0), 0);
+  return [m.throughput, m.plain, m.cold, m.fixed].reduce((sum, r) => sum + (r?.failures ?? 0), 0);
 }
 
 /** Total SubjectAccessReviews our webhook has put on the wire, from its own /metrics. */
@@ -211,7 +230,7 @@ process.stdout.write(
     '',
     `- machine: ${cpus()[0]?.model ?? 'unknown CPU'}, ${cpus().length} CPUs, ${(totalmem() / 2 ** 30).toFixed(1)} GiB RAM; Node ${process.version}; ${process.platform} ${process.arch}`,
     `- ${pinning}; ${connections} connections; ${durationSeconds} s per run after a warm-up; HTTPS on loopback, same certificate and bodies for both`,
-    `- baseline: bare express HTTPS handler that parses the review and answers allowed; admission-chain: \`node ${imageNodeFlags.join(' ')} dist/cli/run.js serve\` (the image's command) with the default plugins (AlwaysPullImages, OwnerReferencesPermissionEnforcement) at --log-level ${process.env.BENCH_LOG_LEVEL ?? 'info'} (info: a line per denial, none per allowed request)`,
+    `- baseline: bare express HTTPS handler that parses the review and answers allowed (one extra row per table: the same handler without express); admission-chain: \`node ${imageNodeFlags.join(' ')} dist/cli/run.js serve\` (the image's command) with the default plugins (AlwaysPullImages, OwnerReferencesPermissionEnforcement) at --log-level ${process.env.BENCH_LOG_LEVEL ?? 'info'} (info: a line per denial, none per allowed request)`,
     '',
     '',
   ].join('\n'),
