@@ -6,12 +6,15 @@ import type { AuthorizationMetrics } from './authorization-metrics.ts';
 
 export function instrumentAuthorizer(authorizer: Authorizer, metrics: AuthorizationMetrics, now: () => number = () => performance.now()): Authorizer {
   return {
-    async authorize(attributes: AuthorizationAttributes, signal?: AbortSignal): Promise<AuthorizationResult> {
+    authorize(attributes: AuthorizationAttributes, signal?: AbortSignal): Promise<AuthorizationResult> {
       const started = now();
-      const result = await authorizer.authorize(attributes, signal);
-      metrics.decisions.inc({ decision: result.decision });
-      metrics.decisionDuration.observe({ decision: result.decision }, (now() - started) / 1000);
-      return result;
+      // Followed with then() rather than an async wrapper: one promise fewer per question, which
+      // a narrowly scoped user's request asks a dozen of.
+      return authorizer.authorize(attributes, signal).then((result) => {
+        metrics.decisions.inc({ decision: result.decision });
+        metrics.decisionDuration.observe({ decision: result.decision }, (now() - started) / 1000);
+        return result;
+      });
     },
   };
 }

@@ -231,7 +231,9 @@ function selector(input: SelectorAttributes): { rawSelector?: string; requiremen
 
 function controlledAttributesSize(attributes: AuthorizationAttributes): number {
   const r = attributes.resourceAttributes;
+  if (r !== undefined) {
+    return (r.namespace?.length ?? 0) + (r.verb?.length ?? 0) + (r.group?.length ?? 0) + (r.version?.length ?? 0) + (r.resource?.length ?? 0) + (r.subresource?.length ?? 0) + (r.name?.length ?? 0);
+  }
   const n = attributes.nonResourceAttributes;
-  const parts = r !== undefined ? [r.namespace, r.verb, r.group, r.version, r.resource, r.subresource, r.name] : [n?.verb, n?.path];
-  return parts.reduce((sum, part) => sum + (part?.length ?? 0), 0);
+  return (n?.verb?.length ?? 0) + (n?.path?.length ?? 0);
 }

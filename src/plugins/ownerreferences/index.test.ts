@@ -106,6 +106,28 @@ describe('authorization questions', () => {
   });
 });
 
+describe('per-reference work', () => {
+  it('answers the cheap exits synchronously, without a promise or an authorization', () => {
+    const authorizer = recordingAuthorizer(upstreamFakeAuthorizer);
+    const plugin = new OwnerReferencesPermissionEnforcement(authorizer, fixtureMapper);
+    const context = requestContext();
+    expect(plugin.validate(attributesFor({ username: 'jane', resource: 'pods', newObj: { metadata: {} } }), context)).toBeUndefined();
+    expect(context.annotations.path).toBe('unchanged');
+    expect(authorizer.calls).toEqual([]);
+  });
+
+  it('asks the REST mapper once per owner kind in a request, and authorizes every owner', async () => {
+    const authorizer = recordingAuthorizer({ authorize: async (a) => ({ decision: a.resourceAttributes?.resource === '*' ? 'no-opinion' : 'allow', reason: '' }) });
+    const mapper = recordingRestMapper(fixtureMapper);
+    const plugin = new OwnerReferencesPermissionEnforcement(authorizer, mapper);
+    const refs = [blockingRef('apps/v1', 'DaemonSet', 'ds-a'), blockingRef('apps/v1', 'DaemonSet', 'ds-b'), blockingRef('v1', 'Node', 'n'), blockingRef('apps/v1', 'DaemonSet', 'ds-c')];
+    const error = await outcome(plugin.validate(attributesFor({ username: 'jane', resource: 'pods', newObj: { metadata: { ownerReferences: refs } } }), requestContext()));
+    expect(error).toBeUndefined();
+    expect(mapper.calls).toEqual([{ group: 'apps', kind: 'DaemonSet', versions: ['v1'] }, { group: '', kind: 'Node', versions: ['v1'] }]);
+    expect(authorizer.calls.slice(1).map((c) => `${c.resourceAttributes?.resource}/${c.resourceAttributes?.name}`)).toEqual(['daemonsets/ds-a', 'daemonsets/ds-b', 'nodes/n', 'daemonsets/ds-c']);
+  });
+});
+
 describe('failures', () => {
   const denyProbe: Authorizer = { authorize: async (a) => ({ decision: a.resourceAttributes?.resource === '*' ? 'no-opinion' : 'allow', reason: '' }) };
 

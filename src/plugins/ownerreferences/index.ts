@@ -9,7 +9,7 @@ import { Operation } from '../../admission/operation.ts';
 import type { AdmissionPlugin, PluginDefinition } from '../../admission/plugin.ts';
 import { parseGroupVersion } from '../../api/types.ts';
 import { Decision, type AuthorizationAttributes, type AuthorizationResult, type Authorizer } from '../../ports/authorizer.ts';
-import type { RestMapper } from '../../ports/rest-mapper.ts';
+import type { RestMapper, RestMapping } from '../../ports/rest-mapper.ts';
 import { deleteDependentRecord, finalizeAnythingRecord, ownerFinalizersRecord } from './authorization-records.ts';
 import { isChangingOwnerReferences, newlyBlockingReferences, type NormalisedOwnerReference } from './owner-references.ts';
 
@@ -47,14 +47,17 @@ export class OwnerReferencesPermissionEnforcement implements AdmissionPlugin {
     return operation === Operation.Create || operation === Operation.Update;
   }
 
-  async validate(attributes: Attributes, context: RequestContext): Promise<void> {
-    const { signal } = context;
+  /** Synchronous for the cheap exits (most requests): a promise only when authorization is asked. */
+  validate(attributes: Attributes, context: RequestContext): void | Promise<void> {
     // The path is recorded as soon as it is known, so a rejection on it is recorded too.
     const took = (path: DecisionPath) => context.annotate('path', path);
 
     if (isWhitelisted(attributes)) return took(DecisionPath.Whitelisted);
     if (!isChangingOwnerReferences(attributes.object, attributes.oldObject)) return took(DecisionPath.Unchanged);
+    return this.#checkPermissions(attributes, took, context.signal);
+  }
 
+  async #checkPermissions(attributes: Attributes, took: (path: DecisionPath) => void, signal: AbortSignal): Promise<void> {
     // A creator could simply not have created the object, so only non-create requests need
     // delete permission on it. The owner check below still applies to creates.
     if (attributes.operation !== Operation.Create) {
@@ -73,14 +76,22 @@ export class OwnerReferencesPermissionEnforcement implements AdmissionPlugin {
     if (probe.decision === Decision.Allow) return took(DecisionPath.WildcardProbe);
 
     took(DecisionPath.PerReference);
-    for (const ref of blockingRefs) await this.#checkOwner(attributes, ref, signal);
+    // Owners of one kind (a Deployment's ReplicaSets) share one REST mapping look-up per request.
+    const mappings = new Map<string, Promise<RestMapping[]>>();
+    for (const ref of blockingRefs) await this.#checkOwner(attributes, ref, mappings, signal);
   }
 
-  async #checkOwner(attributes: Attributes, ref: NormalisedOwnerReference, signal: AbortSignal): Promise<void> {
+  async #checkOwner(attributes: Attributes, ref: NormalisedOwnerReference, mappingsByKind: Map<string, Promise<RestMapping[]>>, signal: AbortSignal): Promise<void> {
     let records: AuthorizationAttributes[];
     try {
-      const { group, version } = parseGroupVersion(ref.apiVersion);
-      const mappings = await this.#restMapper.mappingsFor({ group, kind: ref.kind }, [version], signal);
+      const kindKey = `${ref.apiVersion}\n${ref.kind}`;
+      let pending = mappingsByKind.get(kindKey);
+      if (pending === undefined) {
+        const { group, version } = parseGroupVersion(ref.apiVersion);
+        pending = this.#restMapper.mappingsFor({ group, kind: ref.kind }, [version], signal);
+        mappingsByKind.set(kindKey, pending);
+      }
+      const mappings = await pending;
       records = mappings.map((mapping) => ownerFinalizersRecord(attributes, ref, mapping));
     } catch (error) {
       throw forbidden(
@@ -101,11 +112,12 @@ export class OwnerReferencesPermissionEnforcement implements AdmissionPlugin {
   }
 
   /** An authorizer that fails is an authorizer that did not allow: fail closed, keep the error. */
-  async #authorize(record: AuthorizationAttributes, signal: AbortSignal): Promise<AuthorizationResult> {
+  #authorize(record: AuthorizationAttributes, signal: AbortSignal): Promise<AuthorizationResult> {
+    const failed = (error: unknown): AuthorizationResult => ({ decision: Decision.NoOpinion, reason: '', error: errorMessage(error) });
     try {
-      return await this.#authorizer.authorize(record, signal);
+      return this.#authorizer.authorize(record, signal).catch(failed);
     } catch (error) {
-      return { decision: Decision.NoOpinion, reason: '', error: errorMessage(error) };
+      return Promise.resolve(failed(error));
     }
   }
 }
