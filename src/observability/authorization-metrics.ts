@@ -2,6 +2,7 @@
 // vocabulary (apiserver_delegated_authz_request_total / _duration_seconds, by code), plus what
 // upstream's webhook authorizer does not have: the answer cache and singleflight joins.
 import { Counter, Histogram, type Registry } from 'prom-client';
+import { HotCounter, HotHistogram } from './hot-metrics.ts';
 import { boundedCode } from './labels.ts';
 import type { AuthorizationRecorder } from './recorders.ts';
 
@@ -12,11 +13,12 @@ export const authorizationBuckets = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.
 export interface AuthorizationMetrics {
   readonly requests: Counter<'code' | 'outcome'>;
   readonly requestDuration: Histogram<'code'>;
-  readonly cacheRequests: Counter<'status'>;
+  // Recorded for every authorization question (a dozen per request for a narrowly scoped user).
+  readonly cacheRequests: HotCounter<'status'>;
   readonly singleflightJoins: Counter;
   readonly cacheRefreshes: Counter<'result'>;
-  readonly decisions: Counter<'decision'>;
-  readonly decisionDuration: Histogram<'decision'>;
+  readonly decisions: HotCounter<'decision'>;
+  readonly decisionDuration: HotHistogram<'decision'>;
 }
 
 export function createAuthorizationMetrics(registry: Registry): AuthorizationMetrics {
@@ -27,7 +29,7 @@ export function createAuthorizationMetrics(registry: Registry): AuthorizationMet
     labelNames: ['code', 'outcome'],
     registers,
   });
-  const cacheRequests = new Counter({
+  const cacheRequests = new HotCounter({
     name: 'admission_chain_authorization_cache_requests_total',
     help: 'SubjectAccessReview answer cache look-ups, by status (hit or miss).',
     labelNames: ['status'],
@@ -56,13 +58,13 @@ export function createAuthorizationMetrics(registry: Registry): AuthorizationMet
       labelNames: ['result'],
       registers,
     }),
-    decisions: new Counter({
+    decisions: new HotCounter({
       name: 'admission_chain_authorization_decisions_total',
       help: 'Answers the authorizer gave plugins (cached or not), by decision (allow, deny, no-opinion).',
       labelNames: ['decision'],
       registers,
     }),
-    decisionDuration: new Histogram({
+    decisionDuration: new HotHistogram({
       name: 'admission_chain_authorization_duration_seconds',
       help: 'Time plugins waited for an authorization answer in seconds, cache and retries included, by decision.',
       labelNames: ['decision'],

@@ -1,8 +1,9 @@
 // Prometheus metrics in kube-apiserver's admission vocabulary, under our own prefix, on one
 // injected Registry (no global state). Labels stay bounded: never uid, name, namespace or user.
-import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { collectDefaultMetrics, Counter, Gauge, Registry } from 'prom-client';
 import { authorizationRecorder, createAuthorizationMetrics, type AuthorizationMetrics } from './authorization-metrics.ts';
 import { createDiscoveryMetrics, discoveryRecorder, type DiscoveryMetrics } from './discovery-metrics.ts';
+import { HotCounter, HotHistogram } from './hot-metrics.ts';
 import { createLookupMetrics, lookupRecorder, type LookupMetrics } from './lookup-metrics.ts';
 import type { AuthorizationRecorder, DiscoveryRecorder, LookupRecorder } from './recorders.ts';
 
@@ -11,13 +12,14 @@ export const admissionBuckets = [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 
 
 export interface AdmissionMetrics {
   readonly registry: Registry;
-  readonly stepDuration: Histogram<'type' | 'operation' | 'rejected'>;
-  readonly controllerDuration: Histogram<'name' | 'type' | 'operation' | 'rejected'>;
-  readonly requests: Counter<'webhook' | 'operation' | 'allowed' | 'code'>;
+  // Recorded on every request (or several times per request): hot-metrics.ts, prom-client's format.
+  readonly stepDuration: HotHistogram<'type' | 'operation' | 'rejected'>;
+  readonly controllerDuration: HotHistogram<'name' | 'type' | 'operation' | 'rejected'>;
+  readonly requests: HotCounter<'webhook' | 'operation' | 'allowed' | 'code'>;
   /** Requests being handled now, per webhook; plain counters read at scrape time, not per request. */
   readonly inFlight: Record<string, number>;
   readonly nonEnforcedRejections: Counter<'name' | 'mode'>;
-  readonly pluginPaths: Counter<'name' | 'path'>;
+  readonly pluginPaths: HotCounter<'name' | 'path'>;
   readonly certificateExpiry: Gauge;
   readonly certificateReloads: Counter<'result'>;
   readonly badRequests: Counter<'webhook' | 'reason'>;
@@ -73,21 +75,21 @@ export function createMetrics(options: { registry?: Registry; defaultMetrics?: b
       discovery: discoveryRecorder(discovery),
       lookups: lookupRecorder(lookups),
     },
-    stepDuration: new Histogram({
+    stepDuration: new HotHistogram({
       name: 'admission_chain_step_admission_duration_seconds',
       help: 'Admission sub-step latency in seconds, by phase (admit or validate), operation and whether it was rejected.',
       labelNames: ['type', 'operation', 'rejected'],
       buckets: admissionBuckets,
       registers: [registry],
     }),
-    controllerDuration: new Histogram({
+    controllerDuration: new HotHistogram({
       name: 'admission_chain_controller_admission_duration_seconds',
       help: 'Admission plugin latency in seconds, by plugin, phase, operation and whether it rejected.',
       labelNames: ['name', 'type', 'operation', 'rejected'],
       buckets: admissionBuckets,
       registers: [registry],
     }),
-    requests: new Counter({
+    requests: new HotCounter({
       name: 'admission_chain_requests_total',
       help: 'AdmissionReview requests answered, by webhook, operation, decision and status code.',
       labelNames: ['webhook', 'operation', 'allowed', 'code'],
@@ -100,7 +102,7 @@ export function createMetrics(options: { registry?: Registry; defaultMetrics?: b
       labelNames: ['name', 'mode'],
       registers: [registry],
     }),
-    pluginPaths: new Counter({
+    pluginPaths: new HotCounter({
       name: 'admission_chain_plugin_decision_path_total',
       help: 'Which decision path a plugin took (e.g. OwnerReferencesPermissionEnforcement: whitelisted, unchanged, no-new-blocking-refs, wildcard-probe, per-reference).',
       labelNames: ['name', 'path'],
