@@ -66,6 +66,9 @@ export async function startStandInApiServer(options: StandInOptions = {}): Promi
       else res.destroy();
     });
   });
+  // Like kube-apiserver (Go, IdleTimeout 90 s): no Keep-Alive hint in answers and idle connections
+  // kept open; Node's default would hint timeout=5 and close them after 5 s. The client decides.
+  server.keepAliveTimeout = 0;
   server.on('secureConnection', () => {
     connectionCount += 1;
   });

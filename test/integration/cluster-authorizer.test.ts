@@ -103,6 +103,16 @@ describe('cluster authorizer: what is sent', () => {
     // undici's pool may keep a second connection warm; what matters is it is not one per call.
     expect(api.connectionCount).toBeLessThanOrEqual(2);
   });
+
+  it('keeps an idle connection past undici\'s 4-second default, as client-go does', async () => {
+    const { api, authorizer } = await setUp();
+    await authorizer.authorize(attributes({ name: 'first' }));
+    expect(api.connectionCount).toBe(1);
+    await new Promise((resolve) => setTimeout(resolve, 4_500));
+    await authorizer.authorize(attributes({ name: 'second' }));
+    expect(api.calls.count(sar)).toBe(2);
+    expect(api.connectionCount).toBe(1);
+  }, 15_000);
 });
 
 describe('cluster authorizer: status mapping', () => {

@@ -3,6 +3,7 @@
 // identity (client-node builds a fresh undici Agent, so a fresh TLS handshake, for every request),
 // and errors described the way client-go prints them.
 import { statSync } from 'node:fs';
+import type { AgentOptions, RequestOptions } from 'node:https';
 import {
   ApiException,
   Observable,
@@ -12,8 +13,17 @@ import {
   type RequestContext,
   type ResponseContext,
 } from '@kubernetes/client-node';
+import { Agent } from 'undici';
 
 type Dispatcher = NonNullable<ReturnType<RequestContext['getDispatcher']>>;
+
+/**
+ * How long an idle connection to the API server is kept. undici's default is 4 s, so answers
+ * refreshed every few seconds (SubjectAccessReview TTLs are 10 s) each paid a new TLS handshake on
+ * both sides. client-go keeps idle connections 90 s and kube-apiserver closes them after 90 s; we
+ * stay below that so the server never closes a connection we are about to use.
+ */
+export const idleConnectionMs = 60_000;
 
 export interface KubeRequests {
   /** Per-call client-node options: the call aborts with signal and reuses the shared pool. */
@@ -23,32 +33,35 @@ export interface KubeRequests {
 }
 
 export function createKubeRequests(kubeConfig: KubeConfig): KubeRequests {
-  let shared: { fingerprint: string; dispatcher: Dispatcher } | undefined;
+  let shared: { fingerprint: string; dispatcher: Promise<Dispatcher> } | undefined;
 
   // Runs after client-node applied authentication (which built this request's own dispatcher):
-  // the first dispatcher built for a TLS identity is kept and reused; a changed identity
-  // (rotated client certificate, edited kubeconfig) replaces it.
-  function reuseConnections(context: RequestContext): void {
+  // one pool per TLS identity serves every request, and a changed identity (rotated client
+  // certificate, edited kubeconfig) replaces it.
+  async function reuseConnections(context: RequestContext): Promise<void> {
     const built = context.getDispatcher();
     if (built === undefined) return;
     const fingerprint = tlsFingerprint(kubeConfig);
-    if (shared?.fingerprint === fingerprint) {
-      context.setDispatcher(shared.dispatcher);
-      void built.close().catch(() => {});
-      return;
+    if (shared?.fingerprint !== fingerprint) {
+      const previous = shared;
+      shared = { fingerprint, dispatcher: ownPool(kubeConfig).then((own) => own ?? built, () => built) };
+      if (previous !== undefined) void previous.dispatcher.then((d) => d.close()).catch(() => {});
     }
-    const previous = shared;
-    shared = { fingerprint, dispatcher: built };
-    if (previous !== undefined) void previous.dispatcher.close().catch(() => {});
+    const dispatcher = await shared.dispatcher;
+    context.setDispatcher(dispatcher);
+    if (dispatcher !== built) void built.close().catch(() => {});
   }
 
   return {
     options(signal) {
       const middleware: ObservableMiddleware = {
         pre(context: RequestContext) {
-          reuseConnections(context);
-          if (signal !== undefined) context.setSignal(signal);
-          return new Observable(Promise.resolve(context));
+          return new Observable(
+            reuseConnections(context).then(() => {
+              if (signal !== undefined) context.setSignal(signal);
+              return context;
+            }),
+          );
         },
         post(response: ResponseContext) {
           return new Observable(Promise.resolve(response));
@@ -59,9 +72,22 @@ export function createKubeRequests(kubeConfig: KubeConfig): KubeRequests {
     async close() {
       const current = shared;
       shared = undefined;
-      await current?.dispatcher.close().catch(() => {});
+      await current?.dispatcher.then((d) => d.close()).catch(() => {});
     },
   };
+}
+
+/**
+ * A pool with client-node's own TLS settings for the current context (client-node's public
+ * applyToHTTPSOptions and createDispatcherOptions, so certificates from exec plugins are included)
+ * that keeps idle connections for idleConnectionMs. Proxied clusters keep client-node's dispatcher.
+ */
+async function ownPool(kubeConfig: KubeConfig): Promise<Dispatcher | undefined> {
+  const https: RequestOptions = {};
+  await kubeConfig.applyToHTTPSOptions(https);
+  const options = kubeConfig.createDispatcherOptions(kubeConfig.getCurrentCluster(), https as AgentOptions);
+  if (options.type !== 'agent') return undefined;
+  return new Agent({ connect: options.connect, keepAliveTimeout: idleConnectionMs, keepAliveMaxTimeout: idleConnectionMs }) as unknown as Dispatcher;
 }
 
 /** What determines the TLS connection: server, CA, client certificate (file contents by mtime). */
