@@ -14,6 +14,8 @@ export interface PacedOptions {
   durationSeconds: number;
   /** Most connections kept open; a request waits for a free one when all are busy (that wait counts). */
   connections: number;
+  /** Paced like the rest but not counted: opens the connections (default 1 s). */
+  warmupSeconds?: number;
   ca: string;
 }
 
@@ -21,7 +23,8 @@ export async function runPaced(options: PacedOptions): Promise<LoadResult> {
   const agent = new Agent({ keepAlive: true, maxSockets: options.connections, ca: options.ca });
   const target = new URL(options.url);
   const body = Buffer.from(options.body);
-  const total = Math.round(options.rate * options.durationSeconds);
+  const warmup = Math.round(options.rate * (options.warmupSeconds ?? 1));
+  const total = warmup + Math.round(options.rate * options.durationSeconds);
   const intervalMs = 1000 / options.rate;
   const latencies: number[] = [];
   let failures = 0;
@@ -34,15 +37,15 @@ export async function runPaced(options: PacedOptions): Promise<LoadResult> {
       settled += 1;
       if (settled === total) resolve();
     };
-    const fire = () => {
+    const fire = (counted: boolean) => {
       const at = performance.now();
       const req = request(
         { hostname: target.hostname, port: target.port, path: `${target.pathname}${target.search}`, method: 'POST', agent, headers: { 'content-type': 'application/json', 'content-length': body.length } },
         (res) => {
           res.resume();
           res.on('end', () => {
-            if (res.statusCode !== undefined && res.statusCode >= 200 && res.statusCode < 300) latencies.push(performance.now() - at);
-            else failures += 1;
+            if (res.statusCode === undefined || res.statusCode < 200 || res.statusCode >= 300) failures += 1;
+            else if (counted) latencies.push(performance.now() - at);
             settle();
           });
         },
@@ -59,14 +62,14 @@ export async function runPaced(options: PacedOptions): Promise<LoadResult> {
       const due = Math.min(total, Math.floor((performance.now() - started) / intervalMs) + 1);
       while (sent < due) {
         sent += 1;
-        fire();
+        fire(sent > warmup);
       }
       if (sent < total) setTimeout(tick, Math.max(0, started + sent * intervalMs - performance.now()));
     };
     tick();
   });
   agent.destroy();
-  const elapsedSeconds = (performance.now() - started) / 1000;
+  const elapsedSeconds = (performance.now() - started) / 1000 - (options.warmupSeconds ?? 1);
   latencies.sort((a, b) => a - b);
   const percentile = (q: number) => (latencies.length === 0 ? Number.NaN : latencies[Math.min(latencies.length - 1, Math.ceil(q * latencies.length) - 1)]!);
   return { requestsPerSecond: latencies.length / elapsedSeconds, p50Ms: percentile(0.5), p99Ms: percentile(0.99), failures };
