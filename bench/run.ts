@@ -85,6 +85,8 @@ interface Measured {
   throughput: LoadResult;
   /** The bare node:https handler's saturating run (baseline side only). */
   plain?: LoadResult;
+  /** Peak RSS before the cold-cache runs (scenarios that have them). */
+  warmPeakRssMiB?: number;
   cold?: LoadResult;
   fixed?: LoadResult;
   peakRssMiB: number;
@@ -144,13 +146,14 @@ async function sideBySide(title: string, path: string, body: string, options: { 
     // Steady state first: the cold-cache burst comes last, because what it leaves behind (a heap
     // grown to hundreds of MiB, a full answer cache) is not the steady state and is reported apart.
     const fixed = options.fixed === false ? undefined : await fixedRateRounds(both, path, body);
+    const warmPeak = { baseline: both.baseline.process.peakRssMiB(), ours: both.ours.process.peakRssMiB() };
     const cold: Partial<Record<Side, LoadResult>> = {};
     if (options.cold !== undefined) {
       for (const side of ['baseline', 'ours'] as const) cold[side] = await runLoad({ url: `${both[side].base}${path}`, body: options.cold, connections, durationSeconds });
     }
     for (const side of ['baseline', 'ours'] as const) {
       const coldRun = cold[side];
-      results[side] = { throughput: saturated[side]!, ...(side === 'baseline' && { plain }), ...(coldRun && { cold: coldRun }), ...(fixed && { fixed: fixed[side] }), peakRssMiB: both[side].process.peakRssMiB() };
+      results[side] = { throughput: saturated[side]!, ...(side === 'baseline' && { plain }), ...(coldRun && { cold: coldRun, warmPeakRssMiB: warmPeak[side] }), ...(fixed && { fixed: fixed[side] }), peakRssMiB: both[side].process.peakRssMiB() };
     }
   } finally {
     for (const side of ['baseline', 'ours'] as const) await running[side]?.process.stop();
@@ -174,7 +177,8 @@ async function sideBySide(title: string, path: string, body: string, options: { 
       { measure: `p99 latency at ${fixedRate} req/s, evenly paced (ms, median of ${fixedRounds} alternating rounds)`, baseline: b.fixed.p99Ms, ours: o.fixed.p99Ms, digits: 2 },
     );
   }
-  rows.push({ measure: 'peak RSS (MiB)', baseline: b.peakRssMiB, ours: o.peakRssMiB, digits: 0 });
+  if (b.warmPeakRssMiB !== undefined && o.warmPeakRssMiB !== undefined) rows.push({ measure: 'peak RSS before the cold-cache runs (MiB)', baseline: b.warmPeakRssMiB, ours: o.warmPeakRssMiB, digits: 0 });
+  rows.push({ measure: o.cold === undefined ? 'peak RSS (MiB)' : 'peak RSS, cold-cache runs included (MiB)', baseline: b.peakRssMiB, ours: o.peakRssMiB, digits: 0 });
   if (b.plain) rows.push({ measure: 'throughput (req/s), baseline column: the same bare handler without express (node:https)', baseline: b.plain.requestsPerSecond, ours: o.throughput.requestsPerSecond, digits: 0 });
   const failures = [b, o].flatMap((m) => [m.throughput, m.plain, m.cold, m.fixed]).reduce((sum, r) => sum + (r?.failures ?? 0), 0);
   rows.push({ measure: 'failed requests (non-2xx, errors, timeouts)', baseline: sumFailures(b), ours: sumFailures(o), digits: 0 });
