@@ -1,13 +1,17 @@
 // The production build (what the container image runs): rolldown bundles src/ and its
 // dependencies into dist/, and the bundle runs with no node_modules anywhere near it, as in the
-// image. The cluster backend (client-node) is a chunk of its own, loaded only against a cluster.
-import { execFile } from 'node:child_process';
+// image, and serves. The cluster backend (client-node) is a chunk of its own, loaded only against
+// a cluster.
+import { execFile, spawn } from 'node:child_process';
 import { copyFile, mkdtemp, readFile, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bundle } from '../../build/bundle.ts';
 import { entries, outDir as defaultOutDir } from '../../build/entries.ts';
+import { writeTestCertificates } from '../support/certs.ts';
+import { get, post } from '../support/https-client.ts';
+import { freePort } from '../support/ports.ts';
 import { podReview } from '../support/reviews.ts';
 import { repoRoot } from './tools.ts';
 
@@ -65,6 +69,30 @@ describe('production build', () => {
     expect(bad.code).not.toBe(0);
     expect(bad.stderr).toMatch(/missing\.yaml/);
     expect(bad.stderr).not.toMatch(/\n\s+at /);
+  });
+
+  it('serves from the bundle with the image\'s node flags: answers, logs a denial, drains on SIGTERM', async () => {
+    const certs = await writeTestCertificates();
+    const [port, metricsPort] = [await freePort(), await freePort()];
+    const child = spawn(process.execPath, ['--max-semi-space-size=8', join(app, defaultOutDir, 'cli/run.js'), 'serve', '--cluster-state', join(repoRoot, 'examples/cluster-state.yaml'), '--tls-cert-file', certs.certFile, '--tls-private-key-file', certs.keyFile, '--bind-address', '127.0.0.1', '--port', String(port), '--metrics-port', String(metricsPort), '--shutdown-delay', '0s'], { cwd: app, stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    child.stdout.on('data', (d: Buffer) => (output += d));
+    child.stderr.on('data', (d: Buffer) => (output += d));
+    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+    try {
+      await expect.poll(async () => (await get(`http://127.0.0.1:${metricsPort}/readyz`).catch(() => ({ status: 0 }))).status, { timeout: 10_000, interval: 100 }).toBe(200);
+      const mutated = await post(`https://127.0.0.1:${port}/mutate?timeout=10s`, JSON.stringify(podReview()), { ca: certs.caCert });
+      expect(mutated.json().response).toMatchObject({ allowed: true, patchType: 'JSONPatch' });
+      const denied = await post(`https://127.0.0.1:${port}/validate`, JSON.stringify(podReview({ uid: 'uid-bundle', pullPolicy: 'Never' })), { ca: certs.caCert });
+      expect(denied.json().response).toMatchObject({ uid: 'uid-bundle', allowed: false });
+      expect((await get(`http://127.0.0.1:${metricsPort}/metrics`)).text).toContain('admission_chain_requests_total{webhook="mutate",operation="CREATE",allowed="true",code="200"} 1');
+      child.kill('SIGTERM');
+      expect(await exited).toBe(0);
+      const messages = output.trim().split('\n').map((line) => (JSON.parse(line) as { msg: string }).msg);
+      expect(messages).toEqual(['admission-chain serving', 'admission denied', 'draining: readiness is now false', 'drained; bye']);
+    } finally {
+      child.kill('SIGKILL');
+    }
   });
 
   it('loads the cluster backend chunk: serve --kubeconfig with an unreadable kubeconfig fails clearly', async () => {
