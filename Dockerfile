@@ -13,6 +13,7 @@ COPY package.json package-lock.json ./
 # --ignore-scripts: the bundler's native binding is a prebuilt optional package; the `node` dev
 # dependency (a second Node) is not needed here, the image's own Node 24 runs the build.
 RUN npm ci --ignore-scripts --no-audit --no-fund
+COPY tsconfig.json ./
 COPY build ./build
 COPY src ./src
 RUN node build/bundle.ts

@@ -18,6 +18,8 @@ export async function bundle(outDir: string): Promise<void> {
     cwd: root,
     input: Object.fromEntries(Object.entries(entries).map(([name, file]) => [name, join(root, file)])),
     platform: 'node',
+    // Named, not discovered: the image's build stage and a checkout compile alike.
+    tsconfig: join(root, 'tsconfig.json'),
     logLevel: 'warn',
     output: {
       dir: outDir,
