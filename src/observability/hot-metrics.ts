@@ -47,7 +47,11 @@ abstract class HotMetric<L extends string, S> {
 
   protected abstract newSeries(): S;
 
-  /** The series for one set of label values; unknown or missing label names throw, as in prom-client. */
+  /**
+   * The series for one set of label values. The key is the declared labels' values only, so a
+   * label name that was never declared throws when its set is first bound, as in prom-client, and
+   * is not looked at again (call sites are typed against the declared names).
+   */
   protected seriesFor(labels: LabelValues<L> | undefined): S {
     let key = '';
     for (const name of this.#labelNames) key += `${labels?.[name] ?? '\u0001'}\u0000`;
