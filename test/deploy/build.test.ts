@@ -2,36 +2,28 @@
 // dependencies into dist/, and the bundle runs with no node_modules anywhere near it, as in the
 // image, and serves. The cluster backend (client-node) is a chunk of its own, loaded only against
 // a cluster.
-import { execFile, spawn } from 'node:child_process';
 import { copyFile, mkdtemp, readFile, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bundle } from '../../build/bundle.ts';
+import { bundle as buildBundle } from '../../build/bundle.ts';
 import { entries, outDir as defaultOutDir } from '../../build/entries.ts';
 import { writeTestCertificates } from '../support/certs.ts';
+import { runCli, spawnCli } from '../support/cli.ts';
 import { get, post } from '../support/https-client.ts';
 import { freePort } from '../support/ports.ts';
 import { podReview } from '../support/reviews.ts';
 import { repoRoot } from './tools.ts';
 
 let app: string;
-
-function runCli(args: string[], stdin = ''): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = execFile(process.execPath, [join(app, defaultOutDir, 'cli/run.js'), ...args], { cwd: app });
-  child.stdin!.end(stdin);
-  let stdout = '';
-  let stderr = '';
-  child.stdout!.on('data', (d: Buffer) => (stdout += d));
-  child.stderr!.on('data', (d: Buffer) => (stderr += d));
-  return new Promise((resolve) => child.on('close', (code) => resolve({ code, stdout, stderr })));
-}
+/** The bundle's entry point as the image starts it. */
+const bundle = (...flags: string[]) => ({ entry: [...flags, join(app, defaultOutDir, 'cli/run.js')], cwd: app });
 
 describe('production build', () => {
   beforeAll(async () => {
     // Outside the repository, like /app in the image: only dist/ and package.json.
     app = await mkdtemp(join(tmpdir(), 'admission-chain-build-'));
-    await bundle(join(app, defaultOutDir));
+    await buildBundle(join(app, defaultOutDir));
     await copyFile(join(repoRoot, 'package.json'), join(app, 'package.json'));
   }, 120_000);
 
@@ -56,7 +48,7 @@ describe('production build', () => {
 
   it('runs without node_modules: the review command answers an AdmissionReview', async () => {
     await expect(readdir(join(app, 'node_modules'))).rejects.toThrow();
-    const result = await runCli(['review', '--cluster-state', join(repoRoot, 'examples/cluster-state.yaml')], JSON.stringify(podReview({ pullPolicy: 'Never' })));
+    const result = await runCli(['review', '--cluster-state', join(repoRoot, 'examples/cluster-state.yaml')], { stdin: JSON.stringify(podReview({ pullPolicy: 'Never' })), ...bundle() });
     expect(result.stderr).toBe('');
     expect(result.code).toBe(0);
     expect(JSON.parse(result.stdout).response).toMatchObject({ allowed: true, patchType: 'JSONPatch' });
@@ -64,8 +56,8 @@ describe('production build', () => {
 
   it('prints the package version and reports bad input without a stack trace', async () => {
     const version = (JSON.parse(await readFile(join(repoRoot, 'package.json'), 'utf8')) as { version: string }).version;
-    expect((await runCli(['--version'])).stdout.trim()).toBe(version);
-    const bad = await runCli(['review', '--cluster-state', join(app, 'missing.yaml')], '{}');
+    expect((await runCli(['--version'], bundle())).stdout.trim()).toBe(version);
+    const bad = await runCli(['review', '--cluster-state', join(app, 'missing.yaml')], { stdin: '{}', ...bundle() });
     expect(bad.code).not.toBe(0);
     expect(bad.stderr).toMatch(/missing\.yaml/);
     expect(bad.stderr).not.toMatch(/\n\s+at /);
@@ -74,10 +66,7 @@ describe('production build', () => {
   it('serves from the bundle with the image\'s node flags: answers, logs a denial, drains on SIGTERM', async () => {
     const certs = await writeTestCertificates();
     const [port, metricsPort] = [await freePort(), await freePort()];
-    const child = spawn(process.execPath, ['--max-semi-space-size=8', join(app, defaultOutDir, 'cli/run.js'), 'serve', '--cluster-state', join(repoRoot, 'examples/cluster-state.yaml'), '--tls-cert-file', certs.certFile, '--tls-private-key-file', certs.keyFile, '--bind-address', '127.0.0.1', '--port', String(port), '--metrics-port', String(metricsPort), '--shutdown-delay', '0s'], { cwd: app, stdio: ['ignore', 'pipe', 'pipe'] });
-    let output = '';
-    child.stdout.on('data', (d: Buffer) => (output += d));
-    child.stderr.on('data', (d: Buffer) => (output += d));
+    const child = spawnCli(['serve', '--cluster-state', join(repoRoot, 'examples/cluster-state.yaml'), '--tls-cert-file', certs.certFile, '--tls-private-key-file', certs.keyFile, '--bind-address', '127.0.0.1', '--port', String(port), '--metrics-port', String(metricsPort), '--shutdown-delay', '0s'], {}, bundle('--max-semi-space-size=8'));
     const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
     try {
       await expect.poll(async () => (await get(`http://127.0.0.1:${metricsPort}/readyz`).catch(() => ({ status: 0 }))).status, { timeout: 10_000, interval: 100 }).toBe(200);
@@ -88,7 +77,7 @@ describe('production build', () => {
       expect((await get(`http://127.0.0.1:${metricsPort}/metrics`)).text).toContain('admission_chain_requests_total{webhook="mutate",operation="CREATE",allowed="true",code="200"} 1');
       child.kill('SIGTERM');
       expect(await exited).toBe(0);
-      const messages = output.trim().split('\n').map((line) => (JSON.parse(line) as { msg: string }).msg);
+      const messages = child.output().trim().split('\n').map((line) => (JSON.parse(line) as { msg: string }).msg);
       expect(messages).toEqual(['admission-chain serving', 'admission denied', 'draining: readiness is now false', 'drained; bye']);
     } finally {
       child.kill('SIGKILL');
@@ -96,7 +85,7 @@ describe('production build', () => {
   });
 
   it('loads the cluster backend chunk: serve --kubeconfig with an unreadable kubeconfig fails clearly', async () => {
-    const result = await runCli(['serve', '--kubeconfig', join(app, 'no-kubeconfig'), '--tls-cert-file', join(app, 'x.crt'), '--tls-private-key-file', join(app, 'x.key')]);
+    const result = await runCli(['serve', '--kubeconfig', join(app, 'no-kubeconfig'), '--tls-cert-file', join(app, 'x.crt'), '--tls-private-key-file', join(app, 'x.key')], bundle());
     expect(result.code).not.toBe(0);
     // Worded by the cluster backend itself, so its chunk loaded and ran.
     expect(result.stderr).toContain(`cannot load kubeconfig ${join(app, 'no-kubeconfig')}`);

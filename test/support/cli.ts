@@ -1,4 +1,5 @@
-// Runs the real command line (bin/admission-chain.js on the pinned Node) as a child process.
+// Runs the real command line (bin/admission-chain.js on the pinned Node) as a child process; `entry`
+// runs another build of it instead (node flags, then the script), e.g. the production bundle.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
@@ -12,9 +13,15 @@ export interface CliResult {
   stderr: string;
 }
 
-export function runCli(args: string[], options: { stdin?: string; env?: NodeJS.ProcessEnv; timeoutMs?: number } = {}): Promise<CliResult> {
+export interface CliEntry {
+  /** Node flags and the script to run (default: the checkout's bin/admission-chain.js). */
+  entry?: string[];
+  cwd?: string;
+}
+
+export function runCli(args: string[], options: { stdin?: string; env?: NodeJS.ProcessEnv; timeoutMs?: number } & CliEntry = {}): Promise<CliResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(nodeBinary, [cliPath, ...args], { cwd: repoRoot, env: options.env ?? process.env, stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn(nodeBinary, [...(options.entry ?? [cliPath]), ...args], { cwd: options.cwd ?? repoRoot, env: options.env ?? process.env, stdio: ['pipe', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
@@ -32,8 +39,8 @@ export function runCli(args: string[], options: { stdin?: string; env?: NodeJS.P
   });
 }
 
-export function spawnCli(args: string[], env: NodeJS.ProcessEnv = {}): ChildProcess & { output: () => string } {
-  const child = spawn(nodeBinary, [cliPath, ...args], { cwd: repoRoot, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+export function spawnCli(args: string[], env: NodeJS.ProcessEnv = {}, options: CliEntry = {}): ChildProcess & { output: () => string } {
+  const child = spawn(nodeBinary, [...(options.entry ?? [cliPath]), ...args], { cwd: options.cwd ?? repoRoot, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   child.stdout!.on('data', (d: Buffer) => (output += d.toString()));
   child.stderr!.on('data', (d: Buffer) => (output += d.toString()));
