@@ -4,7 +4,7 @@
 // loaded from node_modules.
 import type { PluginDefinition } from './admission/plugin.ts';
 import type { ServeConfig } from './config/serve-config.ts';
-import type { AuthorizationRecorder, DiscoveryRecorder } from './observability/recorders.ts';
+import type { AuthorizationRecorder, DiscoveryRecorder, InformerRecorder } from './observability/recorders.ts';
 import type { Logger } from './ports/logger.ts';
 import { loadLocalBackend, type Backend } from './wiring.ts';
 
@@ -12,6 +12,7 @@ import { loadLocalBackend, type Backend } from './wiring.ts';
 export interface ClusterObservers {
   authorization?: AuthorizationRecorder;
   discovery?: DiscoveryRecorder;
+  informers?: InformerRecorder;
 }
 
 export type BackendConfig = Pick<ServeConfig, 'clusterState' | 'kubeconfig' | 'sarAllowedTtlMs' | 'sarDeniedTtlMs' | 'discoveryRefreshIntervalMs' | 'requestTimeoutMs'>;

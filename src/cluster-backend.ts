@@ -90,6 +90,7 @@ export function createClusterBackend(
       kubeConfig,
       logger,
       resources: lookupsNeeded,
+      ...(observers.informers ? { recorder: observers.informers } : {}),
     });
     ports.lookups = lookups;
     waits.push(lookups.ready());

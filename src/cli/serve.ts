@@ -43,6 +43,7 @@ export async function runServer(config: ServeConfig, io: Pick<CliIO, 'stdout'>):
   const backend = await createBackend(config, logger, enabled, {
     authorization: metrics.recorders.authorization,
     discovery: metrics.recorders.discovery,
+    informers: metrics.recorders.informers,
   }).catch((error: Error) => {
     throw new CliError(error.message);
   });

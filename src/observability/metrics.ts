@@ -4,8 +4,8 @@ import { collectDefaultMetrics, Counter, Gauge, Registry } from 'prom-client';
 import { authorizationRecorder, createAuthorizationMetrics, type AuthorizationMetrics } from './authorization-metrics.ts';
 import { createDiscoveryMetrics, discoveryRecorder, type DiscoveryMetrics } from './discovery-metrics.ts';
 import { HotCounter, HotHistogram } from './hot-metrics.ts';
-import { createLookupMetrics, lookupRecorder, type LookupMetrics } from './lookup-metrics.ts';
-import type { AuthorizationRecorder, DiscoveryRecorder, LookupRecorder } from './recorders.ts';
+import { createLookupMetrics, informerRecorder, lookupRecorder, type LookupMetrics } from './lookup-metrics.ts';
+import type { AuthorizationRecorder, DiscoveryRecorder, InformerRecorder, LookupRecorder } from './recorders.ts';
 
 // Upstream's admission buckets (0.005 … 2.5 s) plus finer sub-millisecond ones: we are in-process.
 export const admissionBuckets = [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.025, 0.1, 0.5, 1.0, 2.5];
@@ -37,6 +37,7 @@ export interface AdmissionMetrics {
     readonly authorization: AuthorizationRecorder;
     readonly discovery: DiscoveryRecorder;
     readonly lookups: LookupRecorder;
+    readonly informers: InformerRecorder;
   };
 }
 
@@ -74,6 +75,7 @@ export function createMetrics(options: { registry?: Registry; defaultMetrics?: b
       authorization: authorizationRecorder(authorization),
       discovery: discoveryRecorder(discovery),
       lookups: lookupRecorder(lookups),
+      informers: informerRecorder(lookups),
     },
     stepDuration: new HotHistogram({
       name: 'admission_chain_step_admission_duration_seconds',

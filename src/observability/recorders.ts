@@ -35,3 +35,18 @@ export interface LookupRecorder {
   /** A live GET repeated after a NotFound for the same object (ServiceAccount waiting for `default`). */
   retried(observation: { resource: LookupResource }): void;
 }
+
+/** Why an informer cache started over: an error, a watchdog-detected stall, or the periodic resync. */
+export type InformerRestartReason = 'error' | 'stall' | 'resync';
+
+/**
+ * The cluster lookups' informer caches (one LIST + WATCH per resource); structurally what
+ * createClusterLookups' `recorder` option takes for them (a type test keeps them compatible).
+ */
+export interface InformerRecorder {
+  /** A LIST completed and replaced the cache (the first one, a relist after a restart, a resync). */
+  informerList(resource: LookupResource): void;
+  /** The LIST or the WATCH failed; the cache keeps its contents and restarts after a backoff. */
+  informerError(resource: LookupResource): void;
+  informerRestart(resource: LookupResource, reason: InformerRestartReason): void;
+}

@@ -127,6 +127,13 @@ describe('serve on the cluster backend', () => {
     // Only the caches the enabled plugins read are started: no secrets or runtimeclasses LIST.
     expect(api.calls.count('list secrets')).toBe(0);
     expect(api.calls.count('list runtimeclasses')).toBe(0);
+    // The informer's failed first LIST, its restart and the LIST that synced it, on /metrics.
+    const metrics = (await get(`http://127.0.0.1:${server.metricsPort}/metrics`)).text;
+    expect(metrics).toMatch(/^admission_chain_informer_errors_total\{resource="serviceaccounts"\} 1$/m);
+    expect(metrics).toMatch(/^admission_chain_informer_restarts_total\{resource="serviceaccounts",reason="error"\} 1$/m);
+    expect(metrics).toMatch(/^admission_chain_informer_lists_total\{resource="serviceaccounts"\} 1$/m);
+    const lastList = Number(/^admission_chain_informer_last_list_timestamp_seconds\{resource="serviceaccounts"\} (\S+)$/m.exec(metrics)?.[1]);
+    expect(Math.abs(lastList - Date.now() / 1000)).toBeLessThan(60);
   });
 
   it('fails start-up clearly without a usable kubeconfig', async () => {

@@ -70,7 +70,7 @@ describe.skipIf(!hasPrometheus)(`a real Prometheus scraping the webhook${needs('
         },
         { timeout: 10_000, interval: 250 },
       )
-      .toHaveLength(8);
+      .toHaveLength(9);
     await expect
       .poll(async () => (await prometheus!.api<Rules>('/api/v1/rules')).groups.flatMap((g) => g.rules).every((r) => r.health === 'ok'), { timeout: 10_000, interval: 250 })
       .toBe(true);

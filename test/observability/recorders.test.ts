@@ -6,11 +6,13 @@ import { createClusterAuthorizer, type ClusterAuthorizer, type ClusterAuthorizer
 import { parseClusterState } from '../../src/adapters/local/cluster-state.ts';
 import { createLocalLookups } from '../../src/adapters/local/lookups.ts';
 import { createRbacAuthorizer } from '../../src/adapters/local/rbac/index.ts';
+import type { ClusterLookupsOptions } from '../../src/adapters/cluster/lookups.ts';
 import { discoveryRecorder } from '../../src/observability/discovery-metrics.ts';
 import { instrumentAuthorizer } from '../../src/observability/instrument-authorizer.ts';
 import { instrumentLookups } from '../../src/observability/instrument-lookups.ts';
 import { createMetrics } from '../../src/observability/metrics.ts';
-import type { AuthorizationRecorder } from '../../src/observability/recorders.ts';
+import { informerRecorder } from '../../src/observability/lookup-metrics.ts';
+import type { AuthorizationRecorder, InformerRecorder } from '../../src/observability/recorders.ts';
 import type { AuthorizationAttributes } from '../../src/ports/authorizer.ts';
 import { ruleTableAuthorizer, startStandInApiServer, subjectAccessReviewRouteName, type StandInApiServer } from '../apiserver/index.ts';
 import { sampleValue } from './samples.ts';
@@ -175,5 +177,30 @@ describe('discovery recorder', () => {
     expect(await sampleValue(registry, 'admission_chain_discovery_refreshes_total', { result: 'partial' })).toBe(1);
     expect(await sampleValue(registry, 'admission_chain_discovery_refreshes_total', { result: 'error' })).toBe(1);
     expect(await sampleValue(registry, 'admission_chain_discovery_last_success_timestamp_seconds')).toBe(1_700_000_000);
+  });
+});
+
+describe('informer recorder', () => {
+  it('is the shape the cluster lookups take', () => {
+    expectTypeOf<InformerRecorder>().toExtend<NonNullable<ClusterLookupsOptions['recorder']>>();
+  });
+
+  it('counts LISTs, failures and restarts by resource and reason, and stamps the last LIST', async () => {
+    let now = 1_700_000_000_000;
+    const metrics = createMetrics({ defaultMetrics: false });
+    const recorder = informerRecorder(metrics.lookups, () => now);
+    recorder.informerList('secrets');
+    recorder.informerError('secrets');
+    now += 30_000;
+    recorder.informerRestart('secrets', 'error');
+    recorder.informerList('secrets');
+    recorder.informerRestart('runtimeclasses', 'stall');
+    const { registry } = metrics;
+    expect(await sampleValue(registry, 'admission_chain_informer_lists_total', { resource: 'secrets' })).toBe(2);
+    expect(await sampleValue(registry, 'admission_chain_informer_errors_total', { resource: 'secrets' })).toBe(1);
+    expect(await sampleValue(registry, 'admission_chain_informer_restarts_total', { resource: 'secrets', reason: 'error' })).toBe(1);
+    expect(await sampleValue(registry, 'admission_chain_informer_restarts_total', { resource: 'runtimeclasses', reason: 'stall' })).toBe(1);
+    expect(await sampleValue(registry, 'admission_chain_informer_last_list_timestamp_seconds', { resource: 'secrets' })).toBe(1_700_000_030);
+    expect(await sampleValue(registry, 'admission_chain_informer_last_list_timestamp_seconds', { resource: 'runtimeclasses' })).toBeUndefined();
   });
 });
