@@ -32,6 +32,9 @@ export interface KubeRequests {
   close(): Promise<void>;
 }
 
+/** Why client-node's per-request dispatcher is destroyed unused (never thrown or shown to anyone). */
+const unusedDispatcher = Object.freeze(new Error('replaced by the shared connection pool before use'));
+
 export function createKubeRequests(kubeConfig: KubeConfig): KubeRequests {
   let shared: { fingerprint: string; dispatcher: Promise<Dispatcher> } | undefined;
 
@@ -49,7 +52,10 @@ export function createKubeRequests(kubeConfig: KubeConfig): KubeRequests {
     }
     const dispatcher = await shared.dispatcher;
     context.setDispatcher(dispatcher);
-    if (dispatcher !== built) void built.close().catch(() => {});
+    // The per-request dispatcher never connected, so there is nothing to drain: destroy it with one
+    // shared reason. close() would build undici's ClientDestroyedError, stack trace included, for
+    // every request (measured at about 3 % of the CPU of a burst of uncached SubjectAccessReviews).
+    if (dispatcher !== built) void built.destroy(unusedDispatcher).catch(() => {});
   }
 
   return {
