@@ -6,9 +6,10 @@
 // Knobs (environment): BENCH_DURATION seconds per run (default 10), BENCH_CONNECTIONS (default
 // 10), BENCH_SCENARIOS e.g. "1,2" (default all), BENCH_CPU_PROF=1 writes admission-chain CPU
 // profiles to bench/profiles/, BENCH_NODE_OPTIONS passes flags to admission-chain's node (e.g.
-// "--max-old-space-size=128" to see its footprint under a container-like heap limit), and
+// "--max-semi-space-size=4"), and
 // BENCH_LOG_LEVEL sets its --log-level (default info: a line per denial, none per allowed request),
-// BENCH_FIXED_ROUNDS the alternating rounds of the fixed-rate run (default 3).
+// BENCH_FIXED_ROUNDS the alternating rounds of the fixed-rate run (default 3), BENCH_MEMORY_LIMIT
+// the MiB of the memory cgroup each server runs in (default: the chart's container limit; 0: none).
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
@@ -17,6 +18,7 @@ import { generateCertificates } from '../src/tls/generate.ts';
 import { benchUsers, deploymentOwnerUpdate, largePodCreate, podCreate } from './bodies.ts';
 import { runLoad, type LoadResult } from './load.ts';
 import { runPaced } from './paced.ts';
+import { chartMemoryLimitMiB, createMemoryCgroup, type MemoryCgroup } from './memory-cgroup.ts';
 import { freePort, loadCore, pinning, pinSelf, post, startNode, waitForLine, waitForWebhook, type ServerProcess } from './processes.ts';
 import { printTable, type Row } from './table.ts';
 
@@ -39,6 +41,28 @@ function nodeFlagsOfImage(dockerfile: string): string[] {
   return cmd.slice(1, entry);
 }
 
+/**
+ * Each server runs in its own memory cgroup limited as the chart limits the pod (Node sizes its heap
+ * from that limit, and V8 collects sooner in a smaller heap), so its memory is measured as it ships.
+ */
+const memoryLimitMiB = process.env.BENCH_MEMORY_LIMIT === undefined ? chartMemoryLimitMiB(readFileSync(join(root, 'charts/admission-chain/values.yaml'), 'utf8')) : Number(process.env.BENCH_MEMORY_LIMIT);
+const cgroups: Partial<Record<'baseline' | 'plain' | 'ours', MemoryCgroup>> = {};
+let memoryLimitNote = 'servers not in a memory cgroup (BENCH_MEMORY_LIMIT=0)';
+if (memoryLimitMiB > 0) {
+  for (const side of ['baseline', 'plain', 'ours'] as const) {
+    const made = createMemoryCgroup(memoryLimitMiB, `admission-chain-bench-${process.pid}-${side}`);
+    if ('unavailable' in made) {
+      memoryLimitNote = `servers not in a memory cgroup (${made.unavailable}): Node sizes its heap from this machine's memory, not from the chart's ${memoryLimitMiB} MiB limit`;
+      break;
+    }
+    cgroups[side] = made;
+    memoryLimitNote = `each server in its own memory cgroup limited to ${memoryLimitMiB} MiB (the chart's container limit), so Node sizes its heap as in the pod`;
+  }
+}
+process.on('exit', () => {
+  for (const cgroup of Object.values(cgroups)) cgroup.remove();
+});
+
 pinSelf();
 // Measure what ships: the container image runs the bundle in dist/, not the TypeScript sources.
 await bundle(join(root, 'dist'));
@@ -60,7 +84,8 @@ type Side = 'baseline' | 'ours';
 
 async function startBaseline(plain = false): Promise<Running> {
   const port = await freePort();
-  const { child, process } = startNode([join(root, 'bench/baseline.ts'), String(port), certFile, keyFile, ...(plain ? ['--plain'] : [])], { stdout: 'pipe' });
+  const cgroup = cgroups[plain ? 'plain' : 'baseline']?.path;
+  const { child, process } = startNode([join(root, 'bench/baseline.ts'), String(port), certFile, keyFile, ...(plain ? ['--plain'] : [])], { stdout: 'pipe', ...(cgroup && { cgroup }) });
   await waitForLine(child, 'ready');
   return { base: `https://127.0.0.1:${port}`, process };
 }
@@ -71,7 +96,8 @@ async function startOurs(kubeconfig?: string): Promise<Running> {
   // The bundled build, as the container image runs it (built once at the start of the run).
   const backend = kubeconfig === undefined ? ['--cluster-state', join(root, 'bench/cluster-state.yaml')] : ['--kubeconfig', kubeconfig];
   const args = [join(root, 'dist/cli/run.js'), 'serve', ...backend, '--bind-address', '127.0.0.1', '--port', String(port), '--metrics-port', String(metricsPort), '--tls-cert-file', certFile, '--tls-private-key-file', keyFile, '--shutdown-delay', '0s', ...logLevelArgs];
-  const { process } = startNode(args, { nodeOptions });
+  const cgroup = cgroups.ours?.path;
+  const { process } = startNode(args, { nodeOptions, ...(cgroup && { cgroup }) });
   return { base: `https://127.0.0.1:${port}`, metricsUrl: `http://127.0.0.1:${metricsPort}/metrics`, process };
 }
 
@@ -233,6 +259,7 @@ process.stdout.write(
     '# admission-chain benchmark',
     '',
     `- machine: ${cpus()[0]?.model ?? 'unknown CPU'}, ${cpus().length} CPUs, ${(totalmem() / 2 ** 30).toFixed(1)} GiB RAM; Node ${process.version}; ${process.platform} ${process.arch}`,
+    `- ${memoryLimitNote}`,
     `- ${pinning}; ${connections} connections; ${durationSeconds} s per run after a warm-up; HTTPS on loopback, same certificate and bodies for both`,
     `- baseline: bare express HTTPS handler that parses the review and answers allowed (one extra row per table: the same handler without express); admission-chain: \`node ${imageNodeFlags.join(' ')} dist/cli/run.js serve\` (the image's command) with the default plugins (AlwaysPullImages, OwnerReferencesPermissionEnforcement) at --log-level ${process.env.BENCH_LOG_LEVEL ?? 'info'} (info: a line per denial, none per allowed request)`,
     '',
