@@ -46,17 +46,24 @@ function nodeFlagsOfImage(dockerfile: string): string[] {
  * from that limit, and V8 collects sooner in a smaller heap), so its memory is measured as it ships.
  */
 const memoryLimitMiB = process.env.BENCH_MEMORY_LIMIT === undefined ? chartMemoryLimitMiB(readFileSync(join(root, 'charts/admission-chain/values.yaml'), 'utf8')) : Number(process.env.BENCH_MEMORY_LIMIT);
-const cgroups: Partial<Record<'baseline' | 'plain' | 'ours', MemoryCgroup>> = {};
+if (!Number.isInteger(memoryLimitMiB) || memoryLimitMiB < 0) {
+  process.stderr.write(`bench: BENCH_MEMORY_LIMIT must be a whole number of MiB (0: no limit), got ${JSON.stringify(process.env.BENCH_MEMORY_LIMIT)}\n`);
+  process.exit(2);
+}
+let cgroups: Partial<Record<'baseline' | 'plain' | 'ours', MemoryCgroup>> = {};
 let memoryLimitNote = 'servers not in a memory cgroup (BENCH_MEMORY_LIMIT=0)';
 if (memoryLimitMiB > 0) {
+  memoryLimitNote = `each server in its own memory cgroup limited to ${memoryLimitMiB} MiB (the chart's container limit), so Node sizes its heap as in the pod`;
   for (const side of ['baseline', 'plain', 'ours'] as const) {
     const made = createMemoryCgroup(memoryLimitMiB, `admission-chain-bench-${process.pid}-${side}`);
     if ('unavailable' in made) {
+      // All sides or none: a limit on one side only would skew every ratio.
+      for (const cgroup of Object.values(cgroups)) cgroup.remove();
+      cgroups = {};
       memoryLimitNote = `servers not in a memory cgroup (${made.unavailable}): Node sizes its heap from this machine's memory, not from the chart's ${memoryLimitMiB} MiB limit`;
       break;
     }
     cgroups[side] = made;
-    memoryLimitNote = `each server in its own memory cgroup limited to ${memoryLimitMiB} MiB (the chart's container limit), so Node sizes its heap as in the pod`;
   }
 }
 process.on('exit', () => {
