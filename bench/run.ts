@@ -6,7 +6,7 @@
 // Knobs (environment): BENCH_DURATION seconds per run (default 10), BENCH_CONNECTIONS (default
 // 10), BENCH_SCENARIOS e.g. "1,2" (default all), BENCH_CPU_PROF=1 writes admission-chain CPU
 // profiles to bench/profiles/, BENCH_NODE_OPTIONS passes flags to admission-chain's node (e.g.
-// "--max-semi-space-size=4"), and
+// "--max-semi-space-size=2"), and
 // BENCH_LOG_LEVEL sets its --log-level (default info: a line per denial, none per allowed request),
 // BENCH_FIXED_ROUNDS the alternating rounds of the fixed-rate run (default 3), BENCH_MEMORY_LIMIT
 // the MiB of the memory cgroup each server runs in (default: the chart's container limit; 0: none).
