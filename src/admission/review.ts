@@ -79,13 +79,13 @@ export function decodeReview(body: unknown): DecodedReview {
     const value = request[field];
     if (value !== undefined && value !== null && !isPlainObject(value)) throw new BadReviewError(`request.${field} must be an object`);
   }
-  if (request.userInfo !== undefined) checkUserInfo(request.userInfo);
+  if (request.userInfo !== undefined) freezeUserInfo(checkUserInfo(request.userInfo));
   if (request.dryRun !== undefined && typeof request.dryRun !== 'boolean') throw new BadReviewError('request.dryRun must be a boolean');
   return { apiVersion: apiVersion as AdmissionApiVersion, request: request as unknown as AdmissionRequest };
 }
 
 /** The identity feeds authorization questions: its shape is checked, never guessed at. */
-function checkUserInfo(value: unknown): void {
+function checkUserInfo(value: unknown): UserInfo {
   if (!isPlainObject(value)) throw new BadReviewError('request.userInfo must be an object');
   for (const field of ['username', 'uid'] as const) {
     if (value[field] !== undefined && typeof value[field] !== 'string') throw new BadReviewError(`request.userInfo.${field} must be a string`);
@@ -96,7 +96,24 @@ function checkUserInfo(value: unknown): void {
       throw new BadReviewError('request.userInfo.extra must map keys to arrays of strings');
     }
   }
+  return value as UserInfo;
 }
+
+/**
+ * The requester's identity is fixed for the whole request: frozen, nothing can change it between
+ * two authorization questions, and the SubjectAccessReview cache may remember its key by object.
+ */
+function freezeUserInfo(user: UserInfo): void {
+  if (user.groups !== undefined) Object.freeze(user.groups);
+  if (user.extra !== undefined) {
+    for (const values of Object.values(user.extra)) Object.freeze(values);
+    Object.freeze(user.extra);
+  }
+  Object.freeze(user);
+}
+
+/** The identity of a request that carries none (frozen, like every decoded identity). */
+const anonymousUserInfo: UserInfo = Object.freeze({});
 
 function isStringArray(value: unknown): value is string[] {
   return Array.isArray(value) && value.every((item) => typeof item === 'string');
@@ -122,7 +139,7 @@ export function attributesFrom(request: AdmissionRequest, object: KubeObject | u
     name: request.name ?? '',
     object,
     oldObject: request.oldObject ?? undefined,
-    userInfo: request.userInfo ?? {},
+    userInfo: request.userInfo ?? anonymousUserInfo,
     dryRun: request.dryRun ?? false,
     options: request.options,
   };

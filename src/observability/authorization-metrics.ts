@@ -66,7 +66,7 @@ export function createAuthorizationMetrics(registry: Registry): AuthorizationMet
     }),
     decisionDuration: new HotHistogram({
       name: 'admission_chain_authorization_duration_seconds',
-      help: 'Time plugins waited for an authorization answer in seconds, cache and retries included, by decision.',
+      help: 'Time plugins waited for an authorization answer in seconds, retries included (an answer at hand, such as a cached one, counts as 0), by decision.',
       labelNames: ['decision'],
       buckets: authorizationBuckets,
       registers,
@@ -76,9 +76,12 @@ export function createAuthorizationMetrics(registry: Registry): AuthorizationMet
 
 /** The Prometheus side of the cluster authorizer's `metrics` option. */
 export function authorizationRecorder(metrics: AuthorizationMetrics): AuthorizationRecorder {
+  // A dozen look-ups per request for a narrowly scoped user: the two series are bound once.
+  const hits = metrics.cacheRequests.labels({ status: 'hit' });
+  const misses = metrics.cacheRequests.labels({ status: 'miss' });
   return {
-    cacheHit: () => metrics.cacheRequests.inc({ status: 'hit' }),
-    cacheMiss: () => metrics.cacheRequests.inc({ status: 'miss' }),
+    cacheHit: () => hits.inc(),
+    cacheMiss: () => misses.inc(),
     singleflightJoined: () => metrics.singleflightJoins.inc(),
     refreshCompleted: ({ result }) => metrics.cacheRefreshes.inc({ result }),
     requestCompleted: ({ outcome, code, durationSeconds }) => {

@@ -56,5 +56,9 @@ export interface AuthorizationResult {
 }
 
 export interface Authorizer {
-  authorize(attributes: AuthorizationAttributes, signal?: AbortSignal): Promise<AuthorizationResult>;
+  /**
+   * The answer, directly when it is at hand (an in-memory evaluator, a cached SubjectAccessReview)
+   * or as a promise when it must be fetched. Callers treat a thrown error and a rejection alike.
+   */
+  authorize(attributes: AuthorizationAttributes, signal?: AbortSignal): AuthorizationResult | Promise<AuthorizationResult>;
 }

@@ -11,12 +11,13 @@
 // TTL is asked again in the background, so a busy identity never waits for its entry to expire
 // (answers are never served past their TTL: this only makes them fresher).
 import { AuthorizationV1Api, type KubeConfig, type V1SubjectAccessReviewSpec, type V1SubjectAccessReviewStatus } from '@kubernetes/client-node';
-import type { AuthorizationAttributes, AuthorizationResult, Authorizer, ResourceAttributes, SelectorAttributes } from '../../ports/authorizer.ts';
+import type { AuthorizationAttributes, AuthorizationResult, Authorizer, ResourceAttributes } from '../../ports/authorizer.ts';
 import { systemClock, systemRandom, type Clock, type Random } from '../../ports/clock.ts';
 import { silentLogger, type Logger } from '../../ports/logger.ts';
 import { createKubeRequests, describeKubeError, errorCode, raceWithSignal, retryHint } from './kube.ts';
 import { withTimeout } from '../../util/signals.ts';
 import { SingleFlight } from './singleflight.ts';
+import { identitySpec, ReviewKeys, selectorSpec } from './review-keys.ts';
 import { TtlCache } from './ttl-cache.ts';
 
 /** Observations for metrics; the wiring adapts them to Prometheus (no prom-client here). */
@@ -58,6 +59,11 @@ export interface ClusterAuthorizer extends Authorizer {
   close(): Promise<void>;
 }
 
+/** A cached answer, read as a decision once when it arrives: every hit shares this frozen result. */
+interface CachedAnswer {
+  readonly result: Readonly<AuthorizationResult>;
+}
+
 /** Upstream's webhook skips the cache for requester-controlled attributes this large (a DoS guard). */
 const maxControlledAttributesCacheSize = 10_000;
 const bothAllowedAndDenied = 'webhook subject access review returned both allow and deny response';
@@ -80,7 +86,8 @@ export function createClusterAuthorizer(options: ClusterAuthorizerOptions): Clus
   } = options;
   const api = kubeConfig.makeApiClient(AuthorizationV1Api);
   const requests = createKubeRequests(kubeConfig);
-  const cache = new TtlCache<V1SubjectAccessReviewStatus>(cacheSize);
+  const cache = new TtlCache<CachedAnswer>(cacheSize);
+  const keys = new ReviewKeys(cacheSize);
   const flights = new SingleFlight<V1SubjectAccessReviewStatus>();
   const url = `${kubeConfig.getCurrentCluster()?.server ?? ''}${reviewPath}`;
 
@@ -117,14 +124,15 @@ export function createClusterAuthorizer(options: ClusterAuthorizerOptions): Clus
   function reviewAndCache(key: string, spec: V1SubjectAccessReviewSpec, cacheable: boolean): (signal: AbortSignal) => Promise<V1SubjectAccessReviewStatus> {
     return async (signal) => {
       const status = await reviewWithRetries(spec, signal);
-      if (cacheable) cache.set(key, status, status.allowed ? allowedTtlMs : deniedTtlMs, clock.now());
+      if (cacheable) cache.set(key, { result: Object.freeze(resultOf(status)) }, status.allowed ? allowedTtlMs : deniedTtlMs, clock.now());
       return status;
     };
   }
 
   /** Asks again for an answer about to expire, unless that question is already on the wire. */
-  function refreshInBackground(key: string, spec: V1SubjectAccessReviewSpec): void {
+  function refreshInBackground(key: string, attributes: AuthorizationAttributes): void {
     if (flights.has(key)) return;
+    const spec = subjectAccessReviewSpec(attributes);
     withTimeout(undefined, timeoutMs, (bounded) => flights.run(key, reviewAndCache(key, spec, true), bounded).result).then(
       () => metrics.refreshCompleted?.({ result: 'success' }),
       (error: unknown) => {
@@ -135,32 +143,36 @@ export function createClusterAuthorizer(options: ClusterAuthorizerOptions): Clus
     );
   }
 
+  /** A question not answered from the cache: on the wire, or joining the same question in flight. */
+  async function authorizeUncached(key: string, attributes: AuthorizationAttributes, cacheable: boolean, signal: AbortSignal | undefined): Promise<AuthorizationResult> {
+    metrics.cacheMiss?.();
+    const spec = subjectAccessReviewSpec(attributes);
+    try {
+      const status = await withTimeout(signal, timeoutMs, (bounded) => {
+        const ticket = flights.run(key, reviewAndCache(key, spec, cacheable), bounded);
+        if (ticket.joined) metrics.singleflightJoined?.();
+        return ticket.result;
+      });
+      return resultOf(status);
+    } catch (error) {
+      const message = describeKubeError(error, 'POST', url);
+      logger.warn({ err: message }, 'SubjectAccessReview failed; answering no opinion');
+      return { decision: 'no-opinion', reason: '', error: message };
+    }
+  }
+
   return {
-    async authorize(attributes: AuthorizationAttributes, signal?: AbortSignal): Promise<AuthorizationResult> {
-      const spec = subjectAccessReviewSpec(attributes);
-      const key = JSON.stringify(spec);
+    // A cached answer is returned as it is, without a promise: a narrowly scoped user's request
+    // asks a dozen questions, nearly always all cached.
+    authorize(attributes: AuthorizationAttributes, signal?: AbortSignal): AuthorizationResult | Promise<AuthorizationResult> {
+      const key = keys.keyFor(attributes);
       const cacheable = controlledAttributesSize(attributes) < maxControlledAttributesCacheSize;
       const now = clock.now();
       const cached = cacheable ? cache.entry(key, now) : undefined;
-      if (cached !== undefined) {
-        metrics.cacheHit?.();
-        if (cached.expiresAt - now <= cached.ttlMs * refreshAheadFraction) refreshInBackground(key, spec);
-        return resultOf(cached.value);
-      }
-      metrics.cacheMiss?.();
-
-      try {
-        const status = await withTimeout(signal, timeoutMs, (bounded) => {
-          const ticket = flights.run(key, reviewAndCache(key, spec, cacheable), bounded);
-          if (ticket.joined) metrics.singleflightJoined?.();
-          return ticket.result;
-        });
-        return resultOf(status);
-      } catch (error) {
-        const message = describeKubeError(error, 'POST', url);
-        logger.warn({ err: message }, 'SubjectAccessReview failed; answering no opinion');
-        return { decision: 'no-opinion', reason: '', error: message };
-      }
+      if (cached === undefined) return authorizeUncached(key, attributes, cacheable, signal);
+      metrics.cacheHit?.();
+      if (cached.expiresAt - now <= cached.ttlMs * refreshAheadFraction) refreshInBackground(key, attributes);
+      return cached.value.result;
     },
     close: () => requests.close(),
   };
@@ -183,19 +195,11 @@ function resultOf(status: V1SubjectAccessReviewStatus): AuthorizationResult {
 }
 
 /**
- * The spec exactly as sent, built in a fixed field order so its JSON is the cache key. Like Go's
- * encoding (omitempty), empty strings and lists are left out; extra's keys are sorted as Go sorts
- * map keys; group order and extra values are kept as given.
+ * The spec exactly as sent. Like Go's encoding (omitempty), empty strings and lists are left out;
+ * extra's keys are sorted as Go sorts map keys; group order and extra values are kept as given.
  */
 export function subjectAccessReviewSpec(attributes: AuthorizationAttributes): V1SubjectAccessReviewSpec {
-  const { user } = attributes;
-  const spec: V1SubjectAccessReviewSpec = {};
-  if (user.username) spec.user = user.username;
-  if (user.uid) spec.uid = user.uid;
-  if (user.groups !== undefined && user.groups.length > 0) spec.groups = [...user.groups];
-  if (user.extra !== undefined && Object.keys(user.extra).length > 0) {
-    spec.extra = Object.fromEntries(Object.keys(user.extra).sort().map((k) => [k, [...(user.extra?.[k] ?? [])]]));
-  }
+  const spec: V1SubjectAccessReviewSpec = identitySpec(attributes.user);
   if (attributes.resourceAttributes !== undefined) spec.resourceAttributes = resourceAttributes(attributes.resourceAttributes);
   if (attributes.nonResourceAttributes !== undefined) {
     const { path, verb } = attributes.nonResourceAttributes;
@@ -215,17 +219,8 @@ function resourceAttributes(input: ResourceAttributes): NonNullable<V1SubjectAcc
   if (input.resource) out.resource = input.resource;
   if (input.subresource) out.subresource = input.subresource;
   if (input.name) out.name = input.name;
-  if (input.fieldSelector !== undefined) out.fieldSelector = selector(input.fieldSelector);
-  if (input.labelSelector !== undefined) out.labelSelector = selector(input.labelSelector);
-  return out;
-}
-
-function selector(input: SelectorAttributes): { rawSelector?: string; requirements?: Array<{ key: string; operator: string; values?: string[] }> } {
-  const out: { rawSelector?: string; requirements?: Array<{ key: string; operator: string; values?: string[] }> } = {};
-  if (input.rawSelector) out.rawSelector = input.rawSelector;
-  if (input.requirements !== undefined && input.requirements.length > 0) {
-    out.requirements = input.requirements.map((r) => (r.values !== undefined && r.values.length > 0 ? { key: r.key, operator: r.operator, values: [...r.values] } : { key: r.key, operator: r.operator }));
-  }
+  if (input.fieldSelector !== undefined) out.fieldSelector = selectorSpec(input.fieldSelector);
+  if (input.labelSelector !== undefined) out.labelSelector = selectorSpec(input.labelSelector);
   return out;
 }
 

@@ -174,31 +174,33 @@ export function createClusterRestMapper(options: ClusterRestMapperOptions): Clus
     }
   }
 
-  return {
-    async mappingsFor(groupKind, versions, signal) {
-      const hit = lookup(groupKind, versions);
-      if (hit !== undefined) return hit;
-      if (signal?.aborted) throw new Error(describeKubeError(signal.reason, 'Get', apisUrl));
-      const due = lastRefreshAt === undefined || clock.now() - lastRefreshAt >= refreshIntervalMs;
-      if (inFlight !== undefined || due) {
-        try {
-          await wait(startRefresh().groupSettled(groupKind.group), signal);
-        } catch (error) {
-          // The deadline passed; whatever arrived meanwhile still counts.
-          const late = lookup(groupKind, versions);
-          if (late !== undefined) return late;
-          throw error;
-        }
+  /** A kind discovery did not know: refresh (at most once per interval), then look again. */
+  async function mappingsAfterRefresh(groupKind: { group: string; kind: string }, versions: readonly string[], signal: AbortSignal | undefined): Promise<RestMapping[]> {
+    if (signal?.aborted) throw new Error(describeKubeError(signal.reason, 'Get', apisUrl));
+    const due = lastRefreshAt === undefined || clock.now() - lastRefreshAt >= refreshIntervalMs;
+    if (inFlight !== undefined || due) {
+      try {
+        await wait(startRefresh().groupSettled(groupKind.group), signal);
+      } catch (error) {
+        // The deadline passed; whatever arrived meanwhile still counts.
+        const late = lookup(groupKind, versions);
+        if (late !== undefined) return late;
+        throw error;
       }
-      // Like client-go: a group the server could not even list reports that failure; a group
-      // version that failed on its own, or a kind nobody serves, is upstream's NoKindMatchError.
-      const unlisted = groupKind.group === '' ? listFailures.core : listFailures.groups;
-      if (mapping === undefined) throw new Error(unlisted ?? lastError ?? 'discovery has not loaded yet');
-      const found = lookup(groupKind, versions);
-      if (found !== undefined) return found;
-      if (unlisted !== undefined) throw new Error(unlisted);
-      return mapping.mappingsFor(groupKind, versions);
-    },
+    }
+    // Like client-go: a group the server could not even list reports that failure; a group
+    // version that failed on its own, or a kind nobody serves, is upstream's NoKindMatchError.
+    const unlisted = groupKind.group === '' ? listFailures.core : listFailures.groups;
+    if (mapping === undefined) throw new Error(unlisted ?? lastError ?? 'discovery has not loaded yet');
+    const found = lookup(groupKind, versions);
+    if (found !== undefined) return found;
+    if (unlisted !== undefined) throw new Error(unlisted);
+    return mapping.mappingsFor(groupKind, versions);
+  }
+
+  return {
+    // A known kind is answered at once, without a promise (ORPE asks once per owner kind).
+    mappingsFor: (groupKind, versions, signal) => lookup(groupKind, versions) ?? mappingsAfterRefresh(groupKind, versions, signal),
 
     async ready(signal) {
       if (mapping !== undefined) return;

@@ -10,6 +10,7 @@ import type { AdmissionPlugin, PluginDefinition } from '../../admission/plugin.t
 import { parseGroupVersion } from '../../api/types.ts';
 import { Decision, type AuthorizationAttributes, type AuthorizationResult, type Authorizer } from '../../ports/authorizer.ts';
 import type { RestMapper, RestMapping } from '../../ports/rest-mapper.ts';
+import { isPromiseLike, runSteps, settled, type MaybePromise, type Steps } from '../../util/maybe-async.ts';
 import { deleteDependentRecord, finalizeAnythingRecord, ownerFinalizersRecord } from './authorization-records.ts';
 import { isChangingOwnerReferences, newlyBlockingReferences, type NormalisedOwnerReference } from './owner-references.ts';
 
@@ -47,21 +48,26 @@ export class OwnerReferencesPermissionEnforcement implements AdmissionPlugin {
     return operation === Operation.Create || operation === Operation.Update;
   }
 
-  /** Synchronous for the cheap exits (most requests): a promise only when authorization is asked. */
+  /**
+   * Synchronous whenever every answer is at hand: the cheap exits (most requests), and a request
+   * whose authorization answers are all cached. A promise only when something must be fetched.
+   */
   validate(attributes: Attributes, context: RequestContext): void | Promise<void> {
     // The path is recorded as soon as it is known, so a rejection on it is recorded too.
     const took = (path: DecisionPath) => context.annotate('path', path);
 
     if (isWhitelisted(attributes)) return took(DecisionPath.Whitelisted);
     if (!isChangingOwnerReferences(attributes.object, attributes.oldObject)) return took(DecisionPath.Unchanged);
-    return this.#checkPermissions(attributes, took, context.signal);
+    return runSteps(this.#checkPermissions(attributes, took, context.signal));
   }
 
-  async #checkPermissions(attributes: Attributes, took: (path: DecisionPath) => void, signal: AbortSignal): Promise<void> {
+  // Step generators (src/util/maybe-async.ts): `yield* settled(x)` reads as `await x`, without a
+  // promise when x is already there.
+  *#checkPermissions(attributes: Attributes, took: (path: DecisionPath) => void, signal: AbortSignal): Steps<void> {
     // A creator could simply not have created the object, so only non-create requests need
     // delete permission on it. The owner check below still applies to creates.
     if (attributes.operation !== Operation.Create) {
-      const { decision, reason, error } = await this.#authorize(deleteDependentRecord(attributes), signal);
+      const { decision, reason, error } = yield* settled(this.#authorize(deleteDependentRecord(attributes), signal));
       if (decision !== Decision.Allow) {
         throw forbidden(attributes, `cannot set an ownerRef on a resource you can't delete: ${reason}, ${goErrorString(error)}`);
       }
@@ -72,26 +78,27 @@ export class OwnerReferencesPermissionEnforcement implements AdmissionPlugin {
 
     // Discovery can hang when the network is down, and inside admission a hang looks like a dead
     // API server; one question settles every owner for users who may finalize anything.
-    const probe = await this.#authorize(finalizeAnythingRecord(attributes.userInfo), signal);
+    const probe = yield* settled(this.#authorize(finalizeAnythingRecord(attributes.userInfo), signal));
     if (probe.decision === Decision.Allow) return took(DecisionPath.WildcardProbe);
 
     took(DecisionPath.PerReference);
     // Owners of one kind (a Deployment's ReplicaSets) share one REST mapping look-up per request.
-    const mappings = new Map<string, Promise<RestMapping[]>>();
-    for (const ref of blockingRefs) await this.#checkOwner(attributes, ref, mappings, signal);
+    const kinds: KindMappings[] = [];
+    for (const ref of blockingRefs) yield* this.#checkOwner(attributes, ref, kinds, signal);
   }
 
-  async #checkOwner(attributes: Attributes, ref: NormalisedOwnerReference, mappingsByKind: Map<string, Promise<RestMapping[]>>, signal: AbortSignal): Promise<void> {
+  *#checkOwner(attributes: Attributes, ref: NormalisedOwnerReference, kinds: KindMappings[], signal: AbortSignal): Steps<void> {
     let records: AuthorizationAttributes[];
     try {
-      const kindKey = `${ref.apiVersion}\n${ref.kind}`;
-      let pending = mappingsByKind.get(kindKey);
-      if (pending === undefined) {
+      let kind = kinds.find((known) => known.apiVersion === ref.apiVersion && known.kind === ref.kind);
+      if (kind === undefined) {
         const { group, version } = parseGroupVersion(ref.apiVersion);
-        pending = this.#restMapper.mappingsFor({ group, kind: ref.kind }, [version], signal);
-        mappingsByKind.set(kindKey, pending);
+        kind = { apiVersion: ref.apiVersion, kind: ref.kind, mappings: this.#restMapper.mappingsFor({ group, kind: ref.kind }, [version], signal) };
+        kinds.push(kind);
       }
-      const mappings = await pending;
+      const mappings = yield* settled(kind.mappings);
+      // The next owner of this kind takes the answer as it is, without waiting on it again.
+      kind.mappings = mappings;
       records = mappings.map((mapping) => ownerFinalizersRecord(attributes, ref, mapping));
     } catch (error) {
       throw forbidden(
@@ -101,7 +108,7 @@ export class OwnerReferencesPermissionEnforcement implements AdmissionPlugin {
     }
     // A kind may map to several resources; the user must be allowed on every one of them.
     for (const record of records) {
-      const { decision, reason, error } = await this.#authorize(record, signal);
+      const { decision, reason, error } = yield* settled(this.#authorize(record, signal));
       if (decision !== Decision.Allow) {
         throw forbidden(
           attributes,
@@ -112,14 +119,22 @@ export class OwnerReferencesPermissionEnforcement implements AdmissionPlugin {
   }
 
   /** An authorizer that fails is an authorizer that did not allow: fail closed, keep the error. */
-  #authorize(record: AuthorizationAttributes, signal: AbortSignal): Promise<AuthorizationResult> {
+  #authorize(record: AuthorizationAttributes, signal: AbortSignal): MaybePromise<AuthorizationResult> {
     const failed = (error: unknown): AuthorizationResult => ({ decision: Decision.NoOpinion, reason: '', error: errorMessage(error) });
     try {
-      return this.#authorizer.authorize(record, signal).catch(failed);
+      const answer = this.#authorizer.authorize(record, signal);
+      return isPromiseLike(answer) ? Promise.resolve(answer).catch(failed) : answer;
     } catch (error) {
-      return Promise.resolve(failed(error));
+      return failed(error);
     }
   }
+}
+
+/** The REST mappings of one owner kind, shared by its owners within a request. */
+interface KindMappings {
+  readonly apiVersion: string;
+  readonly kind: string;
+  mappings: MaybePromise<RestMapping[]>;
 }
 
 function isWhitelisted(attributes: Attributes): boolean {
