@@ -22,6 +22,18 @@ describe('decodeReview', () => {
     expect(decodeReview({ ...valid(), apiVersion: 'admission.k8s.io/v1beta1' }).apiVersion).toBe('admission.k8s.io/v1beta1');
   });
 
+  it('freezes the requester\'s identity, groups and extra, so no code can change who is asking', () => {
+    const review = { ...valid(), request: { ...valid().request, userInfo: { username: 'alice', groups: ['dev'], extra: { scopes: ['a'] } } } };
+    const { userInfo } = decodeReview(review).request;
+    expect(Object.isFrozen(userInfo)).toBe(true);
+    expect(() => userInfo!.groups!.push('system:masters')).toThrow(TypeError);
+    expect(() => userInfo!.extra!.scopes!.push('b')).toThrow(TypeError);
+    expect(() => {
+      userInfo!.extra!.other = ['x'];
+    }).toThrow(TypeError);
+    expect(userInfo).toEqual({ username: 'alice', groups: ['dev'], extra: { scopes: ['a'] } });
+  });
+
   it.each<[string, Mutation, string]>([
     ['not an object', () => [1, 2], 'body is not a JSON object'],
     ['null', () => null, 'body is not a JSON object'],

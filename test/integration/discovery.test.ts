@@ -10,6 +10,7 @@ import { OwnerReferencesPermissionEnforcement } from '../../src/plugins/ownerref
 import { startStandInApiServer, type StandInApiServer } from '../apiserver/index.ts';
 import { coreVersionsRoute, groupListRoute, groupVersionRoute, serveDiscovery, type ServedDiscovery } from '../fixtures/ownerreferences/discovery-routes.ts';
 import { attributesFor, loadFixtureClusterState, requestContext } from '../fixtures/ownerreferences/harness.ts';
+import { isPromiseLike } from '../../src/util/maybe-async.ts';
 
 const widgets: APIResourceList = {
   apiVersion: 'v1',
@@ -79,6 +80,11 @@ describe('cluster REST mapper: loading and caching', () => {
     expect((await m.mappingsFor({ group: '', kind: 'Node' }, ['v1']))[0]?.scope).toBe('root');
     expect((await m.mappingsFor({ group: 'apps', kind: 'DaemonSet' }, ['v1']))[0]?.resource).toEqual({ group: 'apps', version: 'v1', resource: 'daemonsets' });
     expect(discoveryCalls()).toBe(4);
+    // A kind discovery knows is answered directly, without a promise.
+    expect(isPromiseLike(m.mappingsFor({ group: 'apps', kind: 'DaemonSet' }, ['v1']))).toBe(false);
+    const unknownKind = m.mappingsFor({ group: 'example.com', kind: 'Widget' }, ['v1']);
+    expect(isPromiseLike(unknownKind)).toBe(true);
+    expect((await rejection(unknownKind)).message).toBe('no matches for kind "Widget" in version "example.com/v1"');
   });
 
   it('loads lazily on the first lookup when ready() was never called', async () => {

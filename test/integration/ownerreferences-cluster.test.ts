@@ -50,7 +50,7 @@ describe('OwnerReferencesPermissionEnforcement, upstream tables, SubjectAccessRe
     const plugin = new OwnerReferencesPermissionEnforcement(recordedAuthorizer, recordedMapper);
     const context = requestContext(AbortSignal.timeout(10_000));
 
-    const error = await outcome(plugin.validate(attributesFor(c), context));
+    const error = await outcome(() => plugin.validate(attributesFor(c), context));
     await authorizer.close();
 
     expect(error?.message).toBe(expectedMessage(c));

@@ -32,7 +32,7 @@ describe('the RBAC fixture is a faithful translation of upstream\'s fakeAuthoriz
   it.each(allUpstreamCases)('$name', async (c) => {
     const fake = recordingAuthorizer(upstreamFakeAuthorizer);
     const plugin = new OwnerReferencesPermissionEnforcement(fake, c.hangingRestMapper ? neverReturningRestMapper : restMapper);
-    await outcome(plugin.validate(attributesFor(c), requestContext()));
+    await outcome(() => plugin.validate(attributesFor(c), requestContext()));
     for (const [i, question] of fake.calls.entries()) {
       const answer = await rbac.authorize(question);
       expect(answer.decision === 'allow', JSON.stringify(question)).toBe(fake.results[i]!.decision === 'allow');
@@ -51,7 +51,7 @@ describe('OwnerReferencesPermissionEnforcement, upstream tables, embedded RBAC +
     const plugin = new OwnerReferencesPermissionEnforcement(authorizer, mapper);
     const context = requestContext();
 
-    const error = await outcome(plugin.validate(attributesFor(c), context));
+    const error = await outcome(() => plugin.validate(attributesFor(c), context));
 
     expect(error?.message).toBe(expectedMessage(c));
     expect(context.annotations.path).toBe(c.path === 'none' ? undefined : c.path);

@@ -16,6 +16,7 @@ import type { AuthorizationRecorder, InformerRecorder } from '../../src/observab
 import type { AuthorizationAttributes } from '../../src/ports/authorizer.ts';
 import { ruleTableAuthorizer, startStandInApiServer, subjectAccessReviewRouteName, type StandInApiServer } from '../apiserver/index.ts';
 import { sampleValue } from './samples.ts';
+import { isPromiseLike } from '../../src/util/maybe-async.ts';
 
 const allowGet = { matches: (a: AuthorizationAttributes) => a.resourceAttributes?.verb === 'get', result: { decision: 'allow', reason: 'allowed' } } as const;
 
@@ -54,6 +55,31 @@ describe('authorization recorder with the cluster authorizer', () => {
     expect(await sampleValue(registry, 'admission_chain_delegated_authz_request_total', { code: '201', outcome: 'no-opinion' })).toBe(1);
     expect(await sampleValue(registry, 'admission_chain_delegated_authz_request_duration_seconds_count', { code: '201' })).toBe(2);
     expect(api.calls.count(subjectAccessReviewRouteName)).toBe(2);
+  });
+
+  it('passes a cached answer on as it came (no promise), counted, with no wait recorded; a fetched one timed', async () => {
+    const metrics = createMetrics({ defaultMetrics: false });
+    api = await startStandInApiServer({ authorizer: ruleTableAuthorizer([allowGet]) });
+    authorizer = createClusterAuthorizer({ kubeConfig: api.kubeConfig, metrics: metrics.recorders.authorization });
+    let clockReads = 0;
+    const instrumented = instrumentAuthorizer(authorizer, metrics.authorization, () => (clockReads += 1) * 0.5);
+
+    const fetched = instrumented.authorize(question('web'));
+    expect(isPromiseLike(fetched)).toBe(true);
+    expect((await fetched).decision).toBe('allow');
+    expect(clockReads).toBe(2);
+
+    const cached = instrumented.authorize(question('web'));
+    expect(isPromiseLike(cached)).toBe(false);
+    expect(cached).toEqual(await fetched);
+    expect(clockReads).toBe(2);
+
+    const { registry } = metrics;
+    expect(await sampleValue(registry, 'admission_chain_authorization_decisions_total', { decision: 'allow' })).toBe(2);
+    expect(await sampleValue(registry, 'admission_chain_authorization_duration_seconds_count', { decision: 'allow' })).toBe(2);
+    // The fetched answer waited 0.5 ms by the fake clock; the cached one counts as 0.
+    expect(await sampleValue(registry, 'admission_chain_authorization_duration_seconds_sum', { decision: 'allow' })).toBeCloseTo(0.0005, 9);
+    expect(api.calls.count(subjectAccessReviewRouteName)).toBe(1);
   });
 
   it('counts background refreshes of answers about to expire', async () => {

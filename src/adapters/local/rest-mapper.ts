@@ -11,7 +11,7 @@ export function createLocalRestMapper(state: ClusterState): RestMapper {
   const lists = state.apiResourceLists.length > 0 ? state.apiResourceLists : builtInDiscovery;
   const mapping = new DiscoveryRestMapping(withCustomResources(groupsFromResourceLists(lists), state.customResourceDefinitions));
   return {
-    // Everything is in memory: the answer (or the no-match error) is immediate.
-    mappingsFor: async (groupKind, versions) => mapping.mappingsFor(groupKind, versions),
+    // Everything is in memory: the answer (or the no-match error) is immediate, without a promise.
+    mappingsFor: (groupKind, versions) => mapping.mappingsFor(groupKind, versions),
   };
 }

@@ -20,7 +20,9 @@ import {
   recordingRestMapper,
   requestContext,
   upstreamFakeAuthorizer,
+  upstreamFakeAuthorizerAtHand,
 } from '../../../test/fixtures/ownerreferences/harness.ts';
+import { isPromiseLike } from '../../util/maybe-async.ts';
 import { definition, OwnerReferencesPermissionEnforcement } from './index.ts';
 
 const fixtureMapper = createLocalRestMapper(loadFixtureClusterState());
@@ -32,7 +34,7 @@ describe('OwnerReferencesPermissionEnforcement, upstream tables with upstream fa
     const plugin = new OwnerReferencesPermissionEnforcement(authorizer, mapper);
     const context = requestContext();
 
-    const error = await outcome(plugin.validate(attributesFor(c), context));
+    const error = await outcome(() => plugin.validate(attributesFor(c), context));
 
     expect(error?.message).toBe(expectedMessage(c));
     if (error !== undefined) expect(error.status).toMatchObject({ code: 403, reason: 'Forbidden', details: { name: 'foo', kind: c.resource } });
@@ -41,6 +43,39 @@ describe('OwnerReferencesPermissionEnforcement, upstream tables with upstream fa
     if (c.path === 'wildcard-probe') expect(authorizer.calls.at(-1)?.resourceAttributes).toMatchObject({ group: '*', resource: '*', subresource: 'finalizers' });
     // Every question carries the requester.
     for (const call of authorizer.calls) expect(call.user).toEqual({ username: c.username });
+  });
+});
+
+// The plugin is written once for answers at hand (cached) and answers that must be fetched; every
+// row must end the same way either way, or mixed, with the same questions in the same order.
+describe('upstream tables with answers at hand, pending, or mixed', () => {
+  const alternating = (): Authorizer => {
+    let asked = 0;
+    return { authorize: (attributes) => (asked++ % 2 === 0 ? upstreamFakeAuthorizerAtHand : upstreamFakeAuthorizer).authorize(attributes) };
+  };
+  const run = async (inner: Authorizer, c: (typeof allUpstreamCases)[number]) => {
+    const authorizer = recordingAuthorizer(inner);
+    const context = requestContext();
+    let returned: unknown;
+    const error = await outcome(() => (returned = plugin(authorizer, c).validate(attributesFor(c), context)));
+    return { message: error?.message, path: context.annotations.path, calls: authorizer.calls, pending: isPromiseLike(returned) };
+  };
+  const plugin = (authorizer: Authorizer, c: (typeof allUpstreamCases)[number]) =>
+    new OwnerReferencesPermissionEnforcement(authorizer, c.hangingRestMapper ? neverReturningRestMapper : fixtureMapper);
+
+  it.each(allUpstreamCases)('$name', async (c) => {
+    const pending = await run(upstreamFakeAuthorizer, c);
+    const atHand = await run(upstreamFakeAuthorizerAtHand, c);
+    const mixed = await run(alternating(), c);
+    expect(pending.message).toBe(expectedMessage(c));
+    for (const other of [atHand, mixed]) {
+      expect(other.message).toBe(pending.message);
+      expect(other.path).toBe(pending.path);
+      expect(other.calls).toEqual(pending.calls);
+    }
+    // With every answer at hand the plugin decides synchronously: no promise, no microtask turn.
+    expect(atHand.pending).toBe(false);
+    if (pending.calls.length > 0) expect(pending.pending).toBe(true);
   });
 });
 
@@ -100,7 +135,7 @@ describe('authorization questions', () => {
     });
     const plugin = new OwnerReferencesPermissionEnforcement(deniedV1, mapper);
     const newObj = { metadata: { ownerReferences: [blockingRef('autoscaling/', 'HorizontalPodAutoscaler', 'hpa')] } };
-    const error = await outcome(plugin.validate(attributesFor({ username: 'jane', resource: 'pods', newObj }), requestContext()));
+    const error = await outcome(() => plugin.validate(attributesFor({ username: 'jane', resource: 'pods', newObj }), requestContext()));
     expect(error?.message).toBe(`pods "foo" is forbidden: cannot set blockOwnerDeletion if an ownerReference refers to a resource you can't set finalizers on: v1 is off limits, <nil>`);
     expect(deniedV1.calls.slice(1).map((c) => c.resourceAttributes?.version)).toEqual(['v2', 'v1']);
   });
@@ -121,7 +156,7 @@ describe('per-reference work', () => {
     const mapper = recordingRestMapper(fixtureMapper);
     const plugin = new OwnerReferencesPermissionEnforcement(authorizer, mapper);
     const refs = [blockingRef('apps/v1', 'DaemonSet', 'ds-a'), blockingRef('apps/v1', 'DaemonSet', 'ds-b'), blockingRef('v1', 'Node', 'n'), blockingRef('apps/v1', 'DaemonSet', 'ds-c')];
-    const error = await outcome(plugin.validate(attributesFor({ username: 'jane', resource: 'pods', newObj: { metadata: { ownerReferences: refs } } }), requestContext()));
+    const error = await outcome(() => plugin.validate(attributesFor({ username: 'jane', resource: 'pods', newObj: { metadata: { ownerReferences: refs } } }), requestContext()));
     expect(error).toBeUndefined();
     expect(mapper.calls).toEqual([{ group: 'apps', kind: 'DaemonSet', versions: ['v1'] }, { group: '', kind: 'Node', versions: ['v1'] }]);
     expect(authorizer.calls.slice(1).map((c) => `${c.resourceAttributes?.resource}/${c.resourceAttributes?.name}`)).toEqual(['daemonsets/ds-a', 'daemonsets/ds-b', 'nodes/n', 'daemonsets/ds-c']);
@@ -138,19 +173,19 @@ describe('failures', () => {
     ['a subresource kind', blockingRef('v1', 'Binding', 'x'), 'cannot find RESTMapping for APIVersion v1 Kind Binding: no matches for kind "Binding" in version "v1"'],
   ])('rejects %s with upstream\'s mapping message', async (_label, ref, tail) => {
     const plugin = new OwnerReferencesPermissionEnforcement(denyProbe, fixtureMapper);
-    const error = await outcome(plugin.validate(attributesFor({ username: 'jane', resource: 'pods', newObj: { metadata: { ownerReferences: [ref] } } }), requestContext()));
+    const error = await outcome(() => plugin.validate(attributesFor({ username: 'jane', resource: 'pods', newObj: { metadata: { ownerReferences: [ref] } } }), requestContext()));
     expect(error?.message).toBe(`pods "foo" is forbidden: cannot set blockOwnerDeletion in this case because ${tail}`);
   });
 
   it('treats a thrown authorizer error as a denial and quotes it (fail closed)', async () => {
     const plugin = new OwnerReferencesPermissionEnforcement({ authorize: async () => Promise.reject(new Error('connection refused')) }, fixtureMapper);
-    const error = await outcome(plugin.validate(attributesFor({ username: 'jane', resource: 'pods', oldObj: {}, newObj: { metadata: { ownerReferences: [{ apiVersion: 'v1', kind: 'Node', name: 'n', uid: 'n' }] } } }), requestContext()));
+    const error = await outcome(() => plugin.validate(attributesFor({ username: 'jane', resource: 'pods', oldObj: {}, newObj: { metadata: { ownerReferences: [{ apiVersion: 'v1', kind: 'Node', name: 'n', uid: 'n' }] } } }), requestContext()));
     expect(error?.message).toBe(`pods "foo" is forbidden: cannot set an ownerRef on a resource you can't delete: , connection refused`);
   });
 
   it.each(['deny', 'no-opinion'] as const)('treats %s with a reason and an error as a denial, quoting both', async (decision) => {
     const plugin = new OwnerReferencesPermissionEnforcement({ authorize: async () => ({ decision, reason: 'RBAC: nope', error: 'role "x" not found' }) }, fixtureMapper);
-    const error = await outcome(plugin.validate(attributesFor({ username: 'jane', resource: 'pods', oldObj: {}, newObj: { metadata: { ownerReferences: [{ apiVersion: 'v1', kind: 'Node', name: 'n', uid: 'n' }] } } }), requestContext()));
+    const error = await outcome(() => plugin.validate(attributesFor({ username: 'jane', resource: 'pods', oldObj: {}, newObj: { metadata: { ownerReferences: [{ apiVersion: 'v1', kind: 'Node', name: 'n', uid: 'n' }] } } }), requestContext()));
     expect(error?.message).toBe(`pods "foo" is forbidden: cannot set an ownerRef on a resource you can't delete: RBAC: nope, role "x" not found`);
   });
 
@@ -160,7 +195,7 @@ describe('failures', () => {
         new Promise<never>((_, reject) => signal?.addEventListener('abort', () => reject(new Error('context deadline exceeded')), { once: true })),
     };
     const plugin = new OwnerReferencesPermissionEnforcement(denyProbe, slowMapper);
-    const error = await outcome(plugin.validate(attributesFor({ username: 'jane', resource: 'pods', newObj: { metadata: { ownerReferences: [blockingRef('v1', 'Node', 'n')] } } }), requestContext(AbortSignal.timeout(50))));
+    const error = await outcome(() => plugin.validate(attributesFor({ username: 'jane', resource: 'pods', newObj: { metadata: { ownerReferences: [blockingRef('v1', 'Node', 'n')] } } }), requestContext(AbortSignal.timeout(50))));
     expect(error?.message).toBe('pods "foo" is forbidden: cannot set blockOwnerDeletion in this case because cannot find RESTMapping for APIVersion v1 Kind Node: context deadline exceeded');
   });
 });
