@@ -30,13 +30,27 @@ interface HotMetricConfig<L extends string> {
   registers: Registry[];
 }
 
+/** One level of the series index: a label's value → the next level, or the series at the last. */
+type IndexLevel = Map<unknown, unknown>;
+
+const absent = Symbol('label not given');
+const noLabels = Symbol('no labels declared');
+
+/** Values as prom-client reads them: 200 and "200" are one series; an absent label is its own. */
+function indexValue(value: string | number | undefined): string | symbol {
+  if (typeof value === 'string') return value;
+  return value === undefined ? absent : String(value);
+}
+
 /** The common part: bounded label sets, each bound to its series on first use. */
 abstract class HotMetric<L extends string, S> {
   readonly name: string;
   readonly help: string;
   readonly aggregator = 'sum' as const;
   readonly #labelNames: readonly L[];
-  #series = new Map<string, { labels: LabelValues<L>; series: S }>();
+  /** Every series, in the order first seen (the exposition's order). */
+  #series: Array<{ labels: LabelValues<L>; series: S }> = [];
+  #index: IndexLevel = new Map();
   /** Bumped by reset(), so a bound child finds its new series. */
   #generation = 0;
 
@@ -50,19 +64,32 @@ abstract class HotMetric<L extends string, S> {
   protected abstract newSeries(): S;
 
   /**
-   * The series for one set of label values. The key is the declared labels' values only, so a
-   * label name that was never declared throws when its set is first bound, as in prom-client, and
-   * is not looked at again (call sites are typed against the declared names).
+   * The series for one set of label values, found through one map level per declared label, keyed
+   * by the values themselves: label values are nearly always the same few string objects (plugin
+   * names, operations, codes), whose hashes V8 keeps, so a look-up builds no string. Only the
+   * declared labels are looked at, so a label name that was never declared throws when its set is
+   * first bound, as in prom-client, and is not looked at again (call sites are typed against the
+   * declared names).
    */
   protected seriesFor(labels: LabelValues<L> | undefined): S {
-    let key = '';
-    for (const name of this.#labelNames) key += `${labels?.[name] ?? '\u0001'}\u0000`;
-    const found = this.#series.get(key);
-    if (found !== undefined) return found.series;
-    return this.#bind(key, labels ?? ({} as LabelValues<L>));
+    const names = this.#labelNames;
+    let level = this.#index;
+    const last = names.length - 1;
+    for (let i = 0; i < last; i++) {
+      const value = indexValue(labels?.[names[i]!]);
+      let next = level.get(value) as IndexLevel | undefined;
+      if (next === undefined) level.set(value, (next = new Map()));
+      level = next;
+    }
+    const leaf = last < 0 ? noLabels : indexValue(labels?.[names[last]!]);
+    const found = level.get(leaf) as S | undefined;
+    if (found !== undefined) return found;
+    const series = this.#bind(labels ?? ({} as LabelValues<L>));
+    level.set(leaf, series);
+    return series;
   }
 
-  #bind(key: string, labels: LabelValues<L>): S {
+  #bind(labels: LabelValues<L>): S {
     for (const name of Object.keys(labels)) {
       if (!(this.#labelNames as readonly string[]).includes(name)) throw new Error(`Added label "${name}" is not included in initial labelset: ${JSON.stringify(this.#labelNames)}`);
     }
@@ -73,12 +100,12 @@ abstract class HotMetric<L extends string, S> {
       if (value !== undefined) copy[name] = value;
     }
     const series = this.newSeries();
-    this.#series.set(key, { labels: copy, series });
+    this.#series.push({ labels: copy, series });
     return series;
   }
 
   protected entries(): Iterable<{ labels: LabelValues<L>; series: S }> {
-    return this.#series.values();
+    return this.#series;
   }
 
   /**
@@ -98,7 +125,8 @@ abstract class HotMetric<L extends string, S> {
   }
 
   reset(): void {
-    this.#series = new Map();
+    this.#series = [];
+    this.#index = new Map();
     this.#generation += 1;
   }
 }

@@ -5,8 +5,8 @@
 // narrowly scoped user's request asks a dozen questions with the same identity.
 //
 // So a key has two parts. The identity's part of the spec (user, uid, groups, extra, as the spec
-// carries them) is interned to a number that is never given to any other identity, and a frozen
-// identity object remembers its number, so a request's questions compute it once. The question's
+// carries them) is interned to a number that is never given to any other identity, and the last
+// frozen identity object asked about keeps its number, so a request's questions compute it once. The question's
 // own fields follow, each prefixed with its length so no two questions spell the same key.
 // Equal keys ⇔ equal specs: an identity that falls out of the table gets a new number, which only
 // costs its cached answers, never answers someone else.
@@ -16,8 +16,10 @@ import { TtlCache } from './ttl-cache.ts';
 
 export class ReviewKeys {
   readonly #numbers: TtlCache<number>;
-  readonly #remembered = new WeakMap<UserInfo, number>();
   #lastNumber = 0;
+  /** The frozen identity asked about last, and its number: a request asks all its questions in a row. */
+  #lastUser: UserInfo | undefined;
+  #lastUserNumber = 0;
 
   /** maxIdentities: identities kept at most (least recently used dropped first). */
   constructor(maxIdentities: number) {
@@ -29,8 +31,7 @@ export class ReviewKeys {
   }
 
   #identityNumber(user: UserInfo): number {
-    const remembered = this.#remembered.get(user);
-    if (remembered !== undefined) return remembered;
+    if (user === this.#lastUser) return this.#lastUserNumber;
     const identity = JSON.stringify(identitySpec(user));
     let number = this.#numbers.entry(identity, 0)?.value;
     if (number === undefined) {
@@ -38,7 +39,10 @@ export class ReviewKeys {
       this.#numbers.set(identity, number, Number.POSITIVE_INFINITY, 0);
     }
     // Only an identity that cannot change may keep its number: a mutable one is read every time.
-    if (isDeeplyFrozen(user)) this.#remembered.set(user, number);
+    if (isDeeplyFrozen(user)) {
+      this.#lastUser = user;
+      this.#lastUserNumber = number;
+    }
     return number;
   }
 }

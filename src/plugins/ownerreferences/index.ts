@@ -12,7 +12,7 @@ import { Decision, type AuthorizationAttributes, type AuthorizationResult, type 
 import type { RestMapper, RestMapping } from '../../ports/rest-mapper.ts';
 import { isPromiseLike, runSteps, settled, type MaybePromise, type Steps } from '../../util/maybe-async.ts';
 import { deleteDependentRecord, finalizeAnythingRecord, ownerFinalizersRecord } from './authorization-records.ts';
-import { isChangingOwnerReferences, newlyBlockingReferences, type NormalisedOwnerReference } from './owner-references.ts';
+import { isChangingOwnerReferences, newlyBlockingReferences, readReferences, type NormalisedOwnerReference, type ReferencePair } from './owner-references.ts';
 
 export const pluginName = 'OwnerReferencesPermissionEnforcement';
 
@@ -57,13 +57,14 @@ export class OwnerReferencesPermissionEnforcement implements AdmissionPlugin {
     const took = (path: DecisionPath) => context.annotate('path', path);
 
     if (isWhitelisted(attributes)) return took(DecisionPath.Whitelisted);
-    if (!isChangingOwnerReferences(attributes.object, attributes.oldObject)) return took(DecisionPath.Unchanged);
-    return runSteps(this.#checkPermissions(attributes, took, context.signal));
+    const refs = readReferences(attributes.object, attributes.oldObject);
+    if (!isChangingOwnerReferences(refs)) return took(DecisionPath.Unchanged);
+    return runSteps(this.#checkPermissions(attributes, refs, took, context.signal));
   }
 
   // Step generators (src/util/maybe-async.ts): `yield* settled(x)` reads as `await x`, without a
   // promise when x is already there.
-  *#checkPermissions(attributes: Attributes, took: (path: DecisionPath) => void, signal: AbortSignal): Steps<void> {
+  *#checkPermissions(attributes: Attributes, refs: ReferencePair, took: (path: DecisionPath) => void, signal: AbortSignal): Steps<void> {
     // A creator could simply not have created the object, so only non-create requests need
     // delete permission on it. The owner check below still applies to creates.
     if (attributes.operation !== Operation.Create) {
@@ -73,7 +74,7 @@ export class OwnerReferencesPermissionEnforcement implements AdmissionPlugin {
       }
     }
 
-    const blockingRefs = newlyBlockingReferences(attributes.object, attributes.oldObject);
+    const blockingRefs = newlyBlockingReferences(refs);
     if (blockingRefs.length === 0) return took(DecisionPath.NoNewBlockingRefs);
 
     // Discovery can hang when the network is down, and inside admission a hang looks like a dead

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { KubeObject } from '../../api/types.ts';
-import { isChangingOwnerReferences, newlyBlockingReferences, ownerReferencesOf } from './owner-references.ts';
+import { isChangingOwnerReferences, newlyBlockingReferences, ownerReferencesOf, readReferences } from './owner-references.ts';
 
 const withRefs = (...refs: unknown[]): KubeObject => ({ metadata: { ownerReferences: refs as never } });
 const rc = (extra: Record<string, unknown> = {}) => ({ apiVersion: 'v1', kind: 'ReplicationController', name: 'rc1', uid: 'u1', ...extra });
@@ -38,7 +38,7 @@ describe('isChangingOwnerReferences (semantic deep-equal, positional)', () => {
     ['an added reference', withRefs(rc(), rc({ uid: 'u2' })), withRefs(rc()), true],
     ['an object without metadata access on update', [] as unknown as KubeObject, withRefs(rc()), false],
   ])('%s', (_label, object, oldObject, expected) => {
-    expect(isChangingOwnerReferences(object as KubeObject, oldObject as KubeObject | undefined)).toBe(expected);
+    expect(isChangingOwnerReferences(readReferences(object as KubeObject, oldObject as KubeObject | undefined))).toBe(expected);
   });
 });
 
@@ -52,6 +52,6 @@ describe('newlyBlockingReferences', () => {
     ['update: matched by uid, not position or name', withRefs(rc({ uid: 'u2', name: 'other', blockOwnerDeletion: true })), withRefs(rc({ blockOwnerDeletion: true })), ['u2']],
     ['update: an old object without metadata access counts as all new', withRefs(rc({ blockOwnerDeletion: true })), [] as unknown as KubeObject, ['u1']],
   ])('%s', (_label, object, oldObject, uids) => {
-    expect(newlyBlockingReferences(object, oldObject).map((r) => r.uid)).toEqual(uids);
+    expect(newlyBlockingReferences(readReferences(object, oldObject)).map((r) => r.uid)).toEqual(uids);
   });
 });

@@ -55,12 +55,26 @@ export function sameOwnerReference(a: NormalisedOwnerReference, b: NormalisedOwn
   );
 }
 
+/**
+ * Both objects' references, read once per request. `old` is undefined when there is an old object
+ * to read them from and it is not an object; `created` when there is no old object at all.
+ */
+export interface ReferencePair {
+  readonly new: NormalisedOwnerReference[] | undefined;
+  readonly old: NormalisedOwnerReference[] | undefined;
+  readonly created: boolean;
+}
+
+export function readReferences(object: KubeObject | undefined, oldObject: KubeObject | undefined): ReferencePair {
+  const created = oldObject === undefined || oldObject === null;
+  return { new: ownerReferencesOf(object), old: created ? undefined : ownerReferencesOf(oldObject), created };
+}
+
 /** upstream isChangingOwnerReference: positional comparison, an absent old object means "created". */
-export function isChangingOwnerReferences(object: KubeObject | undefined, oldObject: KubeObject | undefined): boolean {
-  const newRefs = ownerReferencesOf(object);
+export function isChangingOwnerReferences(refs: ReferencePair): boolean {
+  const { new: newRefs, old: oldRefs } = refs;
   if (newRefs === undefined) return false;
-  if (oldObject === undefined || oldObject === null) return newRefs.length > 0;
-  const oldRefs = ownerReferencesOf(oldObject);
+  if (refs.created) return newRefs.length > 0;
   if (oldRefs === undefined) return false;
   if (oldRefs.length !== newRefs.length) return true;
   return oldRefs.some((ref, i) => !sameOwnerReference(ref, newRefs[i]!));
@@ -70,14 +84,12 @@ export function isChangingOwnerReferences(object: KubeObject | undefined, oldObj
  * upstream newBlockingOwnerDeletionRefs: references that block owner deletion and either are new
  * (by uid) or did not block before (nil or false). Only these need the owner-side check.
  */
-export function newlyBlockingReferences(object: KubeObject | undefined, oldObject: KubeObject | undefined): NormalisedOwnerReference[] {
-  const newRefs = ownerReferencesOf(object);
+export function newlyBlockingReferences(refs: ReferencePair): NormalisedOwnerReference[] {
+  const { new: newRefs, old: oldRefs } = refs;
   if (newRefs === undefined) return [];
   const blocking = newRefs.filter((ref) => ref.blockOwnerDeletion === true);
   if (blocking.length === 0) return [];
-  if (oldObject === undefined || oldObject === null) return blocking;
-  const oldRefs = ownerReferencesOf(oldObject);
-  if (oldRefs === undefined) return blocking;
+  if (refs.created || oldRefs === undefined) return blocking;
   // Later duplicates of a uid win, as in upstream's map index.
   const oldByUid = new Map<string, NormalisedOwnerReference>();
   for (const ref of oldRefs) oldByUid.set(ref.uid, ref);
