@@ -17,7 +17,7 @@ import { silentLogger, type Logger } from '../../ports/logger.ts';
 import { createKubeRequests, describeKubeError, errorCode, raceWithSignal, retryHint } from './kube.ts';
 import { withTimeout } from '../../util/signals.ts';
 import { SingleFlight } from './singleflight.ts';
-import { identitySpec, ReviewKeys, selectorSpec } from './review-keys.ts';
+import { flatKey, identitySpec, ReviewKeys, selectorSpec, type ReviewKey } from './review-keys.ts';
 import { TtlCache } from './ttl-cache.ts';
 
 /** Observations for metrics; the wiring adapts them to Prometheus (no prom-client here). */
@@ -121,19 +121,20 @@ export function createClusterAuthorizer(options: ClusterAuthorizerOptions): Clus
   }
 
   /** One review on the wire (retries included), its answer cached when it may be. */
-  function reviewAndCache(key: string, spec: V1SubjectAccessReviewSpec, cacheable: boolean): (signal: AbortSignal) => Promise<V1SubjectAccessReviewStatus> {
+  function reviewAndCache(key: ReviewKey, spec: V1SubjectAccessReviewSpec, cacheable: boolean): (signal: AbortSignal) => Promise<V1SubjectAccessReviewStatus> {
     return async (signal) => {
       const status = await reviewWithRetries(spec, signal);
-      if (cacheable) cache.set(key, { result: Object.freeze(resultOf(status)) }, status.allowed ? allowedTtlMs : deniedTtlMs, clock.now());
+      if (cacheable) cache.set(key.family, { result: Object.freeze(resultOf(status)) }, status.allowed ? allowedTtlMs : deniedTtlMs, clock.now(), key.name);
       return status;
     };
   }
 
   /** Asks again for an answer about to expire, unless that question is already on the wire. */
-  function refreshInBackground(key: string, attributes: AuthorizationAttributes): void {
-    if (flights.has(key)) return;
+  function refreshInBackground(key: ReviewKey, attributes: AuthorizationAttributes): void {
+    const flight = flatKey(key);
+    if (flights.has(flight)) return;
     const spec = subjectAccessReviewSpec(attributes);
-    withTimeout(undefined, timeoutMs, (bounded) => flights.run(key, reviewAndCache(key, spec, true), bounded).result).then(
+    withTimeout(undefined, timeoutMs, (bounded) => flights.run(flight, reviewAndCache(key, spec, true), bounded).result).then(
       () => metrics.refreshCompleted?.({ result: 'success' }),
       (error: unknown) => {
         // The cached answer stays until its TTL ends; the next use asks again.
@@ -144,12 +145,12 @@ export function createClusterAuthorizer(options: ClusterAuthorizerOptions): Clus
   }
 
   /** A question not answered from the cache: on the wire, or joining the same question in flight. */
-  async function authorizeUncached(key: string, attributes: AuthorizationAttributes, cacheable: boolean, signal: AbortSignal | undefined): Promise<AuthorizationResult> {
+  async function authorizeUncached(key: ReviewKey, attributes: AuthorizationAttributes, cacheable: boolean, signal: AbortSignal | undefined): Promise<AuthorizationResult> {
     metrics.cacheMiss?.();
     const spec = subjectAccessReviewSpec(attributes);
     try {
       const status = await withTimeout(signal, timeoutMs, (bounded) => {
-        const ticket = flights.run(key, reviewAndCache(key, spec, cacheable), bounded);
+        const ticket = flights.run(flatKey(key), reviewAndCache(key, spec, cacheable), bounded);
         if (ticket.joined) metrics.singleflightJoined?.();
         return ticket.result;
       });
@@ -168,7 +169,7 @@ export function createClusterAuthorizer(options: ClusterAuthorizerOptions): Clus
       const key = keys.keyFor(attributes);
       const cacheable = controlledAttributesSize(attributes) < maxControlledAttributesCacheSize;
       const now = clock.now();
-      const cached = cacheable ? cache.entry(key, now) : undefined;
+      const cached = cacheable ? cache.entry(key.family, now, key.name) : undefined;
       if (cached === undefined) return authorizeUncached(key, attributes, cacheable, signal);
       metrics.cacheHit?.();
       if (cached.expiresAt - now <= cached.ttlMs * refreshAheadFraction) refreshInBackground(key, attributes);

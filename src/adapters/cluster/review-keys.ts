@@ -1,18 +1,33 @@
 // Cache keys for SubjectAccessReview answers. Upstream's webhook authorizer keys its cache by the
 // whole spec's JSON, and so must we in effect: two questions share an answer only when their
-// specs are equal, identity included. Building that JSON and hashing it (a few hundred characters
-// with a service account's groups and extra) costs more than the rest of a cache hit, and a
-// narrowly scoped user's request asks a dozen questions with the same identity.
+// specs are equal, identity included. But building that JSON and hashing it (a few hundred
+// characters with a service account's groups and extra) costs more than the rest of a cache hit,
+// and a narrowly scoped user's request asks a dozen questions with the same identity, most of
+// them differing only in the owner's name.
 //
-// So a key has two parts. The identity's part of the spec (user, uid, groups, extra, as the spec
-// carries them) is interned to a number that is never given to any other identity, and the last
-// frozen identity object asked about keeps its number, so a request's questions compute it once. The question's
-// own fields follow, each prefixed with its length so no two questions spell the same key.
-// Equal keys ⇔ equal specs: an identity that falls out of the table gets a new number, which only
-// costs its cached answers, never answers someone else.
+// So a key is a family and a name. The identity's part of the spec (user, uid, groups, extra, as
+// the spec carries them) is interned to a number that is never given to any other identity; the
+// family is that number and the question's other fields, each prefixed with its length so no two
+// questions spell the same family; the name is the object's name. The last frozen identity asked
+// about keeps its number and the last family is reused while only the name changes, so a request
+// builds a handful of strings instead of a dozen spec documents, and the cache finds an answer
+// with two look-ups on strings whose hashes V8 already holds. Equal keys ⇔ equal specs: an
+// identity that falls out of the table gets a new number, which only costs its cached answers,
+// never answers someone else.
 import type { UserInfo } from '../../api/types.ts';
-import type { AuthorizationAttributes, SelectorAttributes } from '../../ports/authorizer.ts';
+import type { AuthorizationAttributes, ResourceAttributes, SelectorAttributes } from '../../ports/authorizer.ts';
 import { TtlCache } from './ttl-cache.ts';
+
+/** Where a question's answer is cached: its family's key, then the object's name. */
+export interface ReviewKey {
+  readonly family: string;
+  readonly name: string;
+}
+
+/** The key as one string (for questions on the wire, where a string costs nothing that matters). */
+export function flatKey(key: ReviewKey): string {
+  return `${key.family.length}:${key.family}${key.name}`;
+}
 
 export class ReviewKeys {
   readonly #numbers: TtlCache<number>;
@@ -20,14 +35,37 @@ export class ReviewKeys {
   /** The frozen identity asked about last, and its number: a request asks all its questions in a row. */
   #lastUser: UserInfo | undefined;
   #lastUserNumber = 0;
+  /** The last family of resource questions built, reused while the questions differ only in name. */
+  #lastFamily: { number: number; r: ResourceAttributes; family: string } | undefined;
 
   /** maxIdentities: identities kept at most (least recently used dropped first). */
   constructor(maxIdentities: number) {
     this.#numbers = new TtlCache<number>(maxIdentities);
   }
 
-  keyFor(attributes: AuthorizationAttributes): string {
-    return `${this.#identityNumber(attributes.user)}${questionKey(attributes)}`;
+  /**
+   * The question's family (the identity and every field but the name) and its name. Questions
+   * with the same family and name have equal specs, and only those.
+   */
+  keyFor(attributes: AuthorizationAttributes): ReviewKey {
+    const number = this.#identityNumber(attributes.user);
+    const r = attributes.resourceAttributes;
+    if (r === undefined) {
+      const n = attributes.nonResourceAttributes;
+      return { family: n === undefined ? `${number}x` : `${number}n${part(n.path)}${part(n.verb)}`, name: '' };
+    }
+    const name = r.name ?? '';
+    const last = this.#lastFamily;
+    if (last !== undefined && last.number === number && sameFamily(last.r, r)) return { family: last.family, name };
+    let family = `${number}r${part(r.namespace)}${part(r.verb)}${part(r.group)}${part(r.version)}${part(r.resource)}${part(r.subresource)}`;
+    if (r.fieldSelector !== undefined || r.labelSelector !== undefined) {
+      // Selectors are rare (list and watch questions); the spec's own JSON of them ends the family.
+      const selectors = [r.fieldSelector, r.labelSelector].map((selector) => (selector === undefined ? null : selectorSpec(selector)));
+      family += JSON.stringify(selectors);
+    } else {
+      this.#lastFamily = { number, r: { verb: r.verb, namespace: r.namespace, group: r.group, version: r.version, resource: r.resource, subresource: r.subresource }, family };
+    }
+    return { family, name };
   }
 
   #identityNumber(user: UserInfo): number {
@@ -47,6 +85,20 @@ export class ReviewKeys {
   }
 }
 
+/** Same fields but the name, and no selectors (a family with selectors is never remembered). */
+function sameFamily(a: ResourceAttributes, b: ResourceAttributes): boolean {
+  return (
+    b.fieldSelector === undefined &&
+    b.labelSelector === undefined &&
+    (a.namespace ?? '') === (b.namespace ?? '') &&
+    (a.verb ?? '') === (b.verb ?? '') &&
+    (a.group ?? '') === (b.group ?? '') &&
+    (a.version ?? '') === (b.version ?? '') &&
+    (a.resource ?? '') === (b.resource ?? '') &&
+    (a.subresource ?? '') === (b.subresource ?? '')
+  );
+}
+
 /**
  * The identity as a SubjectAccessReview spec carries it, in the spec's field order: empty values
  * left out (Go's omitempty), extra's keys sorted (as Go encodes a map), groups and values in order.
@@ -60,20 +112,6 @@ export function identitySpec(user: UserInfo): { user?: string; uid?: string; gro
     spec.extra = Object.fromEntries(Object.keys(user.extra).sort().map((k) => [k, [...(user.extra?.[k] ?? [])]]));
   }
   return spec;
-}
-
-/** The question's fields after the identity: a letter for its kind, then each field length-prefixed. */
-function questionKey(attributes: AuthorizationAttributes): string {
-  const r = attributes.resourceAttributes;
-  if (r !== undefined) {
-    const key = `r${part(r.namespace)}${part(r.verb)}${part(r.group)}${part(r.version)}${part(r.resource)}${part(r.subresource)}${part(r.name)}`;
-    if (r.fieldSelector === undefined && r.labelSelector === undefined) return key;
-    // Selectors are rare (list and watch questions); the spec's own JSON of them ends the key.
-    const selectors = [r.fieldSelector, r.labelSelector].map((selector) => (selector === undefined ? null : selectorSpec(selector)));
-    return `${key}${JSON.stringify(selectors)}`;
-  }
-  const n = attributes.nonResourceAttributes;
-  return n === undefined ? 'x' : `n${part(n.path)}${part(n.verb)}`;
 }
 
 /** An empty and an absent field are the same to the spec (omitempty), so both are "0:". */

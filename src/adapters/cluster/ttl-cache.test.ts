@@ -46,4 +46,24 @@ describe('TtlCache', () => {
     cache.set('a', 4, 10, 0);
     expect(cache.entry('a', 5)?.value).toBe(4);
   });
+
+  it('finds an entry by key and subkey, each pair on its own, and evicts pairs in recency order', () => {
+    const cache = new TtlCache<string>(3);
+    cache.set('family-1', 'a', 1_000, 0, 'web');
+    cache.set('family-1', 'b', 1_000, 0, 'db');
+    cache.set('family-2', 'c', 1_000, 0, 'web');
+    expect(cache.entry('family-1', 1, 'web')?.value).toBe('a');
+    expect(cache.entry('family-1', 1, 'db')?.value).toBe('b');
+    expect(cache.entry('family-2', 1, 'web')?.value).toBe('c');
+    expect(cache.entry('family-2', 1, 'db')).toBeUndefined();
+    expect(cache.entry('family-1', 1)).toBeUndefined();
+    cache.set('family-3', 'd', 1_000, 1);
+    expect(cache.size).toBe(3);
+    expect(cache.entry('family-1', 2, 'web')).toBeUndefined();
+    expect(cache.entry('family-3', 2)?.value).toBe('d');
+    // An entry dropped and set again under the same pair is found again.
+    cache.set('family-1', 'e', 1_000, 2, 'web');
+    expect(cache.entry('family-1', 3, 'web')?.value).toBe('e');
+    expect(cache.size).toBe(3);
+  });
 });

@@ -10,19 +10,27 @@ export interface CacheEntry<V> {
 
 interface Slot<V> {
   readonly entry: CacheEntry<V>;
-  /** The insertion count when the slot last went to the young end of the map. */
+  readonly key: string;
+  readonly subkey: string;
+  /** The insertion count when the slot last went to the young end of the recency order. */
   stamp: number;
 }
 
 /**
- * The map's insertion order is the recency order: eviction takes from the old end. A hit moves
- * its entry to the young end only when the entry has drifted into the older half (more than half
- * the capacity inserted since it last moved), so a hot entry costs one map lookup instead of a
- * delete and a re-insert. Eviction order is unchanged where it matters: an entry used since the
- * last half-capacity of insertions still has at least the other half ahead of it.
+ * Entries are found by a key and a subkey (two map look-ups on strings the caller already has,
+ * rather than one on a string built for each look-up: a built string must be copied and hashed
+ * every time, and a cache hit is otherwise cheaper than that). Callers with one key leave the
+ * subkey out.
+ *
+ * The recency order is a Set's insertion order: eviction takes from the old end. A hit moves its
+ * entry to the young end only when the entry has drifted into the older half (more than half the
+ * capacity inserted since it last moved), so a hot entry costs no reordering. Eviction order is
+ * unchanged where it matters: an entry used since the last half-capacity of insertions still has
+ * at least the other half ahead of it.
  */
 export class TtlCache<V> {
-  readonly #slots = new Map<string, Slot<V>>();
+  #index = new Map<string, Map<string, Slot<V>>>();
+  readonly #order = new Set<Slot<V>>();
   readonly #maxEntries: number;
   readonly #moveAfter: number;
   #inserted = 0;
@@ -34,37 +42,51 @@ export class TtlCache<V> {
   }
 
   get size(): number {
-    return this.#slots.size;
+    return this.#order.size;
   }
 
-  /** The live entry for key at time now, with its lifetime, or undefined (expired entries are dropped). */
-  entry(key: string, now: number): CacheEntry<V> | undefined {
-    const slot = this.#slots.get(key);
+  /** The live entry at time now, with its lifetime, or undefined (expired entries are dropped). */
+  entry(key: string, now: number, subkey = ''): CacheEntry<V> | undefined {
+    const slot = this.#index.get(key)?.get(subkey);
     if (slot === undefined) return undefined;
     if (slot.entry.expiresAt <= now) {
-      this.#slots.delete(key);
+      this.#remove(slot);
       return undefined;
     }
     if (this.#inserted - slot.stamp >= this.#moveAfter) {
-      this.#slots.delete(key);
+      this.#order.delete(slot);
       slot.stamp = ++this.#inserted;
-      this.#slots.set(key, slot);
+      this.#order.add(slot);
     }
     return slot.entry;
   }
 
-  set(key: string, value: V, ttlMs: number, now: number): void {
-    this.#slots.delete(key);
+  set(key: string, value: V, ttlMs: number, now: number, subkey = ''): void {
+    const previous = this.#index.get(key)?.get(subkey);
+    if (previous !== undefined) this.#remove(previous);
     if (!(ttlMs > 0)) return;
-    this.#slots.set(key, { entry: { value, expiresAt: now + ttlMs, ttlMs }, stamp: ++this.#inserted });
-    while (this.#slots.size > this.#maxEntries) {
-      const oldest = this.#slots.keys().next();
+    let slots = this.#index.get(key);
+    if (slots === undefined) this.#index.set(key, (slots = new Map()));
+    const slot: Slot<V> = { entry: { value, expiresAt: now + ttlMs, ttlMs }, key, subkey, stamp: ++this.#inserted };
+    slots.set(subkey, slot);
+    this.#order.add(slot);
+    while (this.#order.size > this.#maxEntries) {
+      const oldest = this.#order.values().next();
       if (oldest.done) break;
-      this.#slots.delete(oldest.value);
+      this.#remove(oldest.value);
     }
   }
 
   clear(): void {
-    this.#slots.clear();
+    this.#index = new Map();
+    this.#order.clear();
+  }
+
+  #remove(slot: Slot<V>): void {
+    this.#order.delete(slot);
+    const slots = this.#index.get(slot.key);
+    if (slots === undefined || slots.get(slot.subkey) !== slot) return;
+    slots.delete(slot.subkey);
+    if (slots.size === 0) this.#index.delete(slot.key);
   }
 }
