@@ -62,13 +62,15 @@ export class OwnerReferencesPermissionEnforcement implements AdmissionPlugin {
     return runSteps(this.#checkPermissions(attributes, refs, took, context.signal));
   }
 
-  // Step generators (src/util/maybe-async.ts): `yield* settled(x)` reads as `await x`, without a
-  // promise when x is already there.
+  // A step generator (src/util/maybe-async.ts): `yield* settled(x)` reads as `await x`. Each one is
+  // taken only when x is really pending, so a request whose answers are all cached runs straight
+  // through: no promise, no generator per question.
   *#checkPermissions(attributes: Attributes, refs: ReferencePair, took: (path: DecisionPath) => void, signal: AbortSignal): Steps<void> {
     // A creator could simply not have created the object, so only non-create requests need
     // delete permission on it. The owner check below still applies to creates.
     if (attributes.operation !== Operation.Create) {
-      const { decision, reason, error } = yield* settled(this.#authorize(deleteDependentRecord(attributes), signal));
+      const answer = this.#authorize(deleteDependentRecord(attributes), signal);
+      const { decision, reason, error } = isPromiseLike(answer) ? yield* settled(answer) : answer;
       if (decision !== Decision.Allow) {
         throw forbidden(attributes, `cannot set an ownerRef on a resource you can't delete: ${reason}, ${goErrorString(error)}`);
       }
@@ -79,44 +81,48 @@ export class OwnerReferencesPermissionEnforcement implements AdmissionPlugin {
 
     // Discovery can hang when the network is down, and inside admission a hang looks like a dead
     // API server; one question settles every owner for users who may finalize anything.
-    const probe = yield* settled(this.#authorize(finalizeAnythingRecord(attributes.userInfo), signal));
+    const answer = this.#authorize(finalizeAnythingRecord(attributes.userInfo), signal);
+    const probe = isPromiseLike(answer) ? yield* settled(answer) : answer;
     if (probe.decision === Decision.Allow) return took(DecisionPath.WildcardProbe);
 
     took(DecisionPath.PerReference);
     // Owners of one kind (a Deployment's ReplicaSets) share one REST mapping look-up per request.
     const kinds: KindMappings[] = [];
-    for (const ref of blockingRefs) yield* this.#checkOwner(attributes, ref, kinds, signal);
-  }
-
-  *#checkOwner(attributes: Attributes, ref: NormalisedOwnerReference, kinds: KindMappings[], signal: AbortSignal): Steps<void> {
-    let records: AuthorizationAttributes[];
-    try {
-      let kind = kinds.find((known) => known.apiVersion === ref.apiVersion && known.kind === ref.kind);
-      if (kind === undefined) {
-        const { group, version } = parseGroupVersion(ref.apiVersion);
-        kind = { apiVersion: ref.apiVersion, kind: ref.kind, mappings: this.#restMapper.mappingsFor({ group, kind: ref.kind }, [version], signal) };
-        kinds.push(kind);
-      }
-      const mappings = yield* settled(kind.mappings);
-      // The next owner of this kind takes the answer as it is, without waiting on it again.
-      kind.mappings = mappings;
-      records = mappings.map((mapping) => ownerFinalizersRecord(attributes, ref, mapping));
-    } catch (error) {
-      throw forbidden(
-        attributes,
-        `cannot set blockOwnerDeletion in this case because cannot find RESTMapping for APIVersion ${ref.apiVersion} Kind ${ref.kind}: ${errorMessage(error)}`,
-      );
-    }
-    // A kind may map to several resources; the user must be allowed on every one of them.
-    for (const record of records) {
-      const { decision, reason, error } = yield* settled(this.#authorize(record, signal));
-      if (decision !== Decision.Allow) {
+    for (const ref of blockingRefs) {
+      let mappings: RestMapping[];
+      try {
+        const kind = this.#kindOf(ref, kinds, signal);
+        // Once they arrive, the next owner of this kind takes them without waiting on them again.
+        mappings = isPromiseLike(kind.mappings) ? (kind.mappings = yield* settled(kind.mappings)) : kind.mappings;
+      } catch (error) {
         throw forbidden(
           attributes,
-          `cannot set blockOwnerDeletion if an ownerReference refers to a resource you can't set finalizers on: ${reason}, ${goErrorString(error)}`,
+          `cannot set blockOwnerDeletion in this case because cannot find RESTMapping for APIVersion ${ref.apiVersion} Kind ${ref.kind}: ${errorMessage(error)}`,
         );
       }
+      // A kind may map to several resources; the user must be allowed on every one of them.
+      for (const mapping of mappings) {
+        const answer = this.#authorize(ownerFinalizersRecord(attributes, ref, mapping), signal);
+        const { decision, reason, error } = isPromiseLike(answer) ? yield* settled(answer) : answer;
+        if (decision !== Decision.Allow) {
+          throw forbidden(
+            attributes,
+            `cannot set blockOwnerDeletion if an ownerReference refers to a resource you can't set finalizers on: ${reason}, ${goErrorString(error)}`,
+          );
+        }
+      }
     }
+  }
+
+  /** The owner kind's REST mappings, looked up once per request (the look-up may still be pending). */
+  #kindOf(ref: NormalisedOwnerReference, kinds: KindMappings[], signal: AbortSignal): KindMappings {
+    for (const known of kinds) {
+      if (known.apiVersion === ref.apiVersion && known.kind === ref.kind) return known;
+    }
+    const { group, version } = parseGroupVersion(ref.apiVersion);
+    const kind: KindMappings = { apiVersion: ref.apiVersion, kind: ref.kind, mappings: this.#restMapper.mappingsFor({ group, kind: ref.kind }, [version], signal) };
+    kinds.push(kind);
+    return kind;
   }
 
   /** An authorizer that fails is an authorizer that did not allow: fail closed, keep the error. */
