@@ -30,14 +30,14 @@ export interface ServerProcess {
 /**
  * Starts `node <args>` on the server core (or the load core for helpers); with `cgroup`, the process
  * joins that cgroup before node starts (a shell writes its own pid there, then execs), so node
- * sees the cgroup's memory limit from its first instruction.
+ * sees the cgroup's memory limit from its first instruction. `env` is added to this process's environment.
  */
-export function startNode(args: string[], options: { core?: number; nodeOptions?: string[]; stdout?: 'ignore' | 'pipe'; cgroup?: string } = {}): { child: ChildProcess; process: ServerProcess } {
+export function startNode(args: string[], options: { core?: number; nodeOptions?: string[]; stdout?: 'ignore' | 'pipe'; cgroup?: string; env?: Record<string, string> } = {}): { child: ChildProcess; process: ServerProcess } {
   const core = options.core ?? serverCore;
   const command = hasTaskset && cores > 1 ? 'taskset' : process.execPath;
   const argv = hasTaskset && cores > 1 ? ['-c', String(core), process.execPath, ...(options.nodeOptions ?? []), ...args] : [...(options.nodeOptions ?? []), ...args];
   const [file, fileArgs] = options.cgroup === undefined ? [command, argv] : ['sh', ['-c', 'echo $$ > "$0/cgroup.procs" && exec "$@"', options.cgroup, command, ...argv]];
-  const child = spawn(file, fileArgs, { stdio: ['ignore', options.stdout ?? 'ignore', 'inherit'] });
+  const child = spawn(file, fileArgs, { stdio: ['ignore', options.stdout ?? 'ignore', 'inherit'], env: { ...process.env, ...options.env } });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   return {
     child,

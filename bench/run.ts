@@ -32,7 +32,16 @@ const logLevelArgs = process.env.BENCH_LOG_LEVEL ? ['--log-level', process.env.B
 const extraNodeOptions = (process.env.BENCH_NODE_OPTIONS ?? '').split(' ').filter(Boolean);
 const root = join(import.meta.dirname, '..');
 /** The node flags the container image starts with (its CMD, which the chart repeats): measure what ships. */
-const imageNodeFlags = nodeFlagsOfImage(readFileSync(join(root, 'Dockerfile'), 'utf8'));
+const dockerfile = readFileSync(join(root, 'Dockerfile'), 'utf8');
+const imageNodeFlags = nodeFlagsOfImage(dockerfile);
+/** And the environment it sets (ENV lines: production mode, one malloc arena). */
+const imageEnv = envOfImage(dockerfile);
+
+function envOfImage(text: string): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const [, name, value] of text.matchAll(/^ENV\s+([A-Za-z_][A-Za-z0-9_]*)=(\S+)\s*$/gm)) env[name!] = value!;
+  return env;
+}
 
 function nodeFlagsOfImage(dockerfile: string): string[] {
   const cmd = JSON.parse(/^CMD\s+(\[.*\])\s*$/m.exec(dockerfile)?.[1] ?? 'null') as string[] | null;
@@ -104,7 +113,7 @@ async function startOurs(kubeconfig?: string): Promise<Running> {
   const backend = kubeconfig === undefined ? ['--cluster-state', join(root, 'bench/cluster-state.yaml')] : ['--kubeconfig', kubeconfig];
   const args = [join(root, 'dist/cli/run.js'), 'serve', ...backend, '--bind-address', '127.0.0.1', '--port', String(port), '--metrics-port', String(metricsPort), '--tls-cert-file', certFile, '--tls-private-key-file', keyFile, '--shutdown-delay', '0s', ...logLevelArgs];
   const cgroup = cgroups.ours?.path;
-  const { process } = startNode(args, { nodeOptions, ...(cgroup && { cgroup }) });
+  const { process } = startNode(args, { nodeOptions, env: imageEnv, ...(cgroup && { cgroup }) });
   return { base: `https://127.0.0.1:${port}`, metricsUrl: `http://127.0.0.1:${metricsPort}/metrics`, process };
 }
 
@@ -268,7 +277,7 @@ process.stdout.write(
     `- machine: ${cpus()[0]?.model ?? 'unknown CPU'}, ${cpus().length} CPUs, ${(totalmem() / 2 ** 30).toFixed(1)} GiB RAM; Node ${process.version}; ${process.platform} ${process.arch}`,
     `- ${memoryLimitNote}`,
     `- ${pinning}; ${connections} connections; ${durationSeconds} s per run after a warm-up; HTTPS on loopback, same certificate and bodies for both`,
-    `- baseline: bare express HTTPS handler that parses the review and answers allowed (one extra row per table: the same handler without express); admission-chain: \`node ${imageNodeFlags.join(' ')} dist/cli/run.js serve\` (the image's command) with the default plugins (AlwaysPullImages, OwnerReferencesPermissionEnforcement) at --log-level ${process.env.BENCH_LOG_LEVEL ?? 'info'} (info: a line per denial, none per allowed request)`,
+    `- baseline: bare express HTTPS handler that parses the review and answers allowed (one extra row per table: the same handler without express); admission-chain: \`${Object.entries(imageEnv).map(([k, v]) => `${k}=${v} `).join('')}node ${imageNodeFlags.join(' ')} dist/cli/run.js serve\` (the image's environment and command) with the default plugins (AlwaysPullImages, OwnerReferencesPermissionEnforcement) at --log-level ${process.env.BENCH_LOG_LEVEL ?? 'info'} (info: a line per denial, none per allowed request)`,
     '',
     '',
   ].join('\n'),

@@ -102,6 +102,11 @@ describe('Dockerfile', () => {
     expect(last(runtime, 'WORKDIR')?.args).toBe('/app');
   });
 
+  it('runs node in production mode with one malloc arena (docs/benchmark.md)', () => {
+    const env = runtime.filter((i) => i.keyword === 'ENV').map((i) => i.args);
+    expect(env).toEqual(['NODE_ENV=production', 'MALLOC_ARENA_MAX=1']);
+  });
+
   it('exposes the webhook and metrics ports the chart expects', () => {
     expect(last(runtime, 'EXPOSE')?.args).toBe('8443 8080');
   });
