@@ -114,7 +114,7 @@ function contentType(req: IncomingMessage): string {
 function reviewHandler(phase: Phase, options: WebhookAppOptions): ReviewHandler {
   const webhook = phase === 'admit' ? 'mutate' : 'validate';
   return async (req, res, body) => {
-    const started = process.hrtime.bigint();
+    const started = performance.now();
     let parsed: unknown;
     try {
       parsed = JSON.parse(body.toString('utf8'));
@@ -146,7 +146,7 @@ function reviewHandler(phase: Phase, options: WebhookAppOptions): ReviewHandler 
       await nextLoopTurn();
       // Answer first; metrics and the log line follow without holding the caller up.
       sendReview(res, responseReview(decoded.apiVersion, response));
-      const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+      const seconds = (performance.now() - started) / 1000;
       const code = response.status?.code ?? 200;
       options.metrics.stepDuration.observe({ type: phase, operation: request.operation, rejected: String(!response.allowed) }, seconds);
       options.metrics.requests.inc({ webhook, operation: request.operation, allowed: String(response.allowed), code: String(code) });
@@ -161,8 +161,9 @@ function reviewHandler(phase: Phase, options: WebhookAppOptions): ReviewHandler 
       const notEnforced = handled.outcome.nonEnforced?.map(({ plugin, mode }) => `${plugin}:${mode}`);
       const level = internal ? 'error' : !response.allowed || notEnforced !== undefined ? 'info' : 'debug';
       if (!options.logger.isLevelEnabled(level)) return;
-      const log = requestLogger(options.logger, webhook, request);
+      // The request's fields lead the line (as a child logger's bindings would, without building one).
       const fields = {
+        ...requestFields(webhook, request),
         decision: response.allowed ? 'allowed' : 'denied',
         code,
         patched: response.patch !== undefined,
@@ -171,19 +172,20 @@ function reviewHandler(phase: Phase, options: WebhookAppOptions): ReviewHandler 
         notEnforced,
         durationMs: Math.round(seconds * 1e6) / 1e3,
       };
-      if (internal) log.error({ ...fields, reason: response.status?.message }, 'admission failed');
-      else if (!response.allowed) log.info({ ...fields, reason: response.status?.message }, 'admission denied');
-      else if (notEnforced !== undefined) log.info(fields, 'admission allowed; a rejection was not enforced');
-      else log.debug(fields, 'admission allowed');
+      const { logger } = options;
+      if (internal) logger.error({ ...fields, reason: response.status?.message }, 'admission failed');
+      else if (!response.allowed) logger.info({ ...fields, reason: response.status?.message }, 'admission denied');
+      else if (notEnforced !== undefined) logger.info(fields, 'admission allowed; a rejection was not enforced');
+      else logger.debug(fields, 'admission allowed');
     } finally {
       options.metrics.inFlight[webhook]! -= 1;
     }
   };
 }
 
-/** The request's own logger: who asked what (never the object, which may carry secrets). */
-function requestLogger(logger: Logger, webhook: string, request: AdmissionRequest): Logger {
-  return logger.child({
+/** Who asked what, for the request's log line (never the object, which may carry secrets). */
+function requestFields(webhook: string, request: AdmissionRequest): Record<string, unknown> {
+  return {
     uid: request.uid,
     webhook,
     kind: request.kind.kind,
@@ -193,7 +195,7 @@ function requestLogger(logger: Logger, webhook: string, request: AdmissionReques
     name: request.name,
     operation: request.operation,
     user: request.userInfo?.username,
-  });
+  };
 }
 
 /**
