@@ -3,7 +3,8 @@
 // a dropped group or extra would authorize someone as somebody else.
 //
 // Behaviour follows upstream's webhook authorizer (apiserver plugin/pkg/authorizer/webhook):
-// answers are cached by the exact spec sent, allowed and denied with separate TTLs, errors never;
+// answers are cached by the exact spec sent (under a key equal exactly when the specs are, built
+// without the spec: review-keys.ts), allowed and denied with separate TTLs, errors never;
 // a failed call answers no-opinion together with the error (callers treat anything but allow as
 // a denial, so this fails closed); overload and reset connections are retried with exponential
 // backoff. Beyond upstream: identical concurrent reviews share one call, every call is bounded
