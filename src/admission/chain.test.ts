@@ -1,9 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { podAttributes } from '../../test/support/attributes.ts';
 import { recordingPlugin } from '../../test/support/recording-plugin.ts';
-import { AdmissionChain } from './chain.ts';
+import { isPromiseLike } from '../util/maybe-async.ts';
+import { AdmissionChain, type PhaseOutcome } from './chain.ts';
 import { forbidden } from './errors.ts';
-import type { PluginMode } from './plugin.ts';
+import type { AdmissionPlugin, PluginMode } from './plugin.ts';
 
 const never = new AbortController().signal;
 
@@ -42,6 +43,39 @@ describe('AdmissionChain', () => {
     expect(log).toEqual(['A:validate', 'B:validate']);
     expect(chain.mutatingPlugins).toEqual(['A', 'C']);
     expect(chain.validatingPlugins).toEqual(['A', 'B']);
+  });
+
+  it('decides synchronously when every plugin does, and waits, in order, only on a plugin that returns a promise', async () => {
+    const log: string[] = [];
+    const sync = (name: string, reject = false): AdmissionPlugin => ({
+      name,
+      handles: () => true,
+      validate: (attributes) => {
+        log.push(name);
+        if (reject) throw forbidden(attributes, `${name} says no`);
+      },
+    });
+    const pending = (name: string): AdmissionPlugin => ({
+      name,
+      handles: () => true,
+      validate: async () => {
+        await Promise.resolve();
+        log.push(name);
+      },
+    });
+    const allSync = new AdmissionChain([{ mode: 'enforce', plugin: sync('A') }, { mode: 'enforce', plugin: sync('B', true) }, { mode: 'enforce', plugin: sync('C') }]);
+    const decided = allSync.validate(podAttributes(), never);
+    expect(isPromiseLike(decided)).toBe(false);
+    expect((decided as PhaseOutcome).rejectedBy).toBe('B');
+    expect(log).toEqual(['A', 'B']);
+
+    log.length = 0;
+    const mixed = new AdmissionChain([{ mode: 'enforce', plugin: sync('A') }, { mode: 'enforce', plugin: pending('P') }, { mode: 'enforce', plugin: sync('B', true) }]);
+    const waiting = mixed.validate(podAttributes(), never);
+    expect(isPromiseLike(waiting)).toBe(true);
+    expect(log).toEqual(['A']);
+    expect((await waiting).rejection?.message).toBe('pods "web" is forbidden: B says no');
+    expect(log).toEqual(['A', 'P', 'B']);
   });
 
   it('stops validating at the first enforced rejection', async () => {

@@ -6,6 +6,7 @@ import type { Attributes, RequestContext } from './attributes.ts';
 import { abortedError, internalError, isStatusError, type StatusError } from './errors.ts';
 import { PluginMode, type AdmissionPlugin } from './plugin.ts';
 import { cloneJson } from '../util/clone-json.ts';
+import { runSteps, settled, type MaybePromise, type Steps } from '../util/maybe-async.ts';
 
 export interface ChainEntry {
   readonly plugin: AdmissionPlugin;
@@ -39,17 +40,21 @@ export class AdmissionChain {
     return this.entries.filter((e) => e.plugin.validate).map((e) => e.plugin.name);
   }
 
-  /** Runs every mutating plugin in order; attributes.object is changed in place. */
-  admit(attributes: Attributes, signal: AbortSignal): Promise<PhaseOutcome> {
-    return this.run('admit', attributes, signal);
+  /**
+   * Runs every mutating plugin in order; attributes.object is changed in place. The outcome comes
+   * directly when every plugin finished synchronously (most requests), as a promise otherwise.
+   */
+  admit(attributes: Attributes, signal: AbortSignal): MaybePromise<PhaseOutcome> {
+    return runSteps(this.#run('admit', attributes, signal));
   }
 
   /** Runs every validating plugin in order, stopping at the first enforced rejection. */
-  validate(attributes: Attributes, signal: AbortSignal): Promise<PhaseOutcome> {
-    return this.run('validate', attributes, signal);
+  validate(attributes: Attributes, signal: AbortSignal): MaybePromise<PhaseOutcome> {
+    return runSteps(this.#run('validate', attributes, signal));
   }
 
-  private async run(phase: Phase, attributes: Attributes, signal: AbortSignal): Promise<PhaseOutcome> {
+  /** A step generator (src/util/maybe-async.ts): it waits only on a plugin that returned a promise. */
+  *#run(phase: Phase, attributes: Attributes, signal: AbortSignal): Steps<PhaseOutcome> {
     const outcome: PhaseOutcome = { warnings: [], annotations: {} };
     for (const { plugin, mode } of this.entries) {
       const step = plugin[phase];
@@ -62,9 +67,9 @@ export class AdmissionChain {
       // A non-enforcing mutating plugin that rejects must leave no half-made change behind.
       const snapshot = phase === 'admit' && mode !== PluginMode.Enforce ? cloneJson(attributes.object) : undefined;
       try {
-        // Awaited only when the step returned a promise: a synchronous step costs no microtask turn.
+        // Waited on only when the step returned a promise: a synchronous step costs no microtask turn.
         const pending = step.call(plugin, attributes, contextFor(plugin.name, outcome, signal));
-        if (pending !== undefined) await pending;
+        if (pending !== undefined) yield* settled(pending);
       } catch (thrown) {
         const error = asStatusError(plugin.name, thrown);
         if (mode === PluginMode.Enforce) {

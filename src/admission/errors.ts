@@ -38,9 +38,13 @@ export function isForbidden(value: unknown): value is StatusError {
   return isStatusError(value) && value.status.reason === 'Forbidden';
 }
 
+/** Printable ASCII with neither a quote nor a backslash: quoted as it is, by JSON and Go alike. */
+const plainAscii = /^[\x20\x21\x23-\x5b\x5d-\x7e]*$/;
+
 /** Go's %q for the strings we quote (object names): a double-quoted string with escapes. */
 export function goQuote(value: string): string {
-  return JSON.stringify(value);
+  // Nearly every name and value quoted is plain ASCII: quoted without the JSON encoder's setup.
+  return plainAscii.test(value) ? `"${value}"` : JSON.stringify(value);
 }
 
 /** apierrors.NewForbidden(qualifiedResource, name, err). */

@@ -8,6 +8,7 @@ import type { AdmissionChain, Phase, PhaseOutcome } from './chain.ts';
 import { abortedError, internalError, isStatusError, type StatusError } from './errors.ts';
 import { attributesFrom, type AdmissionRequest, type AdmissionResponse } from './review.ts';
 import { cloneJson } from '../util/clone-json.ts';
+import { isPromiseLike } from '../util/maybe-async.ts';
 import { raceWithSignal } from '../util/signals.ts';
 
 export interface HandledReview {
@@ -36,7 +37,9 @@ async function handle(chain: AdmissionChain, phase: Phase, request: AdmissionReq
   const attributes: Attributes = attributesFrom(request, working);
   let outcome: PhaseOutcome;
   try {
-    outcome = await withDeadline(phase === 'admit' ? chain.admit(attributes, signal) : chain.validate(attributes, signal), signal);
+    const running = phase === 'admit' ? chain.admit(attributes, signal) : chain.validate(attributes, signal);
+    // A chain that finished synchronously needs no race against the deadline.
+    outcome = isPromiseLike(running) ? await withDeadline(Promise.resolve(running), signal) : running;
   } catch (thrown) {
     const error = isStatusError(thrown) ? thrown : internalError(messageOf(thrown), thrown);
     outcome = { rejection: error, warnings: [], annotations: {} };

@@ -21,7 +21,9 @@ export function notSupported(path: string, value: string, supported: readonly st
 export function aggregate(errors: readonly StatusError[]): StatusError {
   if (errors.length === 0) throw new Error('aggregate needs at least one error');
   if (errors.length === 1) return asUnknownStatus(errors[0]!.message, errors);
-  const distinct = [...new Set(errors.map((error) => error.message))];
+  // A pod's few containers: a list compare is cheaper than hashing each long message into a Set.
+  const distinct: string[] = [];
+  for (const { message } of errors) if (!distinct.includes(message)) distinct.push(message);
   const message = distinct.length === 1 ? distinct[0]! : `[${distinct.join(', ')}]`;
   return asUnknownStatus(message, errors);
 }
