@@ -51,8 +51,6 @@ abstract class HotMetric<L extends string, S> {
   /** Every series, in the order first seen (the exposition's order). */
   #series: Array<{ labels: LabelValues<L>; series: S }> = [];
   #index: IndexLevel = new Map();
-  /** Bumped by reset(), so a bound child finds its new series. */
-  #generation = 0;
 
   constructor(config: HotMetricConfig<L>) {
     this.name = config.name;
@@ -108,26 +106,9 @@ abstract class HotMetric<L extends string, S> {
     return this.#series;
   }
 
-  /**
-   * The series of one label set, looked up once (prom-client's labels()): for call sites that
-   * record the same few label sets many times per request. Still right after a reset().
-   */
-  protected boundSeries(labels: LabelValues<L>): () => S {
-    let generation = this.#generation;
-    let series = this.seriesFor(labels);
-    return () => {
-      if (generation !== this.#generation) {
-        generation = this.#generation;
-        series = this.seriesFor(labels);
-      }
-      return series;
-    };
-  }
-
   reset(): void {
     this.#series = [];
     this.#index = new Map();
-    this.#generation += 1;
   }
 }
 
@@ -153,19 +134,8 @@ export class HotCounter<L extends string = string> extends HotMetric<L, { value:
   }
 
   inc(labels?: LabelValues<L>, value = 1): void {
-    checkIncrement(value);
+    if (!(value >= 0) || !Number.isFinite(value)) throw new Error(`It is not possible to decrease a counter or add a non-finite value: ${value}`);
     this.seriesFor(labels).value += value;
-  }
-
-  /** The counter of one label set, bound once. */
-  labels(labels: LabelValues<L>): { inc(value?: number): void } {
-    const series = this.boundSeries(labels);
-    return {
-      inc(value = 1) {
-        checkIncrement(value);
-        series().value += value;
-      },
-    };
   }
 
   async get(): Promise<HotMetricValues<L>> {
@@ -173,10 +143,6 @@ export class HotCounter<L extends string = string> extends HotMetric<L, { value:
     for (const { labels, series } of this.entries()) values.push({ value: series.value, labels });
     return { name: this.name, help: this.help, type: this.type, aggregator: this.aggregator, values };
   }
-}
-
-function checkIncrement(value: number): void {
-  if (!(value >= 0) || !Number.isFinite(value)) throw new Error(`It is not possible to decrease a counter or add a non-finite value: ${value}`);
 }
 
 interface HistogramSeries {
@@ -200,17 +166,8 @@ export class HotHistogram<L extends string = string> extends HotMetric<L, Histog
   }
 
   observe(labels: LabelValues<L>, value: number): void {
-    this.#add(this.seriesFor(labels), value);
-  }
-
-  /** The histogram of one label set, bound once. */
-  labels(labels: LabelValues<L>): { observe(value: number): void } {
-    const series = this.boundSeries(labels);
-    return { observe: (value) => this.#add(series(), value) };
-  }
-
-  #add(series: HistogramSeries, value: number): void {
     if (!Number.isFinite(value)) throw new TypeError(`Value is not a valid number: ${value}`);
+    const series = this.seriesFor(labels);
     const bounds = this.#bounds;
     let i = 0;
     while (i < bounds.length && value > bounds[i]!) i++;

@@ -6,26 +6,15 @@ import type { AuthorizationMetrics } from './authorization-metrics.ts';
 import { isPromiseLike } from '../util/maybe-async.ts';
 
 export function instrumentAuthorizer(authorizer: Authorizer, metrics: AuthorizationMetrics, now: () => number = () => performance.now()): Authorizer {
-  // The counter and histogram series of each decision, bound on first use: recorded for every question.
-  const series = new Map<string, { count: { inc(): void }; duration: { observe(seconds: number): void } }>();
-  const seriesOf = (decision: string) => {
-    let bound = series.get(decision);
-    if (bound === undefined) {
-      bound = { count: metrics.decisions.labels({ decision }), duration: metrics.decisionDuration.labels({ decision }) };
-      series.set(decision, bound);
-    }
-    return bound;
-  };
   const record = (result: AuthorizationResult, waitedSeconds: number): AuthorizationResult => {
-    const { count, duration } = seriesOf(result.decision);
-    count.inc();
-    duration.observe(waitedSeconds);
+    metrics.decisions.inc({ decision: result.decision });
+    metrics.decisionDuration.observe({ decision: result.decision }, waitedSeconds);
     return result;
   };
   return {
     authorize(attributes: AuthorizationAttributes, signal?: AbortSignal): AuthorizationResult | Promise<AuthorizationResult> {
       const answer = authorizer.authorize(attributes, signal);
-      // An answer at hand (cached, or from the in-memory evaluator) kept the plugin waiting for no
+      // An answer at hand (a cached SubjectAccessReview) kept the plugin waiting for no
       // time at all: it is recorded as 0 — the histogram's first bucket is a millisecond — without
       // reading the clock, which would be a tenth of such an answer's cost. A pending answer is
       // timed from here until it settles, followed with then() rather than an async wrapper.

@@ -12,7 +12,11 @@ export type MaybePromise<T> = T | Promise<T>;
 /** A generator of steps: it yields what it waits for and gets back the settled value. */
 export type Steps<R> = Generator<unknown, R, unknown>;
 
-/** `const value = yield* settled(x)`: the `await x` of a step generator, typed. */
+/**
+ * `const value = yield* settled(x)`: the `await x` of a step generator, typed. Each call makes a
+ * generator; where that matters (a dozen cached answers per request), a caller writes
+ * `isPromiseLike(x) ? yield* settled(x) : x` and pays for it only when x is pending.
+ */
 export function* settled<T>(value: T | PromiseLike<T>): Generator<T | PromiseLike<T>, T, unknown> {
   return (yield value) as T;
 }

@@ -58,7 +58,7 @@ function newMapper(options: Partial<ClusterRestMapperOptions> = {}): ClusterRest
 const passes = () => api.calls.count(groupListRoute);
 const discoveryCalls = () => discovery.routeNames().reduce((sum, name) => sum + api.calls.count(name), 0);
 
-/** The error an answer failed with; a mapping answered at once counts as "no error" too. */
+/** The error an answer was rejected with (an answer given directly is not a rejection). */
 async function rejection(answer: unknown): Promise<Error> {
   try {
     await answer;

@@ -86,27 +86,6 @@ describe('HotCounter and HotHistogram', () => {
     expect(await hot.metrics()).toBe(await reference.metrics());
   });
 
-  it('count through a bound label set (labels()) exactly as through inc()/observe(), before and after a reset', async () => {
-    const { reference, hot, ref, ours } = pairOf();
-    const boundCounter = ours.counter.labels({ webhook: 'validate', operation: 'UPDATE', code: '200' });
-    const boundHistogram = ours.histogram.labels({ operation: 'UPDATE', rejected: 'false' });
-    for (const round of [0, 1]) {
-      for (let i = 0; i < 3; i++) {
-        ref.counter.inc({ webhook: 'validate', operation: 'UPDATE', code: '200' });
-        boundCounter.inc();
-        ref.histogram.observe({ operation: 'UPDATE', rejected: 'false' }, 0.0003 * (i + 1));
-        boundHistogram.observe(0.0003 * (i + 1));
-      }
-      ref.counter.inc({ webhook: 'validate', operation: 'UPDATE', code: '200' }, 2);
-      boundCounter.inc(2);
-      expect(await hot.metrics(), `round ${round}`).toBe(await reference.metrics());
-      reference.resetMetrics();
-      hot.resetMetrics();
-    }
-    expect(() => boundCounter.inc(-1)).toThrow(/not possible to decrease/);
-    expect(() => boundHistogram.observe(Number.NaN)).toThrow(/not a valid number/);
-  });
-
   it('refuse what prom-client refuses: unknown labels, decrements, non-finite values', () => {
     const { ref, ours } = pairOf();
     expect(() => ref.counter.inc({ user: 'jane' } as never)).toThrow();

@@ -60,11 +60,6 @@ export interface ClusterAuthorizer extends Authorizer {
   close(): Promise<void>;
 }
 
-/** A cached answer, read as a decision once when it arrives: every hit shares this frozen result. */
-interface CachedAnswer {
-  readonly result: Readonly<AuthorizationResult>;
-}
-
 /** Upstream's webhook skips the cache for requester-controlled attributes this large (a DoS guard). */
 const maxControlledAttributesCacheSize = 10_000;
 const bothAllowedAndDenied = 'webhook subject access review returned both allow and deny response';
@@ -87,7 +82,8 @@ export function createClusterAuthorizer(options: ClusterAuthorizerOptions): Clus
   } = options;
   const api = kubeConfig.makeApiClient(AuthorizationV1Api);
   const requests = createKubeRequests(kubeConfig);
-  const cache = new TtlCache<CachedAnswer>(cacheSize);
+  // Answers are read as decisions once, when they arrive: every hit shares that frozen result.
+  const cache = new TtlCache<Readonly<AuthorizationResult>>(cacheSize);
   const keys = new ReviewKeys(cacheSize);
   const flights = new SingleFlight<V1SubjectAccessReviewStatus>();
   const url = `${kubeConfig.getCurrentCluster()?.server ?? ''}${reviewPath}`;
@@ -125,7 +121,7 @@ export function createClusterAuthorizer(options: ClusterAuthorizerOptions): Clus
   function reviewAndCache(key: ReviewKey, spec: V1SubjectAccessReviewSpec, cacheable: boolean): (signal: AbortSignal) => Promise<V1SubjectAccessReviewStatus> {
     return async (signal) => {
       const status = await reviewWithRetries(spec, signal);
-      if (cacheable) cache.set(key.family, { result: Object.freeze(resultOf(status)) }, status.allowed ? allowedTtlMs : deniedTtlMs, clock.now(), key.name);
+      if (cacheable) cache.set(key.family, Object.freeze(resultOf(status)), status.allowed ? allowedTtlMs : deniedTtlMs, clock.now(), key.name);
       return status;
     };
   }
@@ -174,7 +170,7 @@ export function createClusterAuthorizer(options: ClusterAuthorizerOptions): Clus
       if (cached === undefined) return authorizeUncached(key, attributes, cacheable, signal);
       metrics.cacheHit?.();
       if (cached.expiresAt - now <= cached.ttlMs * refreshAheadFraction) refreshInBackground(key, attributes);
-      return cached.value.result;
+      return cached.value;
     },
     close: () => requests.close(),
   };
