@@ -102,9 +102,9 @@ describe('Dockerfile', () => {
     expect(last(runtime, 'WORKDIR')?.args).toBe('/app');
   });
 
-  it('runs node in production mode with one malloc arena (docs/benchmark.md)', () => {
+  it('runs node in production mode with one malloc arena and a fixed mmap threshold (docs/benchmark.md)', () => {
     const env = runtime.filter((i) => i.keyword === 'ENV').map((i) => i.args);
-    expect(env).toEqual(['NODE_ENV=production', 'MALLOC_ARENA_MAX=1']);
+    expect(env).toEqual(['NODE_ENV=production', 'MALLOC_ARENA_MAX=1', 'MALLOC_MMAP_THRESHOLD_=32768']);
   });
 
   it('exposes the webhook and metrics ports the chart expects', () => {
