@@ -11,66 +11,94 @@ export interface PacedOptions {
   body: string;
   /** Requests per second, evenly spaced. */
   rate: number;
-  durationSeconds: number;
   /** Most connections kept open; a request waits for a free one when all are busy (that wait counts). */
   connections: number;
-  /** Paced like the rest but not counted: opens the connections (default 1 s). */
-  warmupSeconds?: number;
   ca: string;
 }
 
-export async function runPaced(options: PacedOptions): Promise<LoadResult> {
-  const agent = new Agent({ keepAlive: true, maxSockets: options.connections, ca: options.ca });
-  const target = new URL(options.url);
-  const body = Buffer.from(options.body);
-  const warmup = Math.round(options.rate * (options.warmupSeconds ?? 1));
-  const total = warmup + Math.round(options.rate * options.durationSeconds);
-  const intervalMs = 1000 / options.rate;
-  const latencies: number[] = [];
-  let failures = 0;
-  let sent = 0;
-  let settled = 0;
-  const started = performance.now();
+/**
+ * One server's paced load, run a stretch at a time: its connections stay open between stretches,
+ * and the latencies of every counted stretch are pooled, so two servers can take turns in short
+ * slices and each be ranked over all of its own.
+ */
+export class PacedLoad {
+  readonly #options: PacedOptions;
+  readonly #agent: Agent;
+  readonly #target: URL;
+  readonly #body: Buffer;
+  readonly #latencies: number[] = [];
+  #failures = 0;
+  #countedSeconds = 0;
 
-  await new Promise<void>((resolve) => {
-    const settle = () => {
-      settled += 1;
-      if (settled === total) resolve();
-    };
-    const fire = (counted: boolean) => {
-      const at = performance.now();
-      const req = request(
-        { hostname: target.hostname, port: target.port, path: `${target.pathname}${target.search}`, method: 'POST', agent, headers: { 'content-type': 'application/json', 'content-length': body.length } },
-        (res) => {
-          res.resume();
-          res.on('end', () => {
-            if (res.statusCode === undefined || res.statusCode < 200 || res.statusCode >= 300) failures += 1;
-            else if (counted) latencies.push(performance.now() - at);
-            settle();
-          });
-        },
-      );
-      req.setTimeout(10_000, () => req.destroy(new Error('timeout')));
-      req.on('error', () => {
-        failures += 1;
-        settle();
-      });
-      req.end(body);
-    };
-    // Timers fire at millisecond granularity at best: each turn sends every request that is due.
-    const tick = () => {
-      const due = Math.min(total, Math.floor((performance.now() - started) / intervalMs) + 1);
-      while (sent < due) {
-        sent += 1;
-        fire(sent > warmup);
-      }
-      if (sent < total) setTimeout(tick, Math.max(0, started + sent * intervalMs - performance.now()));
-    };
-    tick();
-  });
-  agent.destroy();
-  const elapsedSeconds = (performance.now() - started) / 1000 - (options.warmupSeconds ?? 1);
-  latencies.sort((a, b) => a - b);
-  const percentile = (q: number) => (latencies.length === 0 ? Number.NaN : latencies[Math.min(latencies.length - 1, Math.ceil(q * latencies.length) - 1)]!);
-  return { requestsPerSecond: latencies.length / elapsedSeconds, p50Ms: percentile(0.5), p99Ms: percentile(0.99), failures };
+  constructor(options: PacedOptions) {
+    this.#options = options;
+    this.#agent = new Agent({ keepAlive: true, maxSockets: options.connections, ca: options.ca });
+    this.#target = new URL(options.url);
+    this.#body = Buffer.from(options.body);
+  }
+
+  /** Sends `seconds` of paced requests and waits for every answer; `counted: false` only warms up. */
+  async run(seconds: number, counted = true): Promise<void> {
+    const total = Math.round(this.#options.rate * seconds);
+    const intervalMs = 1000 / this.#options.rate;
+    let sent = 0;
+    let settled = 0;
+    const started = performance.now();
+    await new Promise<void>((resolve) => {
+      const settle = () => {
+        settled += 1;
+        if (settled === total) resolve();
+      };
+      const fire = () => {
+        const at = performance.now();
+        const req = request(
+          {
+            hostname: this.#target.hostname,
+            port: this.#target.port,
+            path: `${this.#target.pathname}${this.#target.search}`,
+            method: 'POST',
+            agent: this.#agent,
+            headers: { 'content-type': 'application/json', 'content-length': this.#body.length },
+          },
+          (res) => {
+            res.resume();
+            res.on('end', () => {
+              if (res.statusCode === undefined || res.statusCode < 200 || res.statusCode >= 300) this.#failures += 1;
+              else if (counted) this.#latencies.push(performance.now() - at);
+              settle();
+            });
+          },
+        );
+        req.setTimeout(10_000, () => req.destroy(new Error('timeout')));
+        req.on('error', () => {
+          this.#failures += 1;
+          settle();
+        });
+        req.end(this.#body);
+      };
+      // Timers fire at millisecond granularity at best: each turn sends every request that is due.
+      const tick = () => {
+        const due = Math.min(total, Math.floor((performance.now() - started) / intervalMs) + 1);
+        while (sent < due) {
+          sent += 1;
+          fire();
+        }
+        if (sent < total) setTimeout(tick, Math.max(0, started + sent * intervalMs - performance.now()));
+      };
+      if (total === 0) resolve();
+      else tick();
+    });
+    if (counted) this.#countedSeconds += (performance.now() - started) / 1000;
+  }
+
+  /** Percentiles over every counted answer so far. */
+  result(): LoadResult {
+    const latencies = [...this.#latencies].sort((a, b) => a - b);
+    const percentile = (q: number) => (latencies.length === 0 ? Number.NaN : latencies[Math.min(latencies.length - 1, Math.ceil(q * latencies.length) - 1)]!);
+    return { requestsPerSecond: latencies.length / this.#countedSeconds, p50Ms: percentile(0.5), p99Ms: percentile(0.99), failures: this.#failures };
+  }
+
+  close(): void {
+    this.#agent.destroy();
+  }
 }

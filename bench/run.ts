@@ -8,7 +8,7 @@
 // profiles to bench/profiles/, BENCH_NODE_OPTIONS passes flags to admission-chain's node (e.g.
 // "--max-semi-space-size=2"), and
 // BENCH_LOG_LEVEL sets its --log-level (default info: a line per denial, none per allowed request),
-// BENCH_FIXED_ROUNDS the alternating rounds of the fixed-rate run (default 3), BENCH_MEMORY_LIMIT
+// BENCH_FIXED_SECONDS the counted seconds a side of the fixed-rate run (default 30), BENCH_MEMORY_LIMIT
 // the MiB of the memory cgroup each server runs in (default: the chart's container limit; 0: none).
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir, totalmem } from 'node:os';
@@ -17,7 +17,7 @@ import { bundle } from '../build/bundle.ts';
 import { generateCertificates } from '../src/tls/generate.ts';
 import { benchUsers, deploymentOwnerUpdate, largePodCreate, podCreate } from './bodies.ts';
 import { runLoad, type LoadResult } from './load.ts';
-import { runPaced } from './paced.ts';
+import { PacedLoad } from './paced.ts';
 import { chartMemoryLimitMiB, createMemoryCgroup, type MemoryCgroup } from './memory-cgroup.ts';
 import { freePort, loadCore, pinning, pinSelf, post, startNode, waitForLine, waitForWebhook, type ServerProcess } from './processes.ts';
 import { printTable, type Row } from './table.ts';
@@ -27,7 +27,11 @@ const connections = Number(process.env.BENCH_CONNECTIONS ?? 10);
 const scenarios = new Set((process.env.BENCH_SCENARIOS ?? '1,2,3,4').split(','));
 const profileDir = process.env.BENCH_CPU_PROF === '1' ? join(import.meta.dirname, 'profiles') : undefined;
 const fixedRate = 1000;
-const fixedRounds = Number(process.env.BENCH_FIXED_ROUNDS ?? 3);
+const fixedSeconds = Number(process.env.BENCH_FIXED_SECONDS ?? 30);
+if (!Number.isInteger(fixedSeconds) || fixedSeconds < 1) {
+  process.stderr.write(`bench: BENCH_FIXED_SECONDS must be a whole number of seconds, at least 1, got ${JSON.stringify(process.env.BENCH_FIXED_SECONDS)}\n`);
+  process.exit(2);
+}
 const logLevelArgs = process.env.BENCH_LOG_LEVEL ? ['--log-level', process.env.BENCH_LOG_LEVEL] : [];
 const extraNodeOptions = (process.env.BENCH_NODE_OPTIONS ?? '').split(' ').filter(Boolean);
 const root = join(import.meta.dirname, '..');
@@ -142,24 +146,28 @@ async function measure(running: Running, path: string, body: string): Promise<Lo
 }
 
 /**
- * p99 at a fixed rate (requests evenly paced, bench/paced.ts), both sides taking turns for several
- * rounds and each side's median round reported: a tail percentile on a shared virtual machine
- * moves with whatever else the host does, and alternating keeps such a disturbance from landing on
- * one side only.
+ * p50 and p99 at a fixed rate (requests evenly paced, bench/paced.ts). The two sides take turns
+ * in one-second slices, in the order baseline-ours, ours-baseline, and so on, and each side's
+ * latencies are pooled over all of its slices. A shared virtual machine's speed drifts over
+ * seconds (the load generator's own CPU time for the same 7,000 requests ranged from 590 to
+ * 1,040 ms across the 6-second rounds this replaced), so short alternating slices give both sides
+ * the same machine.
  */
-async function fixedRateRounds(running: Record<Side, Running>, path: string, body: string): Promise<Record<Side, LoadResult>> {
-  const rounds: Record<Side, LoadResult[]> = { baseline: [], ours: [] };
-  for (let round = 0; round < fixedRounds; round++) {
-    for (const side of ['baseline', 'ours'] as const) {
-      rounds[side].push(await runPaced({ url: `${running[side].base}${path}`, body, connections, durationSeconds, rate: fixedRate, ca: certs.caCert }));
-    }
-  }
-  const median = (results: LoadResult[]): LoadResult => {
-    const sorted = [...results].sort((a, b) => a.p99Ms - b.p99Ms);
-    const middle = sorted[Math.floor(sorted.length / 2)]!;
-    return { ...middle, failures: results.reduce((sum, r) => sum + r.failures, 0) };
+async function fixedRateSlices(running: Record<Side, Running>, path: string, body: string): Promise<Record<Side, LoadResult>> {
+  const loads = {
+    baseline: new PacedLoad({ url: `${running.baseline.base}${path}`, body, connections, rate: fixedRate, ca: certs.caCert }),
+    ours: new PacedLoad({ url: `${running.ours.base}${path}`, body, connections, rate: fixedRate, ca: certs.caCert }),
   };
-  return { baseline: median(rounds.baseline), ours: median(rounds.ours) };
+  try {
+    // The first second opens each side's connections and is not counted.
+    for (const side of ['baseline', 'ours'] as const) await loads[side].run(1, false);
+    for (let slice = 0; slice < fixedSeconds; slice++) {
+      for (const side of slice % 2 === 0 ? (['baseline', 'ours'] as const) : (['ours', 'baseline'] as const)) await loads[side].run(1);
+    }
+    return { baseline: loads.baseline.result(), ours: loads.ours.result() };
+  } finally {
+    for (const load of Object.values(loads)) load.close();
+  }
 }
 
 async function sideBySide(title: string, path: string, body: string, options: { kubeconfig?: string; cold?: () => string; fixed?: boolean; extra?: (running: Running) => Promise<Row[]>; notes?: string[] } = {}): Promise<void> {
@@ -187,7 +195,7 @@ async function sideBySide(title: string, path: string, body: string, options: { 
     const both = running as Record<Side, Running>;
     // Steady state first: the cold-cache burst comes last, because what it leaves behind (a heap
     // grown to hundreds of MiB, a full answer cache) is not the steady state and is reported apart.
-    const fixed = options.fixed === false ? undefined : await fixedRateRounds(both, path, body);
+    const fixed = options.fixed === false ? undefined : await fixedRateSlices(both, path, body);
     const warmPeak = { baseline: both.baseline.process.peakRssMiB(), ours: both.ours.process.peakRssMiB() };
     const cold: Partial<Record<Side, LoadResult>> = {};
     if (options.cold !== undefined) {
@@ -215,8 +223,8 @@ async function sideBySide(title: string, path: string, body: string, options: { 
   }
   if (b.fixed && o.fixed) {
     rows.push(
-      { measure: `p50 latency at ${fixedRate} req/s, evenly paced (ms, median of ${fixedRounds} alternating rounds)`, baseline: b.fixed.p50Ms, ours: o.fixed.p50Ms, digits: 2 },
-      { measure: `p99 latency at ${fixedRate} req/s, evenly paced (ms, median of ${fixedRounds} alternating rounds)`, baseline: b.fixed.p99Ms, ours: o.fixed.p99Ms, digits: 2 },
+      { measure: `p50 latency at ${fixedRate} req/s, evenly paced (ms, ${fixedSeconds} s a side in alternating 1 s slices)`, baseline: b.fixed.p50Ms, ours: o.fixed.p50Ms, digits: 2 },
+      { measure: `p99 latency at ${fixedRate} req/s, evenly paced (ms, ${fixedSeconds} s a side in alternating 1 s slices)`, baseline: b.fixed.p99Ms, ours: o.fixed.p99Ms, digits: 2 },
     );
   }
   if (b.warmPeakRssMiB !== undefined && o.warmPeakRssMiB !== undefined) rows.push({ measure: 'peak RSS before the cold-cache runs (MiB)', baseline: b.warmPeakRssMiB, ours: o.warmPeakRssMiB, digits: 0 });
