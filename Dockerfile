@@ -32,7 +32,7 @@ ENV MALLOC_ARENA_MAX=1
 # Allocations of 32 KiB and more get pages of their own, given back when freed. V8's parser and
 # compilers take their working memory in 32 KiB segments; from the heap, freed segments stayed
 # resident between the live allocations around them (12 MiB with the cluster backend at rest).
-# 4-8 MiB less peak RSS under load, the same throughput for bodies up to 256 KiB, about a fifth
+# 3-8 MiB less peak RSS under load, the same throughput for bodies up to 256 KiB, about a fifth
 # less for 1 MiB bodies (docs/benchmark.md, item 26; the chart's extraEnv can raise it).
 ENV MALLOC_MMAP_THRESHOLD_=32768
 # package.json only for `--version`; everything the webhook runs is in dist/.
