@@ -46,5 +46,8 @@ ENTRYPOINT []
 # A young generation of 4 MiB per semi-space, whatever the memory limit: Node sizes it from the
 # limit (1 MiB in the chart's 512Mi, which costs 10-25 % of throughput in garbage collection; 16
 # or more on a large machine). Admission requests die young; measured in the chart's limit, 4 MiB
-# holds the throughput of 8 with 4-15 MiB less peak RSS (docs/benchmark.md).
-CMD ["node", "--max-semi-space-size=4", "dist/cli/run.js", "serve"]
+# holds the throughput of 8 with 4-15 MiB less peak RSS (docs/benchmark.md). Each collection of
+# it runs on the main thread alone: split across helper threads, the main thread waits for them.
+# At 1,000 req/s a pause was 0.21 ms alone against 0.29 ms split on one core, 0.25-0.27 against
+# 0.31-0.32 ms on two (docs/benchmark.md, item 28).
+CMD ["node", "--max-semi-space-size=4", "--no-parallel-scavenge", "dist/cli/run.js", "serve"]

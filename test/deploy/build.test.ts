@@ -66,7 +66,7 @@ describe('production build', () => {
   it('serves from the bundle with the image\'s node flags: answers, logs a denial, drains on SIGTERM', async () => {
     const certs = await writeTestCertificates();
     const [port, metricsPort] = [await freePort(), await freePort()];
-    const child = spawnCli(['serve', '--cluster-state', join(repoRoot, 'examples/cluster-state.yaml'), '--tls-cert-file', certs.certFile, '--tls-private-key-file', certs.keyFile, '--bind-address', '127.0.0.1', '--port', String(port), '--metrics-port', String(metricsPort), '--shutdown-delay', '0s'], {}, bundle('--max-semi-space-size=4'));
+    const child = spawnCli(['serve', '--cluster-state', join(repoRoot, 'examples/cluster-state.yaml'), '--tls-cert-file', certs.certFile, '--tls-private-key-file', certs.keyFile, '--bind-address', '127.0.0.1', '--port', String(port), '--metrics-port', String(metricsPort), '--shutdown-delay', '0s'], {}, bundle('--max-semi-space-size=4', '--no-parallel-scavenge'));
     const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
     try {
       await expect.poll(async () => (await get(`http://127.0.0.1:${metricsPort}/readyz`).catch(() => ({ status: 0 }))).status, { timeout: 10_000, interval: 100 }).toBe(200);

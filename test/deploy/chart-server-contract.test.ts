@@ -43,7 +43,7 @@ describe('chart ↔ server contract', () => {
   it('starts the entry point the production build emits (src/cli/run.ts → dist/cli/run.js)', () => {
     const { container } = serverConfigFor({});
     const entry = container.command?.find((arg) => arg.endsWith('.js')) ?? '';
-    expect(container.command).toEqual(['node', '--max-semi-space-size=4', entry, 'serve']);
+    expect(container.command).toEqual(['node', '--max-semi-space-size=4', '--no-parallel-scavenge', entry, 'serve']);
     expect(entry.startsWith(`${build.outDir}/`)).toBe(true);
     const source = build.entries[entry.slice(build.outDir.length + 1).replace(/\.js$/, '') as keyof typeof build.entries];
     expect(source).toBeDefined();

@@ -262,7 +262,7 @@ describe('chart with default values', () => {
     // The same entry point the image's CMD names (the image holds dist/, not bin/ or src/).
     const dockerCmd = /^CMD\s+(\[.*\])\s*$/m.exec(readFileSync(join(repoRoot, 'Dockerfile'), 'utf8'))?.[1];
     expect(container.command).toEqual(JSON.parse(dockerCmd ?? 'null'));
-    expect(container.command).toEqual(['node', '--max-semi-space-size=4', 'dist/cli/run.js', 'serve']);
+    expect(container.command).toEqual(['node', '--max-semi-space-size=4', '--no-parallel-scavenge', 'dist/cli/run.js', 'serve']);
     expect(container.args).toEqual([
       '--port=8443', '--metrics-port=8080',
       '--tls-cert-file=/etc/admission-chain/tls/tls.crt', '--tls-private-key-file=/etc/admission-chain/tls/tls.key',

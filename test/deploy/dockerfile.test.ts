@@ -98,7 +98,7 @@ describe('Dockerfile', () => {
     expect(runtime.slice(userAt).some((i) => i.keyword === 'RUN')).toBe(false);
     expect(last(runtime, 'ENTRYPOINT')?.args).toBe('[]');
     const cmd = last(runtime, 'CMD');
-    expect(JSON.parse(cmd?.args ?? 'null')).toEqual(['node', '--max-semi-space-size=4', 'dist/cli/run.js', 'serve']);
+    expect(JSON.parse(cmd?.args ?? 'null')).toEqual(['node', '--max-semi-space-size=4', '--no-parallel-scavenge', 'dist/cli/run.js', 'serve']);
     expect(last(runtime, 'WORKDIR')?.args).toBe('/app');
   });
 
