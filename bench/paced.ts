@@ -4,7 +4,7 @@
 // so "1,000 req/s" there is a 1,000-request burst once a second, and its tail is the tail of a
 // burst after a second of idling. The fixed-rate figures are measured here instead.
 import { Agent, request } from 'node:https';
-import type { LoadResult } from './load.ts';
+import { percentile, type LoadResult } from './load.ts';
 
 export interface PacedOptions {
   url: string;
@@ -94,8 +94,7 @@ export class PacedLoad {
   /** Percentiles over every counted answer so far. */
   result(): LoadResult {
     const latencies = [...this.#latencies].sort((a, b) => a - b);
-    const percentile = (q: number) => (latencies.length === 0 ? Number.NaN : latencies[Math.min(latencies.length - 1, Math.ceil(q * latencies.length) - 1)]!);
-    return { requestsPerSecond: latencies.length / this.#countedSeconds, p50Ms: percentile(0.5), p99Ms: percentile(0.99), failures: this.#failures };
+    return { requestsPerSecond: latencies.length / this.#countedSeconds, p50Ms: percentile(latencies, 0.5), p99Ms: percentile(latencies, 0.99), failures: this.#failures };
   }
 
   close(): void {

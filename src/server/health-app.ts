@@ -3,6 +3,7 @@
 // framework; a plain request listener keeps express (and its dependencies' memory) out of the pod.
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import type { Registry } from 'prom-client';
+import { send } from './send.ts';
 
 export interface Readiness {
   /** Why the server is not ready, or [] when it is. */
@@ -47,9 +48,4 @@ function pathOf(url: string | undefined): string {
   const path = url ?? '/';
   const query = path.indexOf('?');
   return query === -1 ? path : path.slice(0, query);
-}
-
-function send(res: ServerResponse, code: number, contentType: string, body: string, head: boolean): void {
-  res.writeHead(code, { 'Content-Type': contentType, 'Content-Length': Buffer.byteLength(body) });
-  res.end(head ? undefined : body);
 }

@@ -12,8 +12,10 @@ import { handleAdmission } from '../admission/handler.ts';
 import { BadReviewError, decodeReview, responseReview, type AdmissionRequest, type AdmissionReview } from '../admission/review.ts';
 import type { AdmissionMetrics } from '../observability/metrics.ts';
 import type { Logger } from '../ports/logger.ts';
+import { send } from './send.ts';
 
 export const maxBodyBytes = 7 * 1024 * 1024;
+const json = 'application/json; charset=utf-8';
 
 export interface WebhookAppOptions {
   chain: AdmissionChain;
@@ -219,14 +221,9 @@ function nextLoopTurn(): Promise<void> {
 }
 
 function sendReview(res: ServerResponse, review: AdmissionReview): void {
-  send(res, 200, JSON.stringify(review));
+  send(res, 200, json, JSON.stringify(review));
 }
 
 function sendStatus(res: ServerResponse, code: number, reason: string, message: string): void {
-  send(res, code, JSON.stringify({ apiVersion: 'v1', kind: 'Status', metadata: {}, status: 'Failure', code, reason, message }));
-}
-
-function send(res: ServerResponse, code: number, json: string): void {
-  res.writeHead(code, { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': Buffer.byteLength(json) });
-  res.end(json);
+  send(res, code, json, JSON.stringify({ apiVersion: 'v1', kind: 'Status', metadata: {}, status: 'Failure', code, reason, message }));
 }
