@@ -10,9 +10,7 @@
 // backoff. Beyond upstream: identical concurrent reviews share one call, every call is bounded
 // by the caller's signal and a default timeout, and an answer still in use near the end of its
 // TTL is asked again in the background, so a busy identity never waits for its entry to expire
-// (answers are never served past their TTL: this only makes them fresher). Each answer draws its
-// own moment in that window, so answers cached together (the dozen questions of one request) are
-// not all asked again at once.
+// (answers are never served past their TTL: this only makes them fresher).
 import { AuthorizationV1Api, type KubeConfig, type V1SubjectAccessReviewSpec, type V1SubjectAccessReviewStatus } from '@kubernetes/client-node';
 import type { AuthorizationAttributes, AuthorizationResult, Authorizer, ResourceAttributes } from '../../ports/authorizer.ts';
 import { systemClock, systemRandom, type Clock, type Random } from '../../ports/clock.ts';
@@ -47,9 +45,8 @@ export interface ClusterAuthorizerOptions {
   /** Cached answers kept at most (least recently used evicted first). */
   cacheSize?: number;
   /**
-   * A cache hit in the last this-fraction of its TTL may start a background refresh: each answer
-   * starts at a random point in the first half of that window (default 0.2: between 2 s and 1 s
-   * before a 10 s TTL ends); 0 turns refreshing off.
+   * A cache hit with less than this fraction of its TTL left starts a background refresh
+   * (default 0.2: the last 2 s of a 10 s TTL); 0 turns refreshing off.
    */
   refreshAheadFraction?: number;
   clock?: Clock;
@@ -61,12 +58,6 @@ export interface ClusterAuthorizerOptions {
 export interface ClusterAuthorizer extends Authorizer {
   /** Releases the connection pool. */
   close(): Promise<void>;
-}
-
-/** A cached decision and the moment a use of it may start asking again in the background. */
-interface CachedAnswer {
-  readonly result: Readonly<AuthorizationResult>;
-  readonly refreshAt: number;
 }
 
 /** Upstream's webhook skips the cache for requester-controlled attributes this large (a DoS guard). */
@@ -92,7 +83,7 @@ export function createClusterAuthorizer(options: ClusterAuthorizerOptions): Clus
   const api = kubeConfig.makeApiClient(AuthorizationV1Api);
   const requests = createKubeRequests(kubeConfig);
   // Answers are read as decisions once, when they arrive: every hit shares that frozen result.
-  const cache = new TtlCache<CachedAnswer>(cacheSize);
+  const cache = new TtlCache<Readonly<AuthorizationResult>>(cacheSize);
   const keys = new ReviewKeys(cacheSize);
   const flights = new SingleFlight<V1SubjectAccessReviewStatus>();
   const url = `${kubeConfig.getCurrentCluster()?.server ?? ''}${reviewPath}`;
@@ -130,15 +121,7 @@ export function createClusterAuthorizer(options: ClusterAuthorizerOptions): Clus
   function reviewAndCache(key: ReviewKey, spec: V1SubjectAccessReviewSpec, cacheable: boolean): (signal: AbortSignal) => Promise<V1SubjectAccessReviewStatus> {
     return async (signal) => {
       const status = await reviewWithRetries(spec, signal);
-      if (cacheable) {
-        const ttlMs = status.allowed ? allowedTtlMs : deniedTtlMs;
-        const now = clock.now();
-        // The refresh window is the last refreshAheadFraction of the TTL; this answer's refresh
-        // may start anywhere in the window's first half, leaving the second half for the call.
-        const windowMs = Math.floor(ttlMs * refreshAheadFraction);
-        const refreshAt = now + ttlMs - windowMs + random.intBelow(Math.floor(windowMs / 2) + 1);
-        cache.set(key.family, { result: Object.freeze(resultOf(status)), refreshAt }, ttlMs, now, key.name);
-      }
+      if (cacheable) cache.set(key.family, Object.freeze(resultOf(status)), status.allowed ? allowedTtlMs : deniedTtlMs, clock.now(), key.name);
       return status;
     };
   }
@@ -186,8 +169,8 @@ export function createClusterAuthorizer(options: ClusterAuthorizerOptions): Clus
       const cached = cacheable ? cache.entry(key.family, now, key.name) : undefined;
       if (cached === undefined) return authorizeUncached(key, attributes, cacheable, signal);
       metrics.cacheHit?.();
-      if (now >= cached.value.refreshAt && refreshAheadFraction > 0) refreshInBackground(key, attributes);
-      return cached.value.result;
+      if (cached.expiresAt - now <= cached.ttlMs * refreshAheadFraction) refreshInBackground(key, attributes);
+      return cached.value;
     },
     close: () => requests.close(),
   };
