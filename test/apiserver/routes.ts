@@ -23,7 +23,7 @@ export interface EventStream {
 }
 
 export interface RouteResponder {
-  json(code: number, body: unknown, headers?: Record<string, string>): void;
+  json(code: number, body: unknown, headers?: Record<string, string | string[]>): void;
   status(status: ApiStatus, headers?: Record<string, string>): void;
   stream(): EventStream;
 }

@@ -191,7 +191,7 @@ function responder(res: ServerResponse): RouteResponder {
   };
 }
 
-function sendJson(res: ServerResponse, code: number, body: unknown, headers: Record<string, string> = {}): void {
+function sendJson(res: ServerResponse, code: number, body: unknown, headers: Record<string, string | string[]> = {}): void {
   if (res.destroyed || res.writableEnded) return;
   const payload = JSON.stringify(body);
   res.writeHead(code, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(payload), ...headers });

@@ -6,14 +6,13 @@ import {
   ApisApi,
   CoreApi,
   HttpMethod,
-  IsomorphicFetchHttpLibrary,
   ServerConfiguration,
   type KubeConfig,
   type V1APIGroupList,
   type V1APIVersions,
 } from '@kubernetes/client-node';
 import type { APIResource } from '../local/cluster-state.ts';
-import { describeKubeError, raceWithSignal, type KubeRequests } from './kube.ts';
+import { describeKubeError, raceWithSignal, undiciRequests, type KubeRequests } from './kube.ts';
 
 export interface GroupVersionRef {
   group: string;
@@ -49,7 +48,6 @@ export class DiscoveryClient {
   readonly #server: string;
   readonly #coreApi: CoreApi;
   readonly #apisApi: ApisApi;
-  readonly #http = new IsomorphicFetchHttpLibrary();
 
   constructor(kubeConfig: KubeConfig, requests: KubeRequests) {
     this.#kubeConfig = kubeConfig;
@@ -96,7 +94,7 @@ export class DiscoveryClient {
     context.setHeaderParam('Accept', 'application/json');
     await this.#kubeConfig.applySecurityAuthentication(context);
     for (const middleware of this.#requests.options(signal).middleware ?? []) await middleware.pre(context).toPromise();
-    const response = await raceWithSignal(this.#http.send(context).toPromise(), signal);
+    const response = await raceWithSignal(undiciRequests.send(context).toPromise(), signal);
     const text = await raceWithSignal(response.body.text(), signal);
     if (response.httpStatusCode < 200 || response.httpStatusCode > 299) {
       throw new ApiException(response.httpStatusCode, `HTTP-Code: ${response.httpStatusCode}`, text, response.headers);
