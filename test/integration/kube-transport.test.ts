@@ -2,16 +2,20 @@
 // client-node's own library sends with fetch, ours with undici's request(). Both are given the same
 // requests, built and authenticated by client-node, against the stand-in API server, and must hand
 // client-node the same response: status, headers, and the body as text, bytes and a stream.
+import { createServer, type Server } from 'node:http';
+import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { HttpMethod, IsomorphicFetchHttpLibrary, ServerConfiguration, type HttpLibrary, type ResponseContext } from '@kubernetes/client-node';
+import { HttpMethod, IsomorphicFetchHttpLibrary, KubeConfig, ServerConfiguration, type HttpLibrary, type ResponseContext } from '@kubernetes/client-node';
+import { createClusterAuthorizer } from '../../src/adapters/cluster/authorizer.ts';
 import { undiciRequests } from '../../src/adapters/cluster/kube.ts';
-import { startStandInApiServer, type StandInApiServer } from '../apiserver/index.ts';
+import { ruleTableAuthorizer, startStandInApiServer, subjectAccessReviewRouteName, type StandInApiServer } from '../apiserver/index.ts';
 
 let api: StandInApiServer;
 const big = 'x'.repeat(200_000);
 
 beforeAll(async () => {
   api = await startStandInApiServer({
+    authorizer: ruleTableAuthorizer([{ matches: () => true, result: { decision: 'allow', reason: 'proxied' } }]),
     routes: [
       {
         name: 'echo',
@@ -86,5 +90,59 @@ describe('undiciRequests: the same response client-node would get from its own f
     const started = performance.now();
     await expect(send(undiciRequests, HttpMethod.GET, '/slow', undefined, controller.signal)).rejects.toBe(reason);
     expect(performance.now() - started).toBeLessThan(2_000);
+  });
+});
+
+/** An HTTP proxy that only tunnels (CONNECT), as corporate proxies in front of API servers do. */
+async function startConnectProxy(): Promise<{ url: string; tunnels: string[]; close: () => Promise<void> }> {
+  const tunnels: string[] = [];
+  const server: Server = createServer((_req, res) => res.writeHead(405).end());
+  server.on('connect', (req, client) => {
+    tunnels.push(req.url ?? '');
+    const [host, port] = (req.url ?? '').split(':');
+    const upstream = connect(Number(port), host, () => {
+      client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
+      upstream.pipe(client);
+      client.pipe(upstream);
+    });
+    const teardown = () => {
+      client.destroy();
+      upstream.destroy();
+    };
+    upstream.on('error', teardown);
+    client.on('error', teardown);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  return {
+    url: `http://127.0.0.1:${port}`,
+    tunnels,
+    close: () => new Promise((resolve) => server.close(() => resolve())),
+  };
+}
+
+describe("undiciRequests: the kubeconfig's proxy-url", () => {
+  it('goes through the proxy client-node sets up, and still verifies the API server', async () => {
+    const proxy = await startConnectProxy();
+    const kubeConfig = new KubeConfig();
+    kubeConfig.loadFromString(api.kubeconfigYaml);
+    const cluster = kubeConfig.getCurrentCluster()!;
+    kubeConfig.loadFromOptions({
+      clusters: [{ ...cluster, proxyUrl: proxy.url }],
+      users: kubeConfig.getUsers(),
+      contexts: kubeConfig.getContexts(),
+      currentContext: kubeConfig.getCurrentContext(),
+    });
+    const authorizer = createClusterAuthorizer({ kubeConfig });
+    try {
+      const before = api.calls.count(subjectAccessReviewRouteName);
+      const result = await authorizer.authorize({ user: { username: 'alice' }, resourceAttributes: { verb: 'get', resource: 'pods', namespace: 'a' } });
+      expect(result).toMatchObject({ decision: 'allow', reason: 'proxied' });
+      expect(api.calls.count(subjectAccessReviewRouteName)).toBe(before + 1);
+      expect(proxy.tunnels).toEqual([new URL(api.url).host]);
+    } finally {
+      await authorizer.close();
+      await proxy.close();
+    }
   });
 });
