@@ -66,4 +66,43 @@ describe('TtlCache', () => {
     expect(cache.entry('family-1', 3, 'web')?.value).toBe('e');
     expect(cache.size).toBe(3);
   });
+
+  it('keeps every pair apart as a key goes from one subkey to several and back', () => {
+    const cache = new TtlCache<string>(10);
+    cache.set('k', 'one', 100, 0, 'a');
+    expect(cache.entry('k', 1, 'b')).toBeUndefined();
+    expect(cache.entry('k', 1)).toBeUndefined();
+    cache.set('k', 'two', 1_000, 0, 'b');
+    cache.set('k', 'three', 1_000, 0);
+    expect([cache.entry('k', 1, 'a')?.value, cache.entry('k', 1, 'b')?.value, cache.entry('k', 1)?.value]).toEqual(['one', 'two', 'three']);
+    // 'a' expires; 'b' and '' stay.
+    expect(cache.entry('k', 100, 'a')).toBeUndefined();
+    expect([cache.entry('k', 100, 'b')?.value, cache.entry('k', 100)?.value]).toEqual(['two', 'three']);
+    // Down to one subkey, then none, then a new first one.
+    cache.set('k', 'gone', 0, 100, 'b');
+    expect(cache.entry('k', 101, 'b')).toBeUndefined();
+    expect(cache.entry('k', 101)?.value).toBe('three');
+    cache.set('k', 'replaced', 1_000, 101);
+    expect(cache.entry('k', 102)?.value).toBe('replaced');
+    expect(cache.entry('k', 102, 'a')).toBeUndefined();
+    cache.set('k', 'gone', 0, 102);
+    expect(cache.size).toBe(0);
+    cache.set('k', 'again', 1_000, 103, 'b');
+    expect([cache.entry('k', 104, 'b')?.value, cache.entry('k', 104)?.value]).toEqual(['again', undefined]);
+    expect(cache.size).toBe(1);
+  });
+
+  it("evicts a key's only entry and one of several alike, in recency order", () => {
+    const cache = new TtlCache<number>(3);
+    cache.set('single', 1, 1_000, 0);
+    cache.set('multi', 2, 1_000, 0, 'x');
+    cache.set('multi', 3, 1_000, 0, 'y');
+    cache.set('new', 4, 1_000, 0); // evicts 'single'
+    expect(cache.entry('single', 1)).toBeUndefined();
+    cache.set('newer', 5, 1_000, 0); // evicts multi/x
+    expect(cache.entry('multi', 1, 'x')).toBeUndefined();
+    expect(cache.entry('multi', 1, 'y')?.value).toBe(3);
+    expect([cache.entry('new', 1)?.value, cache.entry('newer', 1)?.value]).toEqual([4, 5]);
+    expect(cache.size).toBe(3);
+  });
 });

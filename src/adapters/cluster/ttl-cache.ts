@@ -20,7 +20,9 @@ interface Slot<V> {
  * Entries are found by a key and a subkey (two map look-ups on strings the caller already has,
  * rather than one on a string built for each look-up: a built string must be copied and hashed
  * every time, and a cache hit is otherwise cheaper than that). Callers with one key leave the
- * subkey out.
+ * subkey out. A key with one subkey holds its slot directly and gets a map of its own only for a
+ * second subkey: most keys have one (an identity, the wildcard probe of one user), and with a map
+ * for each, a burst of new identities peaked 5–6 MiB higher (docs/benchmark.md, item 31).
  *
  * The recency order is a Set's insertion order: eviction takes from the old end. A hit moves its
  * entry to the young end only when the entry has drifted into the older half (more than half the
@@ -29,7 +31,7 @@ interface Slot<V> {
  * at least the other half ahead of it.
  */
 export class TtlCache<V> {
-  #index = new Map<string, Map<string, Slot<V>>>();
+  #index = new Map<string, Slot<V> | Map<string, Slot<V>>>();
   readonly #order = new Set<Slot<V>>();
   readonly #maxEntries: number;
   readonly #moveAfter: number;
@@ -47,7 +49,7 @@ export class TtlCache<V> {
 
   /** The live entry at time now, with its lifetime, or undefined (expired entries are dropped). */
   entry(key: string, now: number, subkey = ''): CacheEntry<V> | undefined {
-    const slot = this.#index.get(key)?.get(subkey);
+    const slot = this.#slot(key, subkey);
     if (slot === undefined) return undefined;
     if (slot.entry.expiresAt <= now) {
       this.#remove(slot);
@@ -62,13 +64,14 @@ export class TtlCache<V> {
   }
 
   set(key: string, value: V, ttlMs: number, now: number, subkey = ''): void {
-    const previous = this.#index.get(key)?.get(subkey);
+    const previous = this.#slot(key, subkey);
     if (previous !== undefined) this.#remove(previous);
     if (!(ttlMs > 0)) return;
-    let slots = this.#index.get(key);
-    if (slots === undefined) this.#index.set(key, (slots = new Map()));
     const slot: Slot<V> = { entry: { value, expiresAt: now + ttlMs, ttlMs }, key, subkey, stamp: ++this.#inserted };
-    slots.set(subkey, slot);
+    const held = this.#index.get(key);
+    if (held === undefined) this.#index.set(key, slot);
+    else if (held instanceof Map) held.set(subkey, slot);
+    else this.#index.set(key, new Map([[held.subkey, held], [subkey, slot]]));
     this.#order.add(slot);
     while (this.#order.size > this.#maxEntries) {
       const oldest = this.#order.values().next();
@@ -82,11 +85,22 @@ export class TtlCache<V> {
     this.#order.clear();
   }
 
+  #slot(key: string, subkey: string): Slot<V> | undefined {
+    const held = this.#index.get(key);
+    if (held instanceof Map) return held.get(subkey);
+    return held?.subkey === subkey ? held : undefined;
+  }
+
   #remove(slot: Slot<V>): void {
     this.#order.delete(slot);
-    const slots = this.#index.get(slot.key);
-    if (slots === undefined || slots.get(slot.subkey) !== slot) return;
-    slots.delete(slot.subkey);
-    if (slots.size === 0) this.#index.delete(slot.key);
+    const held = this.#index.get(slot.key);
+    if (held === slot) {
+      this.#index.delete(slot.key);
+      return;
+    }
+    if (!(held instanceof Map) || held.get(slot.subkey) !== slot) return;
+    held.delete(slot.subkey);
+    // Back to a slot held directly once one subkey is left.
+    if (held.size === 1) this.#index.set(slot.key, held.values().next().value!);
   }
 }
