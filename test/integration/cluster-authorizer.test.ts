@@ -167,6 +167,25 @@ describe('cluster authorizer: against the embedded RBAC evaluator behind the sta
 });
 
 describe('cluster authorizer: caching', () => {
+  it('keeps one frozen result for answers that read alike, and apart those that do not', async () => {
+    const { authorizer } = await setUp({}, [allowPodsGet, denySecrets]);
+    const bob = { username: 'bob', groups: ['dev'] };
+    const [a, b, c, d] = [
+      await authorizer.authorize(attributes({ name: 'web' })),
+      await authorizer.authorize(attributes({ name: 'db' }, bob)),
+      await authorizer.authorize(attributes({ resource: 'secrets', verb: 'list' })),
+      await authorizer.authorize(attributes({ resource: 'secrets', verb: 'list', name: 'other' }, bob)),
+    ];
+    expect(a).toEqual({ decision: 'allow', reason: 'RBAC: allowed by ClusterRoleBinding "view"' });
+    expect(b).toBe(a); // another identity and object, the same decision and reason
+    expect(c).toEqual({ decision: 'deny', reason: 'secrets are off limits' });
+    expect(d).toBe(c);
+    expect(c).not.toBe(a);
+    expect(Object.isFrozen(a) && Object.isFrozen(c)).toBe(true);
+    // What the cache hands out later is that same result.
+    expect(await authorizer.authorize(attributes({ name: 'db' }, bob))).toBe(a);
+  });
+
   it('answers a repeated review from the cache; a different identity is a different key', async () => {
     const hits: string[] = [];
     const { api, authorizer } = await setUp({ metrics: { cacheHit: () => hits.push('hit'), cacheMiss: () => hits.push('miss') } });

@@ -60,6 +60,9 @@ export interface ClusterAuthorizer extends Authorizer {
   close(): Promise<void>;
 }
 
+/** Distinct decisions (decision, reason, error) shared among cached answers, least recently used dropped first. */
+const distinctDecisionsKept = 256;
+
 /** Upstream's webhook skips the cache for requester-controlled attributes this large (a DoS guard). */
 const maxControlledAttributesCacheSize = 10_000;
 const bothAllowedAndDenied = 'webhook subject access review returned both allow and deny response';
@@ -85,6 +88,19 @@ export function createClusterAuthorizer(options: ClusterAuthorizerOptions): Clus
   // Answers are read as decisions once, when they arrive: every hit shares that frozen result.
   const cache = new TtlCache<Readonly<AuthorizationResult>>(cacheSize);
   const keys = new ReviewKeys(cacheSize);
+  // A cluster gives few distinct decisions (the reason names the binding that allowed), so
+  // answers that read alike share one frozen result, reason string included, rather than each
+  // cached answer keeping its own copy.
+  const decisions = new TtlCache<Readonly<AuthorizationResult>>(distinctDecisionsKept);
+  const sharedResult = (status: V1SubjectAccessReviewStatus): Readonly<AuthorizationResult> => {
+    const result = resultOf(status);
+    const key = JSON.stringify([result.decision, result.reason, result.error ?? null]);
+    const known = decisions.entry(key, 0)?.value;
+    if (known !== undefined) return known;
+    const frozen = Object.freeze(result);
+    decisions.set(key, frozen, Number.POSITIVE_INFINITY, 0);
+    return frozen;
+  };
   const flights = new SingleFlight<V1SubjectAccessReviewStatus>();
   const url = `${kubeConfig.getCurrentCluster()?.server ?? ''}${reviewPath}`;
 
@@ -121,7 +137,7 @@ export function createClusterAuthorizer(options: ClusterAuthorizerOptions): Clus
   function reviewAndCache(key: ReviewKey, spec: V1SubjectAccessReviewSpec, cacheable: boolean): (signal: AbortSignal) => Promise<V1SubjectAccessReviewStatus> {
     return async (signal) => {
       const status = await reviewWithRetries(spec, signal);
-      if (cacheable) cache.set(key.family, Object.freeze(resultOf(status)), status.allowed ? allowedTtlMs : deniedTtlMs, clock.now(), key.name);
+      if (cacheable) cache.set(key.family, sharedResult(status), status.allowed ? allowedTtlMs : deniedTtlMs, clock.now(), key.name);
       return status;
     };
   }
@@ -151,7 +167,7 @@ export function createClusterAuthorizer(options: ClusterAuthorizerOptions): Clus
         if (ticket.joined) metrics.singleflightJoined?.();
         return ticket.result;
       });
-      return resultOf(status);
+      return sharedResult(status);
     } catch (error) {
       const message = describeKubeError(error, 'POST', url);
       logger.warn({ err: message }, 'SubjectAccessReview failed; answering no opinion');

@@ -6,7 +6,7 @@ describe('TtlCache', () => {
     const cache = new TtlCache<string>(10);
     cache.set('short', 'a', 100, 0);
     cache.set('long', 'b', 1_000, 0);
-    expect(cache.entry('long', 10)).toEqual({ value: 'b', expiresAt: 1_000, ttlMs: 1_000 });
+    expect(cache.entry('long', 10)).toMatchObject({ value: 'b', expiresAt: 1_000, ttlMs: 1_000 });
     expect(cache.entry('short', 99)?.value).toBe('a');
     expect(cache.entry('short', 100)?.value).toBeUndefined();
     expect(cache.entry('long', 999)?.value).toBe('b');

@@ -8,8 +8,8 @@ export interface CacheEntry<V> {
   readonly ttlMs: number;
 }
 
-interface Slot<V> {
-  readonly entry: CacheEntry<V>;
+/** An entry with its place in the cache: one object per entry, handed out as its CacheEntry view. */
+interface Slot<V> extends CacheEntry<V> {
   readonly key: string;
   readonly subkey: string;
   /** The insertion count when the slot last went to the young end of the recency order. */
@@ -51,7 +51,7 @@ export class TtlCache<V> {
   entry(key: string, now: number, subkey = ''): CacheEntry<V> | undefined {
     const slot = this.#slot(key, subkey);
     if (slot === undefined) return undefined;
-    if (slot.entry.expiresAt <= now) {
+    if (slot.expiresAt <= now) {
       this.#remove(slot);
       return undefined;
     }
@@ -60,14 +60,14 @@ export class TtlCache<V> {
       slot.stamp = ++this.#inserted;
       this.#order.add(slot);
     }
-    return slot.entry;
+    return slot;
   }
 
   set(key: string, value: V, ttlMs: number, now: number, subkey = ''): void {
     const previous = this.#slot(key, subkey);
     if (previous !== undefined) this.#remove(previous);
     if (!(ttlMs > 0)) return;
-    const slot: Slot<V> = { entry: { value, expiresAt: now + ttlMs, ttlMs }, key, subkey, stamp: ++this.#inserted };
+    const slot: Slot<V> = { value, expiresAt: now + ttlMs, ttlMs, key, subkey, stamp: ++this.#inserted };
     const held = this.#index.get(key);
     if (held === undefined) this.#index.set(key, slot);
     else if (held instanceof Map) held.set(subkey, slot);
