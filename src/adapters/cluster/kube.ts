@@ -94,8 +94,9 @@ export function createKubeRequests(kubeConfig: KubeConfig): KubeRequests {
  * the garbage of a burst of uncached ones. This one gives client-node the same ResponseContext —
  * status, headers (lower-case names, repeated values joined as fetch joins them) and the body as
  * text, bytes or a stream — over the dispatcher the middleware chose, with the call's signal.
- * Differences from fetch that reach nothing here: redirects are not followed (the API server
- * answers API calls itself) and no Accept-Encoding is offered, so answers arrive uncompressed.
+ * Two differences from fetch: redirects are not followed (the API server answers API calls
+ * itself), and no Accept-Encoding is offered, so the informers' large lists arrive uncompressed
+ * (client-go asks for gzip): more bytes on the wire, no decompression here.
  */
 export const undiciRequests: HttpLibrary = {
   send(context: RequestContext) {
