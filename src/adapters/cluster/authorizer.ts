@@ -101,7 +101,7 @@ export function createClusterAuthorizer(options: ClusterAuthorizerOptions): Clus
     decisions.set(key, frozen, Number.POSITIVE_INFINITY, 0);
     return frozen;
   };
-  const flights = new SingleFlight<V1SubjectAccessReviewStatus>();
+  const flights = new SingleFlight<Readonly<AuthorizationResult>>();
   const url = `${kubeConfig.getCurrentCluster()?.server ?? ''}${reviewPath}`;
 
   async function reviewOnce(spec: V1SubjectAccessReviewSpec, signal: AbortSignal): Promise<V1SubjectAccessReviewStatus> {
@@ -133,12 +133,13 @@ export function createClusterAuthorizer(options: ClusterAuthorizerOptions): Clus
     }
   }
 
-  /** One review on the wire (retries included), its answer cached when it may be. */
-  function reviewAndCache(key: ReviewKey, spec: V1SubjectAccessReviewSpec, cacheable: boolean): (signal: AbortSignal) => Promise<V1SubjectAccessReviewStatus> {
+  /** One review on the wire (retries included), read as a decision once and cached when it may be. */
+  function reviewAndCache(key: ReviewKey, spec: V1SubjectAccessReviewSpec, cacheable: boolean): (signal: AbortSignal) => Promise<Readonly<AuthorizationResult>> {
     return async (signal) => {
       const status = await reviewWithRetries(spec, signal);
-      if (cacheable) cache.set(key.family, sharedResult(status), status.allowed ? allowedTtlMs : deniedTtlMs, clock.now(), key.name);
-      return status;
+      const result = sharedResult(status);
+      if (cacheable) cache.set(key.family, result, status.allowed ? allowedTtlMs : deniedTtlMs, clock.now(), key.name);
+      return result;
     };
   }
 
@@ -162,12 +163,11 @@ export function createClusterAuthorizer(options: ClusterAuthorizerOptions): Clus
     metrics.cacheMiss?.();
     const spec = subjectAccessReviewSpec(attributes);
     try {
-      const status = await withTimeout(signal, timeoutMs, (bounded) => {
+      return await withTimeout(signal, timeoutMs, (bounded) => {
         const ticket = flights.run(flatKey(key), reviewAndCache(key, spec, cacheable), bounded);
         if (ticket.joined) metrics.singleflightJoined?.();
         return ticket.result;
       });
-      return sharedResult(status);
     } catch (error) {
       const message = describeKubeError(error, 'POST', url);
       logger.warn({ err: message }, 'SubjectAccessReview failed; answering no opinion');

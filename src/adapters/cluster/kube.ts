@@ -106,12 +106,12 @@ export const undiciRequests: HttpLibrary = {
 
 async function sendWithUndici(context: RequestContext): Promise<ResponseContext> {
   const body = context.getBody();
-  // Every call we make sends JSON (or nothing); a form would need fetch's encoding.
-  if (body !== undefined && typeof body !== 'string' && !(body instanceof URLSearchParams)) throw new Error('undiciRequests sends text bodies only, not forms');
+  // Every call we make sends JSON or nothing; a form would need fetch's encoding and content type.
+  if (body !== undefined && typeof body !== 'string') throw new Error('undiciRequests sends JSON text bodies only, not forms');
   const response = await request(context.getUrl(), {
     method: context.getHttpMethod() as UndiciDispatcher.HttpMethod,
     headers: context.getHeaders(),
-    body: body === undefined ? undefined : String(body),
+    body,
     signal: context.getSignal(),
     dispatcher: context.getDispatcher() as UndiciDispatcher | undefined,
   });

@@ -58,12 +58,11 @@ export class ReviewKeys {
     const last = this.#lastFamily;
     if (last !== undefined && last.number === number && sameFamily(last.r, r)) return { family: last.family, name };
     const pieces = [String(number), 'r', part(r.namespace), part(r.verb), part(r.group), part(r.version), part(r.resource), part(r.subresource)];
-    if (r.fieldSelector !== undefined || r.labelSelector !== undefined) {
-      // Selectors are rare (list and watch questions); the spec's own JSON of them ends the family.
-      pieces.push(JSON.stringify([r.fieldSelector, r.labelSelector].map((selector) => (selector === undefined ? null : selectorSpec(selector)))));
-    }
+    const selected = r.fieldSelector !== undefined || r.labelSelector !== undefined;
+    // Selectors are rare (list and watch questions); the spec's own JSON of them ends the family.
+    if (selected) pieces.push(JSON.stringify([r.fieldSelector, r.labelSelector].map((selector) => (selector === undefined ? null : selectorSpec(selector)))));
     const family = flat(pieces);
-    if (r.fieldSelector === undefined && r.labelSelector === undefined) {
+    if (!selected) {
       this.#lastFamily = { number, r: { verb: r.verb, namespace: r.namespace, group: r.group, version: r.version, resource: r.resource, subresource: r.subresource }, family };
     }
     return { family, name };
