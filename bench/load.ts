@@ -48,7 +48,7 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
 }
 
 /** The q-quantile of ascending latencies: the smallest value at or above that share of them. */
-export function percentile(sorted: readonly number[], q: number): number {
+export function percentile(sorted: ArrayLike<number>, q: number): number {
   if (sorted.length === 0) return Number.NaN;
   return sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)]!;
 }

@@ -26,7 +26,8 @@ export class PacedLoad {
   readonly #agent: Agent;
   readonly #target: URL;
   readonly #body: Buffer;
-  readonly #latencies: number[] = [];
+  /** Each counted stretch's latencies, in the order they ran. */
+  readonly #slices: number[][] = [];
   #failures = 0;
   #countedSeconds = 0;
 
@@ -43,6 +44,7 @@ export class PacedLoad {
     const intervalMs = 1000 / this.#options.rate;
     let sent = 0;
     let settled = 0;
+    const latencies: number[] = [];
     const started = performance.now();
     await new Promise<void>((resolve) => {
       const settle = () => {
@@ -64,7 +66,7 @@ export class PacedLoad {
             res.resume();
             res.on('end', () => {
               if (res.statusCode === undefined || res.statusCode < 200 || res.statusCode >= 300) this.#failures += 1;
-              else if (counted) this.#latencies.push(performance.now() - at);
+              else if (counted) latencies.push(performance.now() - at);
               settle();
             });
           },
@@ -88,12 +90,20 @@ export class PacedLoad {
       if (total === 0) resolve();
       else tick();
     });
-    if (counted) this.#countedSeconds += (performance.now() - started) / 1000;
+    if (counted) {
+      this.#countedSeconds += (performance.now() - started) / 1000;
+      this.#slices.push(latencies);
+    }
+  }
+
+  /** Every counted stretch's latencies, one array per run() (the unit a ratio's interval resamples). */
+  slices(): readonly (readonly number[])[] {
+    return this.#slices;
   }
 
   /** Percentiles over every counted answer so far. */
   result(): LoadResult {
-    const latencies = [...this.#latencies].sort((a, b) => a - b);
+    const latencies = this.#slices.flat().sort((a, b) => a - b);
     return { requestsPerSecond: latencies.length / this.#countedSeconds, p50Ms: percentile(latencies, 0.5), p99Ms: percentile(latencies, 0.99), failures: this.#failures };
   }
 

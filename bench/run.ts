@@ -9,7 +9,9 @@
 // "--max-semi-space-size=2"), and
 // BENCH_LOG_LEVEL sets its --log-level (default info: a line per denial, none per allowed request),
 // BENCH_FIXED_SECONDS the counted seconds a side of the fixed-rate run (default 30), BENCH_MEMORY_LIMIT
-// the MiB of the memory cgroup each server runs in (default: the chart's container limit; 0: none).
+// the MiB of the memory cgroup each server runs in (default: the chart's container limit; 0: none),
+// BENCH_CONTROL=1 adds a second baseline process to the fixed-rate turns, to show how far apart
+// the method puts two identical servers on this machine.
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
@@ -18,6 +20,7 @@ import { generateCertificates } from '../src/tls/generate.ts';
 import { benchUsers, deploymentOwnerUpdate, largePodCreate, podCreate } from './bodies.ts';
 import { runLoad, type LoadResult } from './load.ts';
 import { PacedLoad } from './paced.ts';
+import { ratioInterval } from './interval.ts';
 import { chartMemoryLimitMiB, createMemoryCgroup, type MemoryCgroup } from './memory-cgroup.ts';
 import { freePort, loadCore, pinning, pinSelf, post, startNode, waitForLine, waitForWebhook, type ServerProcess } from './processes.ts';
 import { printTable, type Row } from './table.ts';
@@ -30,6 +33,11 @@ const fixedRate = 1000;
 const fixedSeconds = Number(process.env.BENCH_FIXED_SECONDS ?? 30);
 if (!Number.isInteger(fixedSeconds) || fixedSeconds < 1) {
   process.stderr.write(`bench: BENCH_FIXED_SECONDS must be a whole number of seconds, at least 1, got ${JSON.stringify(process.env.BENCH_FIXED_SECONDS)}\n`);
+  process.exit(2);
+}
+const controlRun = (process.env.BENCH_CONTROL ?? '0') === '1';
+if (!['0', '1'].includes(process.env.BENCH_CONTROL ?? '0')) {
+  process.stderr.write(`bench: BENCH_CONTROL must be 0 or 1, got ${JSON.stringify(process.env.BENCH_CONTROL)}\n`);
   process.exit(2);
 }
 const logLevelArgs = process.env.BENCH_LOG_LEVEL ? ['--log-level', process.env.BENCH_LOG_LEVEL] : [];
@@ -63,11 +71,11 @@ if (!Number.isInteger(memoryLimitMiB) || memoryLimitMiB < 0) {
   process.stderr.write(`bench: BENCH_MEMORY_LIMIT must be a whole number of MiB (0: no limit), got ${JSON.stringify(process.env.BENCH_MEMORY_LIMIT)}\n`);
   process.exit(2);
 }
-let cgroups: Partial<Record<'baseline' | 'plain' | 'ours', MemoryCgroup>> = {};
+let cgroups: Partial<Record<'baseline' | 'plain' | 'control' | 'ours', MemoryCgroup>> = {};
 let memoryLimitNote = 'servers not in a memory cgroup (BENCH_MEMORY_LIMIT=0)';
 if (memoryLimitMiB > 0) {
   memoryLimitNote = `each server in its own memory cgroup limited to ${memoryLimitMiB} MiB (the chart's container limit), so Node sizes its heap as in the pod`;
-  for (const side of ['baseline', 'plain', 'ours'] as const) {
+  for (const side of ['baseline', 'plain', ...(controlRun ? (['control'] as const) : []), 'ours'] as const) {
     const made = createMemoryCgroup(memoryLimitMiB, `admission-chain-bench-${process.pid}-${side}`);
     if ('unavailable' in made) {
       // All sides or none: a limit on one side only would skew every ratio.
@@ -102,9 +110,9 @@ interface Running {
 
 type Side = 'baseline' | 'ours';
 
-async function startBaseline(plain = false): Promise<Running> {
+async function startBaseline(plain = false, control = false): Promise<Running> {
   const port = await freePort();
-  const cgroup = cgroups[plain ? 'plain' : 'baseline']?.path;
+  const cgroup = cgroups[plain ? 'plain' : control ? 'control' : 'baseline']?.path;
   const { child, process } = startNode([join(root, 'bench/baseline.ts'), String(port), certFile, keyFile, ...(plain ? ['--plain'] : [])], { stdout: 'pipe', ...(cgroup && { cgroup }) });
   await waitForLine(child, 'ready');
   return { base: `https://127.0.0.1:${port}`, process };
@@ -134,7 +142,7 @@ interface Measured {
   /** Peak RSS before the cold-cache runs (scenarios that have them). */
   warmPeakRssMiB?: number;
   cold?: LoadResult;
-  fixed?: LoadResult;
+  fixed?: Fixed;
   peakRssMiB: number;
 }
 
@@ -145,33 +153,61 @@ async function measure(running: Running, path: string, body: string): Promise<Lo
   return runLoad({ url, body, connections, durationSeconds });
 }
 
+/** One side's fixed-rate figures, and its latencies slice by slice (for the ratio's interval). */
+interface Fixed extends LoadResult {
+  slices: readonly (readonly number[])[];
+}
+
 /**
- * p50 and p99 at a fixed rate (requests evenly paced, bench/paced.ts). The two sides take turns
- * in one-second slices, in the order baseline-ours, ours-baseline, and so on, and each side's
- * latencies are pooled over all of its slices. A shared virtual machine's speed drifts over
- * seconds (the load generator's own CPU time for the same 7,000 requests ranged from 590 to
- * 1,040 ms across the 6-second rounds this replaced), so short alternating slices give both sides
- * the same machine.
+ * p50 and p99 at a fixed rate (requests evenly paced, bench/paced.ts). The sides take turns in
+ * one-second slices, each side in each place of the turn equally often (baseline-ours,
+ * ours-baseline, and so on), and each side's latencies are pooled over all of its slices. A shared
+ * virtual machine's speed drifts over seconds (the load generator's own CPU time for the same
+ * 7,000 requests ranged from 590 to 1,040 ms across the 6-second rounds this replaced), so short
+ * alternating slices give both sides the same machine.
  */
-async function fixedRateSlices(running: Record<Side, Running>, path: string, body: string): Promise<Record<Side, LoadResult>> {
-  const loads = {
-    baseline: new PacedLoad({ url: `${running.baseline.base}${path}`, body, connections, rate: fixedRate, ca: certs.caCert }),
-    ours: new PacedLoad({ url: `${running.ours.base}${path}`, body, connections, rate: fixedRate, ca: certs.caCert }),
-  };
+async function fixedRateSlices<S extends string>(running: Record<S, Running>, path: string, body: string): Promise<Record<S, Fixed>> {
+  const sides = Object.keys(running) as S[];
+  const loads = Object.fromEntries(sides.map((side) => [side, new PacedLoad({ url: `${running[side].base}${path}`, body, connections, rate: fixedRate, ca: certs.caCert })])) as Record<S, PacedLoad>;
+  const turns = permutations(sides);
   try {
     // The first second opens each side's connections and is not counted.
-    for (const side of ['baseline', 'ours'] as const) await loads[side].run(1, false);
+    for (const side of sides) await loads[side].run(1, false);
     for (let slice = 0; slice < fixedSeconds; slice++) {
-      for (const side of slice % 2 === 0 ? (['baseline', 'ours'] as const) : (['ours', 'baseline'] as const)) await loads[side].run(1);
+      for (const side of turns[slice % turns.length]!) await loads[side].run(1);
     }
-    return { baseline: loads.baseline.result(), ours: loads.ours.result() };
+    return Object.fromEntries(sides.map((side) => [side, { ...loads[side].result(), slices: loads[side].slices() }])) as Record<S, Fixed>;
   } finally {
-    for (const load of Object.values(loads)) load.close();
+    for (const side of sides) loads[side].close();
   }
+}
+
+/** Every order of the items, the reverse of each following it (two sides: as given, then reversed). */
+function permutations<T>(items: readonly T[]): T[][] {
+  if (items.length <= 1) return [[...items]];
+  const orders = items.flatMap((first, i) => permutations([...items.slice(0, i), ...items.slice(i + 1)]).map((rest) => [first, ...rest]));
+  const seen = new Set<string>();
+  const paired: T[][] = [];
+  for (const order of orders) {
+    for (const o of [order, [...order].reverse()]) {
+      const key = o.map((x) => items.indexOf(x)).join();
+      if (!seen.has(key)) {
+        seen.add(key);
+        paired.push(o);
+      }
+    }
+  }
+  return paired;
+}
+
+/** The p99 ratio's 95 % interval over the slices, as the ratio column shows it. */
+function p99Interval(baseline: Fixed, other: Fixed): [number, number] {
+  return ratioInterval(baseline.slices, other.slices, { quantile: 0.99 });
 }
 
 async function sideBySide(title: string, path: string, body: string, options: { kubeconfig?: string; cold?: () => string; fixed?: boolean; extra?: (running: Running) => Promise<Row[]>; notes?: string[] } = {}): Promise<void> {
   const results: Partial<Record<Side, Measured>> = {};
+  let controlFixed: Fixed | undefined;
   let extraRows: Row[] = [];
   const running: Partial<Record<Side, Running>> = {};
   try {
@@ -195,7 +231,22 @@ async function sideBySide(title: string, path: string, body: string, options: { 
     const both = running as Record<Side, Running>;
     // Steady state first: the cold-cache burst comes last, because what it leaves behind (a heap
     // grown to hundreds of MiB, a full answer cache) is not the steady state and is reported apart.
-    const fixed = options.fixed === false ? undefined : await fixedRateSlices(both, path, body);
+    let fixed: Record<Side, Fixed> | undefined;
+    if (options.fixed !== false && controlRun) {
+      // The control is warmed as the baseline was (a warm-up and a saturating run) before it takes turns.
+      const control = await startBaseline(false, true);
+      try {
+        await waitForWebhook(`${control.base}${path}`, body, certs.caCert);
+        await measure(control, path, body);
+        const turns = await fixedRateSlices({ ...both, control }, path, body);
+        fixed = turns;
+        controlFixed = turns.control;
+      } finally {
+        await control.process.stop();
+      }
+    } else if (options.fixed !== false) {
+      fixed = await fixedRateSlices(both, path, body);
+    }
     const warmPeak = { baseline: both.baseline.process.peakRssMiB(), ours: both.ours.process.peakRssMiB() };
     const cold: Partial<Record<Side, LoadResult>> = {};
     if (options.cold !== undefined) {
@@ -224,7 +275,7 @@ async function sideBySide(title: string, path: string, body: string, options: { 
   if (b.fixed && o.fixed) {
     rows.push(
       { measure: `p50 latency at ${fixedRate} req/s, evenly paced (ms, ${fixedSeconds} s a side in alternating 1 s slices)`, baseline: b.fixed.p50Ms, ours: o.fixed.p50Ms, digits: 2 },
-      { measure: `p99 latency at ${fixedRate} req/s, evenly paced (ms, ${fixedSeconds} s a side in alternating 1 s slices)`, baseline: b.fixed.p99Ms, ours: o.fixed.p99Ms, digits: 2 },
+      { measure: `p99 latency at ${fixedRate} req/s, evenly paced (ms, ${fixedSeconds} s a side in alternating 1 s slices; ratio's 95 % interval over the slices)`, baseline: b.fixed.p99Ms, ours: o.fixed.p99Ms, digits: 2, interval: p99Interval(b.fixed, o.fixed) },
     );
   }
   if (b.warmPeakRssMiB !== undefined && o.warmPeakRssMiB !== undefined) rows.push({ measure: 'peak RSS before the cold-cache runs (MiB)', baseline: b.warmPeakRssMiB, ours: o.warmPeakRssMiB, digits: 0 });
@@ -232,7 +283,15 @@ async function sideBySide(title: string, path: string, body: string, options: { 
   if (b.plain) rows.push({ measure: 'throughput (req/s), baseline column: the same bare handler without express (node:https)', baseline: b.plain.requestsPerSecond, ours: o.throughput.requestsPerSecond, digits: 0 });
   const failures = [b, o].flatMap((m) => [m.throughput, m.plain, m.cold, m.fixed]).reduce((sum, r) => sum + (r?.failures ?? 0), 0);
   rows.push({ measure: 'failed requests (non-2xx, errors, timeouts)', baseline: sumFailures(b), ours: sumFailures(o), digits: 0 });
-  printTable(title, [...rows, ...extraRows], [...(options.notes ?? []), ...(failures > 0 ? ['**Some requests failed: the figures above are not trustworthy.**'] : [])]);
+  const controlNote = controlFixed && b.fixed ? [controlSummary(b.fixed, controlFixed)] : [];
+  const controlFailures = controlFixed?.failures ?? 0;
+  printTable(title, [...rows, ...extraRows], [...(options.notes ?? []), ...controlNote, ...(failures + controlFailures > 0 ? ['**Some requests failed: the figures above are not trustworthy.**'] : [])]);
+}
+
+/** The control's line: a second baseline process that took the same turns, against the baseline. */
+function controlSummary(baseline: Fixed, control: Fixed): string {
+  const [low, high] = p99Interval(baseline, control);
+  return `Control (BENCH_CONTROL=1): a second baseline process took the same fixed-rate turns: p50 ${control.p50Ms.toFixed(2)} ms, p99 ${control.p99Ms.toFixed(2)} ms, p99 ratio to the baseline ${(control.p99Ms / baseline.p99Ms).toFixed(2)} (${low.toFixed(2)}–${high.toFixed(2)})${control.failures > 0 ? `, ${control.failures} failed requests` : ''}. Two identical servers differ this much by this method in this run.`;
 }
 
 function sumFailures(m: Measured): number {
