@@ -4,7 +4,8 @@
 // slice indices with replacement, pool both sides' latencies from the drawn slices (the same
 // indices on both sides, as the slices were taken in turns), and read each side's percentile. The
 // spread of the ratio over the draws is its interval (a paired percentile bootstrap). Hand-written
-// because it is twenty lines over our own slices; a seeded generator makes a run's interval repeatable.
+// because it is a few dozen lines over our own slices; a seeded generator makes a run's interval
+// repeatable.
 import { percentile } from './load.ts';
 
 export interface RatioIntervalOptions {

@@ -93,8 +93,10 @@ export class DiscoveryClient {
     const context = new ServerConfiguration(this.#server, {}).makeRequestContext(path, HttpMethod.GET);
     context.setHeaderParam('Accept', 'application/json');
     await this.#kubeConfig.applySecurityAuthentication(context);
-    for (const middleware of this.#requests.options(signal).middleware ?? []) await middleware.pre(context).toPromise();
-    const response = await raceWithSignal(undiciRequests.send(context).toPromise(), signal);
+    // The same middleware and transport as the typed calls, from the one place that chooses them.
+    const { middleware = [], httpApi = undiciRequests } = this.#requests.options(signal);
+    for (const step of middleware) await step.pre(context).toPromise();
+    const response = await raceWithSignal(httpApi.send(context).toPromise(), signal);
     const text = await raceWithSignal(response.body.text(), signal);
     if (response.httpStatusCode < 200 || response.httpStatusCode > 299) {
       throw new ApiException(response.httpStatusCode, `HTTP-Code: ${response.httpStatusCode}`, text, response.headers);
