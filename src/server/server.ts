@@ -8,7 +8,7 @@ import type { AdmissionMetrics } from '../observability/metrics.ts';
 import type { Logger } from '../ports/logger.ts';
 import { createHealthApp } from './health-app.ts';
 import { CertificateWatcher, readKeyPair } from './tls.ts';
-import { createWebhookApp } from './webhook-app.ts';
+import { createWebhookApp, type WebhookAppOptions } from './webhook-app.ts';
 
 export interface ServerOptions {
   host?: string;
@@ -27,6 +27,8 @@ export interface ServerOptions {
   /** The longest we wait for in-flight requests once we stop accepting. */
   drainTimeoutMs: number;
   certificatePollIntervalMs?: number;
+  /** Whether answers wait for the loop's check phase (webhook-app.ts); Node's own loop accounting by default. */
+  loopLoad?: WebhookAppOptions['loopLoad'];
 }
 
 export interface RunningServer {
@@ -54,7 +56,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     return [...reasons, ...options.backendNotReady()];
   };
 
-  const webhookApp = createWebhookApp({ chain: options.chain, logger, metrics, requestTimeoutMs: options.requestTimeoutMs, isDraining: () => draining });
+  const webhookApp = createWebhookApp({ chain: options.chain, logger, metrics, requestTimeoutMs: options.requestTimeoutMs, isDraining: () => draining, ...(options.loopLoad ? { loopLoad: options.loopLoad } : {}) });
   const https: HttpsServer = createHttpsServer({ cert: pair.cert, key: pair.key, minVersion: 'TLSv1.2' }, webhookApp);
   https.keepAliveTimeout = keepAliveTimeoutMs;
   https.headersTimeout = headersTimeoutMs;

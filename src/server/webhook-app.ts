@@ -12,6 +12,7 @@ import { handleAdmission } from '../admission/handler.ts';
 import { BadReviewError, decodeReview, responseReview, type AdmissionRequest, type AdmissionReview } from '../admission/review.ts';
 import type { AdmissionMetrics } from '../observability/metrics.ts';
 import type { Logger } from '../ports/logger.ts';
+import { LoopLoad } from './loop-load.ts';
 import { send } from './send.ts';
 
 export const maxBodyBytes = 7 * 1024 * 1024;
@@ -24,15 +25,18 @@ export interface WebhookAppOptions {
   requestTimeoutMs: number;
   /** True once shutdown has begun: answers then close their connection, so keep-alive ends. */
   isDraining?: () => boolean;
+  /** Whether the event loop is busy enough for answers to wait for the check phase; one per app by default. */
+  loopLoad?: Pick<LoopLoad, 'busy'>;
 }
 
 type Webhook = 'mutate' | 'validate';
 type ReviewHandler = (req: IncomingMessage, res: ServerResponse, body: Buffer) => Promise<void>;
 
 export function createWebhookApp(options: WebhookAppOptions): RequestListener {
+  const loopLoad = options.loopLoad ?? new LoopLoad();
   const handlers: Record<Webhook, ReviewHandler> = {
-    mutate: reviewHandler('admit', options),
-    validate: reviewHandler('validate', options),
+    mutate: reviewHandler('admit', options, loopLoad),
+    validate: reviewHandler('validate', options, loopLoad),
   };
   return (req, res) => {
     // kube-apiserver would otherwise keep sending on a pooled connection until it is cut mid-request.
@@ -113,7 +117,7 @@ function contentType(req: IncomingMessage): string {
   return header.split(';')[0]!.trim().toLowerCase();
 }
 
-function reviewHandler(phase: Phase, options: WebhookAppOptions): ReviewHandler {
+function reviewHandler(phase: Phase, options: WebhookAppOptions, loopLoad: Pick<LoopLoad, 'busy'>): ReviewHandler {
   const webhook = phase === 'admit' ? 'mutate' : 'validate';
   return async (req, res, body) => {
     const started = performance.now();
@@ -140,12 +144,13 @@ function reviewHandler(phase: Phase, options: WebhookAppOptions): ReviewHandler 
     try {
       const handled = await handleAdmission(options.chain, phase, request, signal);
       const { response } = handled;
-      // The answer is written from the event loop's check phase, once every request that arrived
-      // with this one has been read and handled: under load the answers of one loop turn then
-      // leave together instead of one write (and one wake-up of the caller) per read. Measured on
-      // loopback at saturation: about 20 % more throughput (docs/benchmark.md); an idle loop
-      // reaches the check phase at once, so a lone request waits no longer.
-      await nextLoopTurn();
+      // On a busy loop the answer is written from the event loop's check phase, once every request
+      // that arrived with this one has been read and handled: the answers of one loop turn then
+      // leave together instead of one write (and one wake-up of the caller) per read, about 20 %
+      // more throughput at saturation on loopback. A loop with idle time answers at once: holding
+      // the answer there only makes it wait for the requests that happened to arrive with it,
+      // which lengthened the tail at a steady 1,000 req/s (docs/benchmark.md, items 6 and 34).
+      if (loopLoad.busy()) await nextLoopTurn();
       // Answer first; metrics and the log line follow without holding the caller up.
       sendReview(res, responseReview(decoded.apiVersion, response));
       const seconds = (performance.now() - started) / 1000;

@@ -426,6 +426,38 @@ describe('in-flight gauge', () => {
   });
 });
 
+describe('answers on a busy loop and an idle one', () => {
+  it.each([
+    ['busy (held for the check phase)', true],
+    ['idle (written at once)', false],
+  ])('answers every review alike when the loop is %s, asking once per review', async (_name, busy) => {
+    const certs = await writeTestCertificates();
+    let asked = 0;
+    const server = await start(certs, [], {
+      loopLoad: {
+        busy: () => {
+          asked += 1;
+          return busy;
+        },
+      },
+    });
+    try {
+      const uids = Array.from({ length: 20 }, (_, i) => `uid-${i}`);
+      const answers = await Promise.all(
+        uids.map((uid, i) => post(`https://127.0.0.1:${server.port}/mutate`, JSON.stringify(podReview({ uid, ...(i % 2 ? { pullPolicy: 'Always' } : {}) })), { ca: certs.caCert })),
+      );
+      expect(answers.map((a) => a.json().response.uid)).toEqual(uids);
+      expect(answers.map((a) => a.json().response.patchType)).toEqual(uids.map((_, i) => (i % 2 ? undefined : 'JSONPatch')));
+      expect(asked).toBe(20);
+      // A refusal is answered before admission and never asks.
+      expect((await post(`https://127.0.0.1:${server.port}/mutate`, 'not json', { ca: certs.caCert })).status).toBe(400);
+      expect(asked).toBe(20);
+    } finally {
+      await server.shutdown();
+    }
+  });
+});
+
 describe('a caller that goes away', () => {
   it('gets its request canceled; the answer is dropped, counted as an internal error, and the server keeps serving', async () => {
     const certs = await writeTestCertificates();
