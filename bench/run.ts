@@ -271,15 +271,20 @@ async function sideBySide(title: string, path: string, body: string, options: { 
   if (b.plain) rows.push({ measure: 'throughput (req/s), baseline column: the same bare handler without express (node:https)', baseline: b.plain.requestsPerSecond, ours: o.throughput.requestsPerSecond, digits: 0 });
   const failures = [b, o].flatMap((m) => [m.throughput, m.plain, m.cold, m.fixed]).reduce((sum, r) => sum + (r?.failures ?? 0), 0);
   rows.push({ measure: 'failed requests (non-2xx, errors, timeouts)', baseline: sumFailures(b), ours: sumFailures(o), digits: 0 });
-  const controlNote = controlFixed && b.fixed ? [controlSummary(b.fixed, controlFixed)] : [];
+  const controlNote = controlFixed && b.fixed && o.fixed ? [controlSummary(b.fixed, controlFixed, o.fixed)] : [];
   const controlFailures = controlFixed?.failures ?? 0;
   printTable(title, [...rows, ...extraRows], [...(options.notes ?? []), ...controlNote, ...(failures + controlFailures > 0 ? ['**Some requests failed: the figures above are not trustworthy.**'] : [])]);
 }
 
-/** The control's line: a second baseline process that took the same turns, against the baseline. */
-function controlSummary(baseline: Fixed, control: Fixed): string {
+/**
+ * The control's line: a second baseline process that took the same turns, against the baseline;
+ * and ours against the control, a second reading of our p99 ratio that no stall of the first
+ * baseline's alone can move.
+ */
+function controlSummary(baseline: Fixed, control: Fixed, ours: Fixed): string {
   const [low, high] = p99Interval(baseline, control);
-  return `Control (BENCH_CONTROL=1): a second baseline process took the same fixed-rate turns: p50 ${control.p50Ms.toFixed(2)} ms, p99 ${control.p99Ms.toFixed(2)} ms, p99 ratio to the baseline ${(control.p99Ms / baseline.p99Ms).toFixed(2)} (${low.toFixed(2)}–${high.toFixed(2)})${control.failures > 0 ? `, ${control.failures} failed requests` : ''}. Two identical servers differ this much by this method in this run.`;
+  const [oursLow, oursHigh] = p99Interval(control, ours);
+  return `Control (BENCH_CONTROL=1): a second baseline process took the same fixed-rate turns: p50 ${control.p50Ms.toFixed(2)} ms, p99 ${control.p99Ms.toFixed(2)} ms, p99 ratio to the baseline ${(control.p99Ms / baseline.p99Ms).toFixed(2)} (${low.toFixed(2)}–${high.toFixed(2)})${control.failures > 0 ? `, ${control.failures} failed requests` : ''}. Two identical servers differ this much by this method in this run. Our p99 against the control's: ${(ours.p99Ms / control.p99Ms).toFixed(2)} (${oursLow.toFixed(2)}–${oursHigh.toFixed(2)}).`;
 }
 
 function sumFailures(m: Measured): number {
