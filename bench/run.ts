@@ -159,11 +159,11 @@ interface Fixed extends LoadResult {
 }
 
 /**
- * Uncounted requests at the fixed rate that open each counted slice. A side sits idle for up to
- * two (three with the control) other sides' slices, long enough for cached authorization answers
- * to expire unused, which a steady stream never lets happen (it renews them ahead of expiry); the
- * lead-in pays for that renewal, so each counted second starts in the state a steady 1,000 req/s
- * keeps. Every side gets the same lead-in. A cold cache is measured on its own, by scenario 3's
+ * Uncounted requests at the fixed rate that open each counted slice. Between two of its slices a
+ * side sits idle for up to two other slices (four with the control, whose three sides take every
+ * order in turn), long enough for cached authorization answers to expire unused, which a steady
+ * stream never lets happen (it renews them ahead of expiry); the lead-in pays for that renewal, so
+ * each counted second starts in the state a steady 1,000 req/s keeps. Every side gets the same lead-in. A cold cache is measured on its own, by scenario 3's
  * SubjectAccessReview rows.
  */
 const leadInSeconds = 0.2;
