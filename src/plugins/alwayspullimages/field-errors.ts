@@ -21,10 +21,10 @@ export function notSupported(path: string, value: string, supported: readonly st
 export function aggregate(errors: readonly StatusError[]): StatusError {
   if (errors.length === 0) throw new Error('aggregate needs at least one error');
   if (errors.length === 1) return asUnknownStatus(errors[0]!.message, errors);
-  // A pod's few containers: a list compare is cheaper than hashing each long message into a Set.
-  const distinct: string[] = [];
-  for (const { message } of errors) if (!distinct.includes(message)) distinct.push(message);
-  const message = distinct.length === 1 ? distinct[0]! : `[${distinct.join(', ')}]`;
+  // A Set keeps first-seen order and stays linear: a pod may carry tens of thousands of containers.
+  const distinct = new Set<string>();
+  for (const { message } of errors) distinct.add(message);
+  const message = distinct.size === 1 ? errors[0]!.message : `[${[...distinct].join(', ')}]`;
   return asUnknownStatus(message, errors);
 }
 

@@ -161,6 +161,29 @@ describe('per-reference work', () => {
     expect(mapper.calls).toEqual([{ group: 'apps', kind: 'DaemonSet', versions: ['v1'] }, { group: '', kind: 'Node', versions: ['v1'] }]);
     expect(authorizer.calls.slice(1).map((c) => `${c.resourceAttributes?.resource}/${c.resourceAttributes?.name}`)).toEqual(['daemonsets/ds-a', 'daemonsets/ds-b', 'nodes/n', 'daemonsets/ds-c']);
   });
+
+  it('asks once about an owner listed many times (the same question has the same answer)', async () => {
+    const authorizer = recordingAuthorizer({ authorize: async (a) => ({ decision: a.resourceAttributes?.resource === '*' ? 'no-opinion' : 'allow', reason: '' }) });
+    const mapper = recordingRestMapper(fixtureMapper);
+    const plugin = new OwnerReferencesPermissionEnforcement(authorizer, mapper);
+    // Ten thousand references to two owners, each with its own uid (so upstream would see them all as new).
+    const refs = Array.from({ length: 10_000 }, (_, i) => blockingRef('apps/v1', 'DaemonSet', i % 2 === 0 ? 'ds-a' : 'ds-b', `uid-${i}`));
+    const error = await outcome(() => plugin.validate(attributesFor({ username: 'jane', resource: 'pods', newObj: { metadata: { ownerReferences: refs } } }), requestContext()));
+    expect(error).toBeUndefined();
+    expect(mapper.calls).toHaveLength(1);
+    expect(authorizer.calls.slice(1).map((c) => c.resourceAttributes?.name)).toEqual(['ds-a', 'ds-b']);
+  });
+
+  it('still denies on a repeated owner the user may not finalize', async () => {
+    const authorizer = recordingAuthorizer({
+      authorize: async (a) => ({ decision: a.resourceAttributes?.resource === '*' || a.resourceAttributes?.name === 'ds-b' ? 'no-opinion' : 'allow', reason: '' }),
+    });
+    const plugin = new OwnerReferencesPermissionEnforcement(authorizer, fixtureMapper);
+    const refs = [blockingRef('apps/v1', 'DaemonSet', 'ds-a', 'u1'), blockingRef('apps/v1', 'DaemonSet', 'ds-a', 'u2'), blockingRef('apps/v1', 'DaemonSet', 'ds-b', 'u3')];
+    const error = await outcome(() => plugin.validate(attributesFor({ username: 'jane', resource: 'pods', newObj: { metadata: { ownerReferences: refs } } }), requestContext()));
+    expect(error?.message).toBe(`pods "foo" is forbidden: cannot set blockOwnerDeletion if an ownerReference refers to a resource you can't set finalizers on: , <nil>`);
+    expect(authorizer.calls.slice(1).map((c) => c.resourceAttributes?.name)).toEqual(['ds-a', 'ds-b']);
+  });
 });
 
 describe('failures', () => {

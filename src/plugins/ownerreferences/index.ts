@@ -86,9 +86,10 @@ export class OwnerReferencesPermissionEnforcement implements AdmissionPlugin {
     if (probe.decision === Decision.Allow) return took(DecisionPath.WildcardProbe);
 
     took(DecisionPath.PerReference);
-    // Owners of one kind (a Deployment's ReplicaSets) share one REST mapping look-up per request.
-    const kinds: KindMappings[] = [];
-    for (const ref of blockingRefs) {
+    // Owners of one kind (a Deployment's ReplicaSets) share one REST mapping look-up per request,
+    // and an owner listed twice is asked about once: the same question has the same answer.
+    const kinds = new Map<string, KindMappings>();
+    for (const ref of distinctOwners(blockingRefs)) {
       let mappings: RestMapping[];
       try {
         const kind = this.#kindOf(ref, kinds, signal);
@@ -115,13 +116,13 @@ export class OwnerReferencesPermissionEnforcement implements AdmissionPlugin {
   }
 
   /** The owner kind's REST mappings, looked up once per request (the look-up may still be pending). */
-  #kindOf(ref: NormalisedOwnerReference, kinds: KindMappings[], signal: AbortSignal): KindMappings {
-    for (const known of kinds) {
-      if (known.apiVersion === ref.apiVersion && known.kind === ref.kind) return known;
-    }
+  #kindOf(ref: NormalisedOwnerReference, kinds: Map<string, KindMappings>, signal: AbortSignal): KindMappings {
+    const key = `${ref.apiVersion.length}:${ref.apiVersion}${ref.kind}`;
+    const known = kinds.get(key);
+    if (known !== undefined) return known;
     const { group, version } = parseGroupVersion(ref.apiVersion);
-    const kind: KindMappings = { apiVersion: ref.apiVersion, kind: ref.kind, mappings: this.#restMapper.mappingsFor({ group, kind: ref.kind }, [version], signal) };
-    kinds.push(kind);
+    const kind: KindMappings = { mappings: this.#restMapper.mappingsFor({ group, kind: ref.kind }, [version], signal) };
+    kinds.set(key, kind);
     return kind;
   }
 
@@ -139,9 +140,19 @@ export class OwnerReferencesPermissionEnforcement implements AdmissionPlugin {
 
 /** The REST mappings of one owner kind, shared by its owners within a request. */
 interface KindMappings {
-  readonly apiVersion: string;
-  readonly kind: string;
   mappings: MaybePromise<RestMapping[]>;
+}
+
+/** The references in order with repeats of an owner (same apiVersion, kind and name) left out. */
+function distinctOwners(refs: readonly NormalisedOwnerReference[]): readonly NormalisedOwnerReference[] {
+  if (refs.length < 2) return refs;
+  const seen = new Set<string>();
+  return refs.filter((ref) => {
+    const key = JSON.stringify([ref.apiVersion, ref.kind, ref.name]);
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
 }
 
 function isWhitelisted(attributes: Attributes): boolean {
