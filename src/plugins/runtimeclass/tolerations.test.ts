@@ -4,7 +4,7 @@
 // check belongs to the PodTolerationRestriction plugin, which RuntimeClass does not use.
 import { describe, expect, it } from 'vitest';
 import type { Toleration } from '../../api/core.ts';
-import { isSuperset, mergeTolerations } from './tolerations.ts';
+import { isSuperset, mergeTolerations, tolerationsEqual } from './tolerations.ts';
 
 const named: Record<string, Toleration> = {
   all: { operator: 'Exists' },
@@ -96,4 +96,55 @@ describe('mergeTolerations (upstream TestMergeTolerations)', () => {
       for (const t of [...a, ...b]) expect(merged.some((kept) => isSuperset(kept, t)), JSON.stringify({ a, b, merged })).toBe(true);
     }
   });
+
+  // The merge looks up covers by group instead of comparing every pair; it must give upstream's
+  // pairwise answer exactly, order included, on lists dense with near-misses: few keys and values,
+  // every operator (odd ones too), effects and tolerationSeconds, repeats and absent fields.
+  it('gives exactly the answer of upstream\'s pairwise algorithm (random lists, fixed seed)', () => {
+    let state = 42;
+    const intBelow = (n: number) => {
+      state = (state * 1103515245 + 12345) % 2 ** 31;
+      return Math.floor((state / 2 ** 31) * n);
+    };
+    const pick = <T,>(items: readonly T[]): T => items[intBelow(items.length)]!;
+    const generate = (): Toleration => {
+      const t: Toleration = {};
+      const key = pick([undefined, '', 'a', 'b']);
+      if (key !== undefined) t.key = key;
+      const operator = pick([undefined, '', 'Equal', 'Exists', 'Exists', 'Equal', 'Odd']);
+      if (operator !== undefined) t.operator = operator;
+      const value = pick([undefined, '', 'x', 'y']);
+      if (value !== undefined) t.value = value;
+      const effect = pick([undefined, '', 'NoExecute', 'NoExecute', 'NoSchedule']);
+      if (effect !== undefined) t.effect = effect;
+      const seconds = pick([undefined, null, 0, 5, 10]);
+      // null arrives in JSON as a Go nil pointer would.
+      if (seconds !== undefined) t.tolerationSeconds = seconds as number;
+      return t;
+    };
+    for (let i = 0; i < 3000; i++) {
+      const a = Array.from({ length: intBelow(9) }, generate);
+      const b = Array.from({ length: intBelow(9) }, generate);
+      expect(mergeTolerations(a, b), JSON.stringify({ a, b })).toEqual(pairwiseMerge(a, b));
+    }
+  });
+
+  it('merges tens of thousands of distinct tolerations (linear, not pairwise)', () => {
+    const many = Array.from({ length: 40_000 }, (_, i) => ({ key: `k${i % 7}`, operator: 'Equal', value: `v${i}`, effect: 'NoSchedule' }));
+    const merged = mergeTolerations(many, [{ key: 'k3', operator: 'Exists', effect: 'NoSchedule' }]);
+    expect(merged).toHaveLength(40_000 - Math.ceil((40_000 - 3) / 7) + 1);
+    expect(merged.at(-1)).toEqual({ key: 'k3', operator: 'Exists', effect: 'NoSchedule' });
+  });
 });
+
+/** Upstream MergeTolerations as written: every toleration against every kept one and every later one. */
+function pairwiseMerge(first: readonly Toleration[], second: readonly Toleration[]): Toleration[] {
+  const all = [...first, ...second];
+  const merged: Toleration[] = [];
+  all.forEach((t, i) => {
+    if (merged.some((kept) => isSuperset(kept, t))) return;
+    if (all.slice(i + 1).some((later) => !tolerationsEqual(t, later) && isSuperset(later, t))) return;
+    merged.push(t);
+  });
+  return merged;
+}
