@@ -28,7 +28,7 @@ export function appliesToUser(user: UserInfo, subject: Subject, namespace: strin
     case UserKind:
       return (user.username ?? '') === subject.name;
     case GroupKind:
-      return (user.groups ?? []).includes(subject.name);
+      return groupSet(user.groups).has(subject.name);
     case ServiceAccountKind: {
       const saNamespace = serviceAccountSubjectNamespace(subject, namespace);
       if (saNamespace === '') return false;
@@ -37,6 +37,20 @@ export function appliesToUser(user: UserInfo, subject: Subject, namespace: strin
     default:
       return false;
   }
+}
+
+const groupSets = new WeakMap<readonly string[], Set<string>>();
+
+/**
+ * The groups as a set, made once per frozen list (a decoded request's identity is frozen): a
+ * requester may carry thousands of groups, and a binding name hundreds.
+ */
+function groupSet(groups: readonly string[] | undefined): Set<string> {
+  if (groups === undefined) return new Set();
+  if (!Object.isFrozen(groups)) return new Set(groups);
+  let set = groupSets.get(groups);
+  if (set === undefined) groupSets.set(groups, (set = new Set(groups)));
+  return set;
 }
 
 /** The index of the first subject that applies, or -1. The reason names that subject. */
