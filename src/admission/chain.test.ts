@@ -174,6 +174,21 @@ describe('AdmissionChain', () => {
     expect(outcome.rejection?.message).toContain('deadline exceeded');
   });
 
+  it('sees a deadline that passed during synchronous work, before the signal\'s timer could fire', async () => {
+    const log: string[] = [];
+    const expiresAt = performance.now() + 20;
+    const chain = new AdmissionChain([
+      // A plugin that works synchronously past the deadline: no timer fires while it runs.
+      { mode: 'enforce', plugin: recordingPlugin({ name: 'A', log, check: () => { while (performance.now() < expiresAt + 5); } }) },
+      { mode: 'enforce', plugin: recordingPlugin({ name: 'B', log }) },
+    ]);
+    // A signal that never fires: only the time check can stop the chain.
+    const outcome = await chain.validate(podAttributes(), never, expiresAt);
+    expect(log).toEqual(['A:validate']);
+    expect(outcome.rejectedBy).toBe('B');
+    expect(outcome.rejection?.message).toBe('Internal error occurred: admission request deadline exceeded before plugin B could run');
+  });
+
   it('says canceled, not deadline, when the caller went away before a plugin could run', async () => {
     const controller = new AbortController();
     const chain = new AdmissionChain([

@@ -4,8 +4,8 @@
 // rejection becomes a warning and/or an audit annotation, and the chain goes on.
 import type { Attributes, RequestContext } from './attributes.ts';
 import { abortedError, internalError, isStatusError, type StatusError } from './errors.ts';
+import { MutationScope } from './mutation-scope.ts';
 import { PluginMode, type AdmissionPlugin } from './plugin.ts';
-import { cloneJson } from '../util/clone-json.ts';
 import { runSteps, settled, type MaybePromise, type Steps } from '../util/maybe-async.ts';
 
 export interface ChainEntry {
@@ -27,9 +27,18 @@ export interface PhaseOutcome {
 
 export class AdmissionChain {
   readonly entries: readonly ChainEntry[];
+  /** What /mutate copies and diffs: where the mutating plugins say they write. */
+  readonly mutationScope: MutationScope;
+  /** Per non-enforcing mutating plugin, what to keep aside so its rejection leaves no change. */
+  readonly #snapshotScopes = new Map<AdmissionPlugin, MutationScope>();
 
   constructor(entries: readonly ChainEntry[]) {
     this.entries = entries;
+    const mutating = entries.filter((e) => e.plugin.admit);
+    this.mutationScope = MutationScope.of(mutating.map((e) => e.plugin.mutates));
+    for (const { plugin, mode } of mutating) {
+      if (mode !== PluginMode.Enforce) this.#snapshotScopes.set(plugin, MutationScope.of([plugin.mutates]));
+    }
   }
 
   get mutatingPlugins(): string[] {
@@ -43,29 +52,31 @@ export class AdmissionChain {
   /**
    * Runs every mutating plugin in order; attributes.object is changed in place. The outcome comes
    * directly when every plugin finished synchronously (most requests), as a promise otherwise.
+   * `expiresAt` (performance.now() time) is the deadline as synchronous work sees it: the signal's
+   * timer cannot fire while a plugin runs, so the time is checked before each plugin too.
    */
-  admit(attributes: Attributes, signal: AbortSignal): MaybePromise<PhaseOutcome> {
-    return runSteps(this.#run('admit', attributes, signal));
+  admit(attributes: Attributes, signal: AbortSignal, expiresAt = Number.POSITIVE_INFINITY): MaybePromise<PhaseOutcome> {
+    return runSteps(this.#run('admit', attributes, signal, expiresAt));
   }
 
   /** Runs every validating plugin in order, stopping at the first enforced rejection. */
-  validate(attributes: Attributes, signal: AbortSignal): MaybePromise<PhaseOutcome> {
-    return runSteps(this.#run('validate', attributes, signal));
+  validate(attributes: Attributes, signal: AbortSignal, expiresAt = Number.POSITIVE_INFINITY): MaybePromise<PhaseOutcome> {
+    return runSteps(this.#run('validate', attributes, signal, expiresAt));
   }
 
   /** A step generator (src/util/maybe-async.ts): it waits only on a plugin that returned a promise. */
-  *#run(phase: Phase, attributes: Attributes, signal: AbortSignal): Steps<PhaseOutcome> {
+  *#run(phase: Phase, attributes: Attributes, signal: AbortSignal, expiresAt: number): Steps<PhaseOutcome> {
     const outcome: PhaseOutcome = { warnings: [], annotations: {} };
     for (const { plugin, mode } of this.entries) {
       const step = plugin[phase];
       if (!step || !plugin.handles(attributes.operation)) continue;
-      if (signal.aborted) {
-        outcome.rejection = abortedError(signal.reason, ` before plugin ${plugin.name} could run`);
+      if (signal.aborted || performance.now() >= expiresAt) {
+        outcome.rejection = abortedError(signal.aborted ? signal.reason : deadlineExceeded(), ` before plugin ${plugin.name} could run`);
         outcome.rejectedBy = plugin.name;
         return outcome;
       }
       // A non-enforcing mutating plugin that rejects must leave no half-made change behind.
-      const snapshot = phase === 'admit' && mode !== PluginMode.Enforce ? cloneJson(attributes.object) : undefined;
+      const snapshot = phase === 'admit' ? this.#snapshotScopes.get(plugin)?.copy(attributes.object) : undefined;
       try {
         // Waited on only when the step returned a promise: a synchronous step costs no microtask turn.
         const pending = step.call(plugin, attributes, contextFor(plugin.name, outcome, signal));
@@ -85,6 +96,10 @@ export class AdmissionChain {
     }
     return outcome;
   }
+}
+
+function deadlineExceeded(): Error {
+  return new DOMException('admission request deadline exceeded', 'TimeoutError');
 }
 
 function contextFor(pluginName: string, outcome: PhaseOutcome, signal: AbortSignal): RequestContext {

@@ -1,13 +1,11 @@
 // One admission call, end to end: decoded request → attributes → chain phase → AdmissionResponse
 // (controller-runtime's typed handle() and complete()). Mutations are made on a copy and sent as
 // one JSONPatch against the request's object; no patch when nothing changed.
-import fastJsonPatch from 'fast-json-patch';
 import type { KubeObject, Status } from '../api/types.ts';
 import type { Attributes } from './attributes.ts';
 import type { AdmissionChain, Phase, PhaseOutcome } from './chain.ts';
 import { abortedError, internalError, isStatusError, type StatusError } from './errors.ts';
 import { attributesFrom, type AdmissionRequest, type AdmissionResponse } from './review.ts';
-import { cloneJson } from '../util/clone-json.ts';
 import { isPromiseLike } from '../util/maybe-async.ts';
 import { raceWithSignal } from '../util/signals.ts';
 
@@ -19,9 +17,13 @@ export interface HandledReview {
   outcome: PhaseOutcome;
 }
 
-export async function handleAdmission(chain: AdmissionChain, phase: Phase, request: AdmissionRequest, signal: AbortSignal): Promise<HandledReview> {
+/**
+ * `expiresAt` is the request's deadline on performance.now()'s clock, for synchronous work to check
+ * (the signal's own timer fires only between turns of the event loop).
+ */
+export async function handleAdmission(chain: AdmissionChain, phase: Phase, request: AdmissionRequest, signal: AbortSignal, expiresAt = Number.POSITIVE_INFINITY): Promise<HandledReview> {
   try {
-    return await handle(chain, phase, request, signal);
+    return await handle(chain, phase, request, signal, expiresAt);
   } catch (thrown) {
     // The last safety net: whatever failed (an object nested too deeply to copy or diff, a bug
     // here), the caller still gets an answer that echoes the uid, and it is a denial.
@@ -31,24 +33,29 @@ export async function handleAdmission(chain: AdmissionChain, phase: Phase, reque
   }
 }
 
-async function handle(chain: AdmissionChain, phase: Phase, request: AdmissionRequest, signal: AbortSignal): Promise<HandledReview> {
+async function handle(chain: AdmissionChain, phase: Phase, request: AdmissionRequest, signal: AbortSignal, expiresAt: number): Promise<HandledReview> {
   const original = request.object ?? undefined;
-  const working = phase === 'admit' && original !== undefined ? cloneJson(original) : original;
+  // Only what mutating plugins may change is copied; the rest is shared with the request's object.
+  const working = phase === 'admit' && original !== undefined ? chain.mutationScope.copy(original) : original;
   const attributes: Attributes = attributesFrom(request, working);
   let outcome: PhaseOutcome;
   try {
-    const running = phase === 'admit' ? chain.admit(attributes, signal) : chain.validate(attributes, signal);
+    const running = phase === 'admit' ? chain.admit(attributes, signal, expiresAt) : chain.validate(attributes, signal, expiresAt);
     // A chain that finished synchronously needs no race against the deadline.
     outcome = isPromiseLike(running) ? await withDeadline(Promise.resolve(running), signal) : running;
   } catch (thrown) {
     const error = isStatusError(thrown) ? thrown : internalError(messageOf(thrown), thrown);
     outcome = { rejection: error, warnings: [], annotations: {} };
   }
+  // The answer is late already: no diff for a caller that has stopped waiting.
+  if (outcome.rejection === undefined && phase === 'admit' && performance.now() >= expiresAt) {
+    outcome = { rejection: abortedError(new DOMException('deadline', 'TimeoutError')), warnings: [], annotations: {} };
+  }
   const response: AdmissionResponse = { uid: request.uid, allowed: outcome.rejection === undefined };
   if (outcome.rejection) {
     response.status = statusOf(outcome.rejection);
   } else if (phase === 'admit') {
-    const patch = original === undefined || attributes.object === undefined ? [] : fastJsonPatch.compare(original, attributes.object);
+    const patch = original === undefined || attributes.object === undefined ? [] : chain.mutationScope.patch(original, attributes.object);
     if (patch.length > 0) {
       response.patch = Buffer.from(JSON.stringify(patch)).toString('base64');
       response.patchType = 'JSONPatch';

@@ -28,6 +28,13 @@ function plugin(step: NonNullable<AdmissionPlugin['validate']>): AdmissionPlugin
 }
 
 describe('instrumentPlugin', () => {
+  it('keeps where the plugin says it writes, and says nothing for a plugin that does not', () => {
+    const metrics = createMetrics({ defaultMetrics: false });
+    const mutates = [['spec', 'containers']] as const;
+    expect(instrumentPlugin({ ...plugin(() => {}), mutates }, metrics).mutates).toBe(mutates);
+    expect('mutates' in instrumentPlugin(plugin(() => {}), metrics)).toBe(false);
+  });
+
   it('a synchronous step stays synchronous and is timed as not rejected', async () => {
     const metrics = createMetrics({ defaultMetrics: false });
     const wrapped = instrumentPlugin(plugin(() => {}), metrics);

@@ -50,6 +50,8 @@ export function instrumentPlugin(plugin: AdmissionPlugin, metrics: AdmissionMetr
   const wrapped: AdmissionPlugin = {
     name: plugin.name,
     handles: (operation) => plugin.handles(operation),
+    // Where it writes is the plugin's own word: /mutate copies only that.
+    ...(plugin.mutates ? { mutates: plugin.mutates } : {}),
   };
   if (plugin.admit) wrapped.admit = wrap('admit', plugin.admit);
   if (plugin.validate) wrapped.validate = wrap('validate', plugin.validate);

@@ -3,6 +3,7 @@
 import type { Attributes, RequestContext } from './attributes.ts';
 import type { Operation } from './operation.ts';
 import type { Lookups, Ports } from '../ports/index.ts';
+import type { MutationPath } from './mutation-scope.ts';
 
 export interface AdmissionPlugin {
   readonly name: string;
@@ -10,6 +11,11 @@ export interface AdmissionPlugin {
   handles(operation: Operation): boolean;
   /** Mutating phase: change attributes.object in place, or throw a StatusError to reject. */
   admit?(attributes: Attributes, context: RequestContext): void | Promise<void>;
+  /**
+   * Where admit may change the object (object keys from the root): only these are copied and
+   * diffed for /mutate. A plugin that leaves this out has the whole object copied and compared.
+   */
+  readonly mutates?: readonly MutationPath[];
   /** Validating phase: throw a StatusError to reject; never mutate. */
   validate?(attributes: Attributes, context: RequestContext): void | Promise<void>;
 }

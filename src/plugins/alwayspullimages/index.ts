@@ -29,6 +29,12 @@ export function alwaysPullImages(logger: Logger = silentLogger): AdmissionPlugin
   return {
     name: pluginName,
     handles: (operation) => operation === Operation.Create || operation === Operation.Update,
+    mutates: [
+      ['spec', 'initContainers'],
+      ['spec', 'containers'],
+      ['spec', 'ephemeralContainers'],
+      ['spec', 'volumes'],
+    ],
 
     admit(attributes) {
       if (shouldIgnore(attributes, logger)) return;

@@ -32,6 +32,11 @@ export function runtimeClassPlugin(lookups: Lookups): AdmissionPlugin {
   return {
     name: pluginName,
     handles: (operation) => operation === Operation.Create,
+    mutates: [
+      ['spec', 'overhead'],
+      ['spec', 'nodeSelector'],
+      ['spec', 'tolerations'],
+    ],
 
     async admit(attributes, context) {
       if (shouldIgnore(attributes)) return;

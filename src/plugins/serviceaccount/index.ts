@@ -85,6 +85,14 @@ export function createServiceAccountPlugin(ports: Ports, options: ServiceAccount
   return {
     name: pluginName,
     handles: (operation) => operation === Operation.Create || operation === Operation.Update,
+    // The default name, the token volume and its mounts, and the account's pull secrets.
+    mutates: [
+      ['spec', 'serviceAccountName'],
+      ['spec', 'initContainers'],
+      ['spec', 'containers'],
+      ['spec', 'volumes'],
+      ['spec', 'imagePullSecrets'],
+    ],
 
     async admit(attributes, context) {
       const pod = podToAdmit(attributes);

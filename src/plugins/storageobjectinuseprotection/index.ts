@@ -19,6 +19,7 @@ export function storageObjectInUseProtection(): AdmissionPlugin {
   return {
     name: pluginName,
     handles: (operation) => operation === Operation.Create,
+    mutates: [['metadata', 'finalizers']],
     admit: addProtectionFinalizer,
   };
 }
