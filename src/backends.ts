@@ -15,7 +15,8 @@ export interface ClusterObservers {
   informers?: InformerRecorder;
 }
 
-export type BackendConfig = Pick<ServeConfig, 'clusterState' | 'kubeconfig' | 'sarAllowedTtlMs' | 'sarDeniedTtlMs' | 'discoveryRefreshIntervalMs' | 'requestTimeoutMs'>;
+export type BackendConfig = Pick<ServeConfig, 'clusterState' | 'kubeconfig' | 'sarAllowedTtlMs' | 'sarDeniedTtlMs' | 'discoveryRefreshIntervalMs' | 'requestTimeoutMs'> &
+  Partial<Pick<ServeConfig, 'maxSubjectAccessReviewsPerRequest'>>;
 
 export async function createBackend(
   config: BackendConfig,

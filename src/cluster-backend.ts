@@ -53,6 +53,7 @@ export function createClusterBackend(
       allowedTtlMs: config.sarAllowedTtlMs,
       deniedTtlMs: config.sarDeniedTtlMs,
       timeoutMs: config.requestTimeoutMs,
+      ...(config.maxSubjectAccessReviewsPerRequest !== undefined ? { maxReviewsPerRequest: config.maxSubjectAccessReviewsPerRequest } : {}),
       logger: logger.child({ subsystem: 'subjectaccessreview' }),
       ...(observers.authorization ? { metrics: observers.authorization } : {}),
     });

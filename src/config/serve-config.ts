@@ -12,6 +12,7 @@ export interface ServeConfig {
   metricsPort: number;
   tlsCertFile: string;
   tlsPrivateKeyFile: string;
+  clientCaFile: string | undefined;
   clusterState: string | undefined;
   kubeconfig: string | undefined;
   plugins: PluginSelection;
@@ -22,6 +23,10 @@ export interface ServeConfig {
   sarAllowedTtlMs: number;
   sarDeniedTtlMs: number;
   discoveryRefreshIntervalMs: number;
+  maxRequestBodyBytes: number;
+  maxInFlightBytes: number;
+  maxConnections: number;
+  maxSubjectAccessReviewsPerRequest: number;
 }
 
 const collect = (value: string, previous: string[] | undefined) => [...(previous ?? []), value];
@@ -37,6 +42,7 @@ export function addServeOptions(command: Command): Command {
     .addOption(opt('--metrics-port <port>', 'plain-HTTP port for /livez, /readyz, /healthz and /metrics', 'METRICS_PORT').default('8080'))
     .addOption(opt('--tls-cert-file <file>', 'serving certificate (PEM); re-read when it changes', 'TLS_CERT_FILE'))
     .addOption(opt('--tls-private-key-file <file>', 'serving private key (PEM); re-read when it changes', 'TLS_PRIVATE_KEY_FILE'))
+    .addOption(opt('--client-ca-file <file>', 'CA bundle (PEM) callers\' client certificates must chain to; refuses others at the TLS handshake; re-read when it changes', 'CLIENT_CA_FILE'))
     .addOption(opt('--cluster-state <file>', 'answer from a local cluster-state file instead of the cluster', 'CLUSTER_STATE'))
     .addOption(opt('--kubeconfig <file>', 'kubeconfig for the cluster backend (default: KUBECONFIG, then ~/.kube/config, then in-cluster)', 'KUBECONFIG'))
     .addOption(opt('--enable-admission-plugins <names>', 'plugins to enable in addition to the defaults (comma-separated, repeatable)', 'ENABLE_ADMISSION_PLUGINS').argParser(collect))
@@ -49,7 +55,11 @@ export function addServeOptions(command: Command): Command {
     .addOption(opt('--drain-timeout <duration>', 'the longest we wait for in-flight requests on shutdown', 'DRAIN_TIMEOUT').default('20s'))
     .addOption(opt('--sar-allowed-ttl <duration>', 'how long an allowed SubjectAccessReview is cached', 'SAR_ALLOWED_TTL').default('10s'))
     .addOption(opt('--sar-denied-ttl <duration>', 'how long a denied SubjectAccessReview is cached', 'SAR_DENIED_TTL').default('10s'))
-    .addOption(opt('--discovery-refresh-interval <duration>', 'least time between discovery refreshes on a kind miss', 'DISCOVERY_REFRESH_INTERVAL').default('30s'));
+    .addOption(opt('--discovery-refresh-interval <duration>', 'least time between discovery refreshes on a kind miss', 'DISCOVERY_REFRESH_INTERVAL').default('30s'))
+    .addOption(opt('--max-request-body-bytes <bytes>', 'larger AdmissionReview bodies are refused (413)', 'MAX_REQUEST_BODY_BYTES').default(String(7 * 1024 * 1024)))
+    .addOption(opt('--max-in-flight-bytes <bytes>', 'estimated heap all requests in flight may hold together; others wait for room until their deadline', 'MAX_IN_FLIGHT_BYTES').default(String(160 * 1024 * 1024)))
+    .addOption(opt('--max-connections <n>', 'webhook connections open at once; more are closed on arrival', 'MAX_CONNECTIONS').default('500'))
+    .addOption(opt('--max-subject-access-reviews-per-request <n>', 'SubjectAccessReviews one admission request may send (cache hits are free); beyond, the check fails closed', 'MAX_SUBJECT_ACCESS_REVIEWS_PER_REQUEST').default('100'));
 }
 
 export interface RawServeOptions {
@@ -58,6 +68,7 @@ export interface RawServeOptions {
   metricsPort: string;
   tlsCertFile?: string;
   tlsPrivateKeyFile?: string;
+  clientCaFile?: string;
   clusterState?: string;
   kubeconfig?: string;
   enableAdmissionPlugins?: string[] | string;
@@ -71,6 +82,10 @@ export interface RawServeOptions {
   sarAllowedTtl: string;
   sarDeniedTtl: string;
   discoveryRefreshInterval: string;
+  maxRequestBodyBytes: string;
+  maxInFlightBytes: string;
+  maxConnections: string;
+  maxSubjectAccessReviewsPerRequest: string;
 }
 
 /** Checks every flag; the error names the flag and the bad value. */
@@ -87,6 +102,7 @@ export function parseServeConfig(raw: RawServeOptions, ordered: readonly PluginD
     metricsPort: port('--metrics-port', raw.metricsPort),
     tlsCertFile: raw.tlsCertFile,
     tlsPrivateKeyFile: raw.tlsPrivateKeyFile,
+    clientCaFile: raw.clientCaFile,
     clusterState: raw.clusterState,
     kubeconfig: raw.kubeconfig,
     plugins: selectPlugins(ordered, defaults, {
@@ -102,7 +118,15 @@ export function parseServeConfig(raw: RawServeOptions, ordered: readonly PluginD
     sarAllowedTtlMs: duration('--sar-allowed-ttl', raw.sarAllowedTtl, { min: 0 }),
     sarDeniedTtlMs: duration('--sar-denied-ttl', raw.sarDeniedTtl, { min: 0 }),
     discoveryRefreshIntervalMs: duration('--discovery-refresh-interval', raw.discoveryRefreshInterval, { min: 0 }),
+    maxRequestBodyBytes: count('--max-request-body-bytes', raw.maxRequestBodyBytes, 1024),
+    maxInFlightBytes: count('--max-in-flight-bytes', raw.maxInFlightBytes, 1024 * 1024),
+    maxConnections: count('--max-connections', raw.maxConnections, 1),
+    maxSubjectAccessReviewsPerRequest: count('--max-subject-access-reviews-per-request', raw.maxSubjectAccessReviewsPerRequest, 1),
   };
+  // The largest body must fit the in-flight budget with room to parse it.
+  if (config.maxInFlightBytes < 4 * config.maxRequestBodyBytes) {
+    throw new Error(`--max-in-flight-bytes ${config.maxInFlightBytes} must be at least four times --max-request-body-bytes (${config.maxRequestBodyBytes}), or the largest body could never be handled`);
+  }
   if (config.port === config.metricsPort && config.port !== 0) {
     throw new Error(`--port and --metrics-port must differ (both ${config.port})`);
   }
@@ -117,6 +141,13 @@ function list(value: string[] | string | undefined): string[] | undefined {
 function port(flag: string, value: string): number {
   const n = Number(value);
   if (!/^\d+$/.test(value) || n > 65535) throw new Error(`${flag} ${JSON.stringify(value)}: expected a port number 0-65535`);
+  return n;
+}
+
+function count(flag: string, value: string, min: number): number {
+  const n = Number(value);
+  if (!/^\d+$/.test(value) || !Number.isSafeInteger(n)) throw new Error(`${flag} ${JSON.stringify(value)}: expected a whole number`);
+  if (n < min) throw new Error(`${flag} ${JSON.stringify(value)}: must be at least ${min}`);
   return n;
 }
 

@@ -16,6 +16,7 @@ export interface AuthorizationMetrics {
   // Recorded for every authorization question (a dozen per request for a narrowly scoped user).
   readonly cacheRequests: HotCounter<'status'>;
   readonly singleflightJoins: Counter;
+  readonly limitedQuestions: Counter;
   readonly cacheRefreshes: Counter<'result'>;
   readonly decisions: HotCounter<'decision'>;
   readonly decisionDuration: HotHistogram<'decision'>;
@@ -52,6 +53,11 @@ export function createAuthorizationMetrics(registry: Registry): AuthorizationMet
       help: 'Authorization questions that joined an identical SubjectAccessReview already in flight instead of sending their own.',
       registers,
     }),
+    limitedQuestions: new Counter({
+      name: 'admission_chain_authorization_request_limit_reached_total',
+      help: 'Authorization questions answered no-opinion without a SubjectAccessReview because their admission request had sent --max-subject-access-reviews-per-request already.',
+      registers,
+    }),
     cacheRefreshes: new Counter({
       name: 'admission_chain_authorization_cache_refreshes_total',
       help: 'Cached SubjectAccessReview answers asked again in the background shortly before they expired, by result (success or error).',
@@ -80,6 +86,7 @@ export function authorizationRecorder(metrics: AuthorizationMetrics): Authorizat
     cacheHit: () => metrics.cacheRequests.inc({ status: 'hit' }),
     cacheMiss: () => metrics.cacheRequests.inc({ status: 'miss' }),
     singleflightJoined: () => metrics.singleflightJoins.inc(),
+    requestLimited: () => metrics.limitedQuestions.inc(),
     refreshCompleted: ({ result }) => metrics.cacheRefreshes.inc({ result }),
     requestCompleted: ({ outcome, code, durationSeconds }) => {
       const bounded = boundedCode(code);

@@ -18,11 +18,17 @@ export interface AdmissionMetrics {
   readonly requests: HotCounter<'webhook' | 'operation' | 'allowed' | 'code'>;
   /** Requests being handled now, per webhook; plain counters read at scrape time, not per request. */
   readonly inFlight: Record<string, number>;
+  /** The in-flight limit's state, read at scrape time from what the webhook sets here. */
+  readonly load: { source?: { inFlightBytes(): number; waiting(): number } };
   readonly nonEnforcedRejections: Counter<'name' | 'mode'>;
   readonly pluginPaths: HotCounter<'name' | 'path'>;
   readonly certificateExpiry: Gauge;
   readonly certificateReloads: Counter<'result'>;
   readonly badRequests: Counter<'webhook' | 'reason'>;
+  /** Connections closed on arrival because --max-connections were open. */
+  readonly droppedConnections: Counter;
+  /** TLS handshakes that failed: no or a wrong client certificate, a protocol or cipher we do not speak, a timeout. */
+  readonly tlsHandshakeFailures: Counter;
   /**
    * Answers that are internal errors (Status reason InternalError: a crashed plugin, a deadline,
    * a failed backend). Separate from the code label because upstream-exact policy denials can
@@ -65,9 +71,27 @@ export function createMetrics(options: { registry?: Registry; defaultMetrics?: b
       for (const [webhook, count] of Object.entries(inFlight)) this.set({ webhook }, count);
     },
   });
+  const load: AdmissionMetrics['load'] = {};
+  new Gauge({
+    name: 'admission_chain_in_flight_request_bytes',
+    help: 'Heap the requests being handled are estimated to hold (from their bodies), against --max-in-flight-bytes.',
+    registers: [registry],
+    collect() {
+      this.set(load.source?.inFlightBytes() ?? 0);
+    },
+  });
+  new Gauge({
+    name: 'admission_chain_requests_waiting',
+    help: 'Requests waiting for room under the in-flight limit (they wait until their deadline at most).',
+    registers: [registry],
+    collect() {
+      this.set(load.source?.waiting() ?? 0);
+    },
+  });
   return {
     registry,
     internalErrors,
+    load,
     authorization,
     discovery,
     lookups,
@@ -119,6 +143,16 @@ export function createMetrics(options: { registry?: Registry; defaultMetrics?: b
       name: 'admission_chain_tls_certificate_reloads_total',
       help: 'Serving certificate reloads, by result (success or error).',
       labelNames: ['result'],
+      registers: [registry],
+    }),
+    droppedConnections: new Counter({
+      name: 'admission_chain_dropped_connections_total',
+      help: 'Webhook connections closed on arrival because the most allowed (--max-connections) were open.',
+      registers: [registry],
+    }),
+    tlsHandshakeFailures: new Counter({
+      name: 'admission_chain_tls_handshake_failures_total',
+      help: 'Failed TLS handshakes on the webhook port (a missing or untrusted client certificate among them).',
       registers: [registry],
     }),
     badRequests: new Counter({

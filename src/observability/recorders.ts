@@ -13,6 +13,8 @@ export interface AuthorizationRecorder {
   singleflightJoined(): void;
   /** A background refresh of a cached answer near its expiry finished. */
   refreshCompleted(observation: { result: 'success' | 'error' }): void;
+  /** A question refused because its admission request had sent as many reviews as it may. */
+  requestLimited(): void;
   /** One per SubjectAccessReview put on the wire, retries included. */
   requestCompleted(observation: { outcome: 'allowed' | 'denied' | 'no-opinion' | 'error'; code: string; durationSeconds: number }): void;
 }

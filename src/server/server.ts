@@ -7,7 +7,7 @@ import type { AdmissionChain } from '../admission/chain.ts';
 import type { AdmissionMetrics } from '../observability/metrics.ts';
 import type { Logger } from '../ports/logger.ts';
 import { createHealthApp } from './health-app.ts';
-import { CertificateWatcher, readKeyPair } from './tls.ts';
+import { CertificateWatcher, readKeyPair, servingTlsOptions, type KeyPair } from './tls.ts';
 import { createWebhookApp, type WebhookAppOptions } from './webhook-app.ts';
 
 export interface ServerOptions {
@@ -16,6 +16,11 @@ export interface ServerOptions {
   metricsPort: number;
   certFile: string;
   keyFile: string;
+  /**
+   * CA bundle (PEM) that callers' client certificates must chain to; when set, a caller without
+   * one is refused at the TLS handshake. Re-read with the serving certificate.
+   */
+  clientCaFile?: string | undefined;
   chain: AdmissionChain;
   logger: Logger;
   metrics: AdmissionMetrics;
@@ -29,6 +34,14 @@ export interface ServerOptions {
   certificatePollIntervalMs?: number;
   /** Whether answers wait for the loop's check phase (webhook-app.ts); Node's own loop accounting by default. */
   loopLoad?: WebhookAppOptions['loopLoad'];
+  /** Bodies larger than this are refused (webhook-app.ts). */
+  maxBodyBytes?: number;
+  /** The estimated heap all requests in flight may hold together (webhook-app.ts). */
+  maxInFlightBytes?: number;
+  /** Connections beyond this many are closed as they arrive (default 500). */
+  maxConnections?: number;
+  /** A connection must send a request's headers within this time of opening, or of its last answer's keep-alive ending (default 10 s). */
+  headersTimeoutMs?: number;
 }
 
 export interface RunningServer {
@@ -43,11 +56,18 @@ export interface RunningServer {
 // kube-apiserver keeps idle webhook connections for about 90 s; closing ours sooner makes it
 // reuse a dead socket and report EOF errors.
 const keepAliveTimeoutMs = 120_000;
-const headersTimeoutMs = 125_000;
+// A connection must finish its TLS handshake, and then send a request's headers, within 10 s:
+// kube-apiserver does both at once, and a connection that sends nothing only holds memory
+// (about 48 KiB each). Node checks these every second rather than every 30.
+const handshakeTimeoutMs = 10_000;
+const headersTimeoutMs = 10_000;
+const connectionsCheckingIntervalMs = 1_000;
+/** kube-apiserver pools up to 100 idle connections per webhook host and API server replica. */
+export const defaultMaxConnections = 500;
 
 export async function startServer(options: ServerOptions): Promise<RunningServer> {
   const { logger, metrics } = options;
-  const pair = await readKeyPair(options.certFile, options.keyFile);
+  const pair = await readKeyPair(options.certFile, options.keyFile, options.clientCaFile);
   metrics.certificateExpiry.set(pair.notAfter / 1000);
   let draining = false;
 
@@ -56,19 +76,46 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     return [...reasons, ...options.backendNotReady()];
   };
 
-  const webhookApp = createWebhookApp({ chain: options.chain, logger, metrics, requestTimeoutMs: options.requestTimeoutMs, isDraining: () => draining, ...(options.loopLoad ? { loopLoad: options.loopLoad } : {}) });
-  const https: HttpsServer = createHttpsServer({ cert: pair.cert, key: pair.key, minVersion: 'TLSv1.2' }, webhookApp);
-  https.keepAliveTimeout = keepAliveTimeoutMs;
-  https.headersTimeout = headersTimeoutMs;
-  https.requestTimeout = Math.max(options.requestTimeoutMs * 3, 30_000);
+  const webhookApp = createWebhookApp({
+    chain: options.chain,
+    logger,
+    metrics,
+    requestTimeoutMs: options.requestTimeoutMs,
+    isDraining: () => draining,
+    ...(options.loopLoad ? { loopLoad: options.loopLoad } : {}),
+    ...(options.maxBodyBytes !== undefined ? { maxBodyBytes: options.maxBodyBytes } : {}),
+    ...(options.maxInFlightBytes !== undefined ? { maxInFlightBytes: options.maxInFlightBytes } : {}),
+  });
+  const clientAuth = options.clientCaFile !== undefined;
+  const https: HttpsServer = createHttpsServer(
+    {
+      ...servingTlsOptions(pair),
+      // Only a caller with a certificate from the client CA gets past the handshake.
+      requestCert: clientAuth,
+      rejectUnauthorized: clientAuth,
+      handshakeTimeout: handshakeTimeoutMs,
+      connectionsCheckingInterval: connectionsCheckingIntervalMs,
+      headersTimeout: options.headersTimeoutMs ?? headersTimeoutMs,
+      // The whole request, body included, within the deadline and a margin (past the deadline
+      // nobody waits for the answer anyway).
+      requestTimeout: options.requestTimeoutMs + (options.headersTimeoutMs ?? headersTimeoutMs),
+      keepAliveTimeout: keepAliveTimeoutMs,
+    },
+    webhookApp,
+  );
+  https.maxConnections = options.maxConnections ?? defaultMaxConnections;
+  closeSilentConnections(https, options.headersTimeoutMs ?? headersTimeoutMs);
+  https.on('drop', () => metrics.droppedConnections.inc());
+  https.on('tlsClientError', () => metrics.tlsHandshakeFailures.inc());
 
   const watcher = new CertificateWatcher({
     certFile: options.certFile,
     keyFile: options.keyFile,
     logger,
     pollIntervalMs: options.certificatePollIntervalMs ?? 10_000,
-    onReload: (next) => {
-      https.setSecureContext({ cert: next.cert, key: next.key, minVersion: 'TLSv1.2' });
+    ...(options.clientCaFile !== undefined ? { clientCaFile: options.clientCaFile } : {}),
+    onReload: (next: KeyPair) => {
+      https.setSecureContext(servingTlsOptions(next));
       metrics.certificateExpiry.set(next.notAfter / 1000);
       metrics.certificateReloads.inc({ result: 'success' });
     },
@@ -127,6 +174,23 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     notReadyReasons,
     shutdown,
   };
+}
+
+/**
+ * Node's headersTimeout starts with a request's first byte, so a connection that completes its
+ * handshake and then sends nothing would stay open for good. It gets the same time for its first
+ * request; after that, keep-alive (kube-apiserver reuses connections) governs the gaps.
+ */
+function closeSilentConnections(server: HttpsServer, timeoutMs: number): void {
+  const waitingForFirst = new WeakSet<object>();
+  server.on('secureConnection', (socket) => {
+    waitingForFirst.add(socket);
+    socket.setTimeout(timeoutMs);
+  });
+  server.on('request', (req) => {
+    if (!waitingForFirst.delete(req.socket)) return;
+    req.socket.setTimeout(0);
+  });
 }
 
 function listen(server: HttpServer | HttpsServer, port: number, host: string | undefined): Promise<void> {

@@ -3,7 +3,7 @@
 import { watch, type FSWatcher } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import { createSecureContext } from 'node:tls';
+import { createSecureContext, type SecureContextOptions } from 'node:tls';
 import { certificateNotAfter } from '../tls/expiry.ts';
 import type { Logger } from '../ports/logger.ts';
 
@@ -11,11 +11,44 @@ export interface KeyPair {
   cert: string;
   key: string;
   notAfter: number;
+  /** The CA bundle callers' client certificates must chain to, when client authentication is on. */
+  clientCa?: string;
+}
+
+/**
+ * TLS 1.2 with ECDHE key exchange and AEAD ciphers only, and TLS 1.3: Node's default list still
+ * offers CBC with SHA-1, and static RSA key exchange (no forward secrecy) with RSA certificates.
+ * kube-apiserver's Go client speaks all of these.
+ */
+export const servingCiphers = [
+  'TLS_AES_128_GCM_SHA256',
+  'TLS_AES_256_GCM_SHA384',
+  'TLS_CHACHA20_POLY1305_SHA256',
+  'ECDHE-ECDSA-AES128-GCM-SHA256',
+  'ECDHE-RSA-AES128-GCM-SHA256',
+  'ECDHE-ECDSA-AES256-GCM-SHA384',
+  'ECDHE-RSA-AES256-GCM-SHA384',
+  'ECDHE-ECDSA-CHACHA20-POLY1305',
+  'ECDHE-RSA-CHACHA20-POLY1305',
+].join(':');
+
+/** The secure context the webhook serves with, at start and after every reload. */
+export function servingTlsOptions(pair: KeyPair): SecureContextOptions {
+  return {
+    cert: pair.cert,
+    key: pair.key,
+    minVersion: 'TLSv1.2',
+    ciphers: servingCiphers,
+    honorCipherOrder: true,
+    ...(pair.clientCa !== undefined ? { ca: pair.clientCa } : {}),
+  };
 }
 
 export interface CertificateWatcherOptions {
   certFile: string;
   keyFile: string;
+  /** Re-read with the pair when set (a rotated client CA takes effect like a rotated certificate). */
+  clientCaFile?: string;
   logger: Logger;
   /** Poll as a safety net for file systems where watch events are missed. */
   pollIntervalMs?: number;
@@ -23,22 +56,36 @@ export interface CertificateWatcherOptions {
   onError?: (error: Error) => void;
 }
 
-/** Reads and checks a key pair; the error names the file and what is wrong with it. */
-export async function readKeyPair(certFile: string, keyFile: string): Promise<KeyPair> {
-  const [cert, key] = await Promise.all([
+/** Reads and checks a key pair (and the client CA); the error names the file and what is wrong with it. */
+export async function readKeyPair(certFile: string, keyFile: string, clientCaFile?: string): Promise<KeyPair> {
+  const [cert, key, clientCa] = await Promise.all([
     readFile(certFile, 'utf8').catch((e: Error) => {
       throw new Error(`cannot read TLS certificate ${certFile}: ${e.message}`);
     }),
     readFile(keyFile, 'utf8').catch((e: Error) => {
       throw new Error(`cannot read TLS private key ${keyFile}: ${e.message}`);
     }),
+    clientCaFile === undefined
+      ? undefined
+      : readFile(clientCaFile, 'utf8').catch((e: Error) => {
+          throw new Error(`cannot read client CA ${clientCaFile}: ${e.message}`);
+        }),
   ]);
   try {
     createSecureContext({ cert, key });
   } catch (e) {
     throw new Error(`TLS certificate ${certFile} and key ${keyFile} are not a usable pair: ${(e as Error).message}`);
   }
-  return { cert, key, notAfter: certificateNotAfter(cert) };
+  if (clientCa !== undefined) {
+    // An empty or garbled bundle would trust nobody (or fail later, at the first handshake).
+    if (!clientCa.includes('-----BEGIN CERTIFICATE-----')) throw new Error(`client CA ${clientCaFile} holds no PEM certificate`);
+    try {
+      createSecureContext({ ca: clientCa });
+    } catch (e) {
+      throw new Error(`client CA ${clientCaFile} is not a usable CA bundle: ${(e as Error).message}`);
+    }
+  }
+  return { cert, key, notAfter: certificateNotAfter(cert), ...(clientCa !== undefined ? { clientCa } : {}) };
 }
 
 export class CertificateWatcher {
@@ -55,8 +102,9 @@ export class CertificateWatcher {
 
   /** Remembers what is being served so only real changes trigger a reload. */
   start(initial: KeyPair): void {
-    this.current = initial.cert + initial.key;
-    const dirs = new Set([dirname(this.options.certFile), dirname(this.options.keyFile)]);
+    this.current = fingerprint(initial);
+    const files = [this.options.certFile, this.options.keyFile, ...(this.options.clientCaFile !== undefined ? [this.options.clientCaFile] : [])];
+    const dirs = new Set(files.map((file) => dirname(file)));
     for (const dir of dirs) {
       try {
         const watcher = watch(dir, () => this.schedule());
@@ -89,9 +137,9 @@ export class CertificateWatcher {
     if (this.reloading) return false;
     this.reloading = true;
     try {
-      const pair = await readKeyPair(this.options.certFile, this.options.keyFile);
-      if (pair.cert + pair.key === this.current) return false;
-      this.current = pair.cert + pair.key;
+      const pair = await readKeyPair(this.options.certFile, this.options.keyFile, this.options.clientCaFile);
+      if (fingerprint(pair) === this.current) return false;
+      this.current = fingerprint(pair);
       this.options.onReload(pair);
       this.options.logger.info({ notAfter: new Date(pair.notAfter).toISOString() }, 'serving certificate reloaded');
       return true;
@@ -103,4 +151,9 @@ export class CertificateWatcher {
       this.reloading = false;
     }
   }
+}
+
+/** What is being served, to tell a real change from a touched file. */
+function fingerprint(pair: KeyPair): string {
+  return `${pair.cert}\n${pair.key}\n${pair.clientCa ?? ''}`;
 }

@@ -12,10 +12,22 @@ import { handleAdmission } from '../admission/handler.ts';
 import { BadReviewError, decodeReview, responseReview, type AdmissionRequest, type AdmissionReview } from '../admission/review.ts';
 import type { AdmissionMetrics } from '../observability/metrics.ts';
 import type { Logger } from '../ports/logger.ts';
+import { parseDuration } from '../config/duration.ts';
+import { Budget, type Release } from '../util/budget.ts';
+import { isPromiseLike } from '../util/maybe-async.ts';
+import { jsonShape, maxNestingDepth, parsedBytes, type JsonShape } from './json-weight.ts';
 import { LoopLoad } from './loop-load.ts';
 import { send } from './send.ts';
 
-export const maxBodyBytes = 7 * 1024 * 1024;
+/**
+ * controller-runtime's limit, for the same reason: an UPDATE's review carries the object and the
+ * old object, each up to kube-apiserver's 3 MiB request limit, and the envelope around them.
+ */
+export const defaultMaxBodyBytes = 7 * 1024 * 1024;
+/** Heap the requests at work may hold together, as estimated from their bodies (json-weight.ts). */
+export const defaultMaxInFlightBytes = 160 * 1024 * 1024;
+/** Every request holds at least this much: the answer, the log line, its promises. */
+const minimumRequestBytes = 64 * 1024;
 const json = 'application/json; charset=utf-8';
 
 export interface WebhookAppOptions {
@@ -23,6 +35,15 @@ export interface WebhookAppOptions {
   logger: Logger;
   metrics: AdmissionMetrics;
   requestTimeoutMs: number;
+  /** Larger bodies are refused with 413 before they are read (default 7 MiB). */
+  maxBodyBytes?: number;
+  /**
+   * The estimated heap of all requests being handled at once (default 160 MiB). A request that
+   * does not fit waits, in arrival order, until it does or its deadline passes; one that would not
+   * fit even alone is refused with 413. Bodies being read hold their size from a quarter of it
+   * (at least two of the largest bodies), so reading is bounded too.
+   */
+  maxInFlightBytes?: number;
   /** True once shutdown has begun: answers then close their connection, so keep-alive ends. */
   isDraining?: () => boolean;
   /** Whether the event loop is busy enough for answers to wait for the check phase; one per app by default. */
@@ -30,13 +51,33 @@ export interface WebhookAppOptions {
 }
 
 type Webhook = 'mutate' | 'validate';
-type ReviewHandler = (req: IncomingMessage, res: ServerResponse, body: Buffer) => Promise<void>;
+type ReviewHandler = (req: IncomingMessage, res: ServerResponse, body: Buffer, deadline: Deadline, releaseBody: Release) => Promise<void>;
+
+/** The request's deadline: a signal for waiting, a time (performance.now()) for synchronous work. */
+interface Deadline {
+  readonly signal: AbortSignal;
+  readonly expiresAt: number;
+}
+
+/** What the requests in flight may hold, and what waits for room. */
+interface Limits {
+  readonly maxBodyBytes: number;
+  /** Bodies being read and not yet parsed, by their size. */
+  readonly reading: Budget;
+  /** Requests at work, by the heap their bodies will take (json-weight.ts). */
+  readonly working: Budget;
+}
 
 export function createWebhookApp(options: WebhookAppOptions): RequestListener {
   const loopLoad = options.loopLoad ?? new LoopLoad();
+  const maxBodyBytes = options.maxBodyBytes ?? defaultMaxBodyBytes;
+  const working = new Budget(options.maxInFlightBytes ?? defaultMaxInFlightBytes);
+  // Separate budgets, so a request holding its body while it waits to work never blocks one at work.
+  const limits: Limits = { maxBodyBytes, reading: new Budget(Math.max(2 * maxBodyBytes, working.capacity / 4)), working };
+  options.metrics.load.source = { inFlightBytes: () => working.used, waiting: () => working.waiting + limits.reading.waiting };
   const handlers: Record<Webhook, ReviewHandler> = {
-    mutate: reviewHandler('admit', options, loopLoad),
-    validate: reviewHandler('validate', options, loopLoad),
+    mutate: reviewHandler('admit', options, loopLoad, limits),
+    validate: reviewHandler('validate', options, loopLoad, limits),
   };
   return (req, res) => {
     // kube-apiserver would otherwise keep sending on a pooled connection until it is cut mid-request.
@@ -58,17 +99,82 @@ export function createWebhookApp(options: WebhookAppOptions): RequestListener {
       sendStatus(res, 400, 'BadRequest', `cannot read request body: unsupported content encoding ${JSON.stringify(encoding)}`);
       return;
     }
-    getRawBody(req, { limit: maxBodyBytes, length: req.headers['content-length'] })
-      .then(
-        (body) => handlers[webhook](req, res, body),
-        (error: unknown) => refuseBody(req, res, webhook, error, options),
-      )
-      .catch((error: unknown) => {
-        options.logger.error({ err: error, path: req.url }, 'unexpected error outside admission');
-        if (!res.headersSent) sendStatus(res, 500, 'InternalError', 'internal error while reading the request');
-        else res.destroy();
-      });
+    // The deadline runs from arrival: time spent waiting for room counts, as it does for the caller.
+    const deadline = requestDeadline(res, Math.min(options.requestTimeoutMs, callerTimeoutMs(req.url)));
+    const declared = declaredLength(req);
+    if (declared !== undefined && declared > maxBodyBytes) {
+      refuseBody(req, res, webhook, Object.assign(new Error('too large'), { type: 'entity.too.large' }), options, maxBodyBytes);
+      return;
+    }
+    // A body of unknown length may be as large as the limit allows.
+    const reading = acquire(limits.reading, declared ?? maxBodyBytes, deadline.signal);
+    const read = (releaseBody: Release) => {
+      // A body that has not arrived by the deadline never will in time: stop reading, close.
+      const stopReading = () => req.destroy();
+      deadline.signal.addEventListener('abort', stopReading, { once: true });
+      return getRawBody(req, { limit: maxBodyBytes, length: req.headers['content-length'] }).then(
+        (body) => {
+          deadline.signal.removeEventListener('abort', stopReading);
+          return handlers[webhook](req, res, body, deadline, releaseBody);
+        },
+        (error: unknown) => {
+          deadline.signal.removeEventListener('abort', stopReading);
+          releaseBody();
+          refuseBody(req, res, webhook, error, options, maxBodyBytes);
+        },
+      );
+    };
+    (isPromiseLike(reading) ? reading.then(read, (reason: unknown) => refuseWaiting(req, res, webhook, reason, options)) : read(reading)).catch((error: unknown) => {
+      options.logger.error({ err: error, path: req.url }, 'unexpected error outside admission');
+      if (!res.headersSent) sendStatus(res, 500, 'InternalError', 'internal error while reading the request');
+      else res.destroy();
+    });
   };
+}
+
+function acquire(budget: Budget, amount: number, signal: AbortSignal): Release | Promise<Release> {
+  try {
+    return budget.acquire(amount, signal);
+  } catch (error) {
+    return Promise.reject(error);
+  }
+}
+
+/**
+ * How long kube-apiserver waits for us: it calls with ?timeout=<the webhook's timeoutSeconds>.
+ * Nine tenths of it, so the answer leaves before the caller gives up; no limit without one.
+ */
+function callerTimeoutMs(url: string | undefined): number {
+  const query = url?.indexOf('?') ?? -1;
+  if (query < 0) return Number.POSITIVE_INFINITY;
+  const timeout = new URLSearchParams(url!.slice(query + 1)).get('timeout');
+  if (timeout === null) return Number.POSITIVE_INFINITY;
+  try {
+    return Math.max(1, Math.floor(parseDuration(timeout) * 0.9));
+  } catch {
+    return Number.POSITIVE_INFINITY;
+  }
+}
+
+/** The Content-Length the caller declared, when it declared one that is a number. */
+function declaredLength(req: IncomingMessage): number | undefined {
+  const header = req.headers['content-length'];
+  if (header === undefined || !/^\d+$/.test(header)) return undefined;
+  return Number(header);
+}
+
+/**
+ * A request whose deadline passed (or whose caller left) while it waited for room. kube-apiserver
+ * counts an HTTP error as the webhook failing, as it would count a timeout, and applies the
+ * webhook's failurePolicy; the answer only says why sooner.
+ */
+function refuseWaiting(req: IncomingMessage, res: ServerResponse, webhook: Webhook, reason: unknown, options: WebhookAppOptions): void {
+  if (res.destroyed || res.headersSent) return;
+  options.metrics.badRequests.inc({ webhook, reason: 'overloaded' });
+  options.logger.warn({ path: req.url, err: reason instanceof Error ? reason.message : String(reason) }, 'request waited for room past its deadline');
+  res.setHeader('Retry-After', '1');
+  sendStatus(res, 503, 'ServiceUnavailable', 'admission-chain is at its in-flight limit: no room for this request before its deadline');
+  req.resume();
 }
 
 /** The webhook a request URL names (the query, e.g. kube-apiserver's ?timeout=10s, ignored). */
@@ -85,7 +191,7 @@ function webhookOf(url: string | undefined): Webhook | undefined {
  * The rest of the request is read off first (as express does), so the caller gets the answer
  * rather than a reset connection.
  */
-function refuseBody(req: IncomingMessage, res: ServerResponse, webhook: Webhook, error: unknown, options: WebhookAppOptions): void {
+function refuseBody(req: IncomingMessage, res: ServerResponse, webhook: Webhook, error: unknown, options: WebhookAppOptions, maxBodyBytes: number): void {
   const type = (error as { type?: string }).type;
   let answer: [code: number, reason: string, message: string];
   if (type === 'entity.too.large') {
@@ -117,9 +223,39 @@ function contentType(req: IncomingMessage): string {
   return header.split(';')[0]!.trim().toLowerCase();
 }
 
-function reviewHandler(phase: Phase, options: WebhookAppOptions, loopLoad: Pick<LoopLoad, 'busy'>): ReviewHandler {
+function reviewHandler(phase: Phase, options: WebhookAppOptions, loopLoad: Pick<LoopLoad, 'busy'>, limits: Limits): ReviewHandler {
   const webhook = phase === 'admit' ? 'mutate' : 'validate';
-  return async (req, res, body) => {
+  return async (req, res, body, deadline, releaseBody) => {
+    let releaseWork: Release = () => {};
+    try {
+      // One pass over the bytes, before JSON.parse allocates anything.
+      const shape = jsonShape(body);
+      if (shape.depth > maxNestingDepth) {
+        options.metrics.badRequests.inc({ webhook, reason: 'too_deep' });
+        sendStatus(res, 400, 'BadRequest', `request body is nested deeper than ${maxNestingDepth} levels`);
+        return;
+      }
+      const weight = requestWeight(shape, phase);
+      if (weight > limits.working.capacity) {
+        options.metrics.badRequests.inc({ webhook, reason: 'too_heavy' });
+        sendStatus(res, 413, 'RequestEntityTooLarge', `request body would take about ${mebibytes(weight)} MiB to handle, more than the ${mebibytes(limits.working.capacity)} MiB all requests in flight may hold`);
+        return;
+      }
+      try {
+        const granted = limits.working.acquire(weight, deadline.signal);
+        releaseWork = isPromiseLike(granted) ? await granted : granted;
+      } catch (reason) {
+        refuseWaiting(req, res, webhook, reason, options);
+        return;
+      }
+      await handleBody(res, body, deadline, releaseBody);
+    } finally {
+      releaseBody();
+      releaseWork();
+    }
+  };
+
+  async function handleBody(res: ServerResponse, body: Buffer, deadline: Deadline, releaseBody: Release): Promise<void> {
     const started = performance.now();
     let parsed: unknown;
     try {
@@ -129,6 +265,8 @@ function reviewHandler(phase: Phase, options: WebhookAppOptions, loopLoad: Pick<
       sendStatus(res, 400, 'BadRequest', `request body is not valid JSON: ${(error as Error).message}`);
       return;
     }
+    // The bytes are no longer needed: let the next body in.
+    releaseBody();
     let decoded;
     try {
       decoded = decodeReview(parsed);
@@ -139,10 +277,9 @@ function reviewHandler(phase: Phase, options: WebhookAppOptions, loopLoad: Pick<
       return;
     }
     const { request } = decoded;
-    const signal = requestSignal(res, options.requestTimeoutMs);
     options.metrics.inFlight[webhook]! += 1;
     try {
-      const handled = await handleAdmission(options.chain, phase, request, signal);
+      const handled = await handleAdmission(options.chain, phase, request, deadline.signal, deadline.expiresAt);
       const { response } = handled;
       // On a busy loop the answer is written from the event loop's check phase, once every request
       // that arrived with this one has been read and handled: the answers of one loop turn then
@@ -187,7 +324,7 @@ function reviewHandler(phase: Phase, options: WebhookAppOptions, loopLoad: Pick<
     } finally {
       options.metrics.inFlight[webhook]! -= 1;
     }
-  };
+  }
 }
 
 /** Who asked what, for the request's log line (never the object, which may carry secrets). */
@@ -206,11 +343,12 @@ function requestFields(webhook: string, request: AdmissionRequest): Record<strin
 }
 
 /**
- * The request's deadline, also aborted when the caller goes away. A plain timer cleared when the
- * response is done: AbortSignal.timeout would keep every answered request's signal alive for the
- * whole deadline.
+ * The request's deadline, its signal also aborted when the caller goes away. A plain timer cleared
+ * when the response is done: AbortSignal.timeout would keep every answered request's signal alive
+ * for the whole deadline.
  */
-function requestSignal(res: ServerResponse, timeoutMs: number): AbortSignal {
+function requestDeadline(res: ServerResponse, timeoutMs: number): Deadline {
+  const expiresAt = performance.now() + timeoutMs;
   const controller = new AbortController();
   const timer = setTimeout(() => controller.abort(new DOMException('admission request deadline exceeded', 'TimeoutError')), timeoutMs);
   const onClose = () => {
@@ -218,7 +356,17 @@ function requestSignal(res: ServerResponse, timeoutMs: number): AbortSignal {
     if (!res.writableFinished) controller.abort(new Error('client closed the connection'));
   };
   res.once('close', onClose);
-  return controller.signal;
+  return { signal: controller.signal, expiresAt };
+}
+
+/** The heap a request is expected to hold: its bytes, their string, the parsed value and, to mutate, the copy. */
+function requestWeight(shape: JsonShape, phase: Phase): number {
+  const parsed = parsedBytes(shape);
+  return Math.max(minimumRequestBytes, 3 * shape.bytes + (phase === 'admit' ? 2 * parsed : parsed));
+}
+
+function mebibytes(bytes: number): string {
+  return (bytes / 1048576).toFixed(1);
 }
 
 function nextLoopTurn(): Promise<void> {

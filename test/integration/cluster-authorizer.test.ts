@@ -355,6 +355,35 @@ describe('cluster authorizer: singleflight', () => {
   });
 });
 
+describe('cluster authorizer: reviews one admission request may send', () => {
+  it('sends at most maxReviewsPerRequest per request signal, then answers no-opinion with why (fail closed)', async () => {
+    let limited = 0;
+    const { api, authorizer } = await setUp({ maxReviewsPerRequest: 3, metrics: { requestLimited: () => limited++ } });
+    const request = new AbortController().signal;
+    const answers = [];
+    for (const name of ['a', 'b', 'c', 'd', 'e']) answers.push(await authorizer.authorize(attributes({ name }), request));
+    expect(answers.map((a) => a.decision)).toEqual(['allow', 'allow', 'allow', 'no-opinion', 'no-opinion']);
+    expect(answers[3]).toEqual({ decision: 'no-opinion', reason: '', error: 'too many SubjectAccessReviews for one admission request (more than 3)' });
+    expect(api.calls.count(sar)).toBe(3);
+    expect(limited).toBe(2);
+    // Answers at hand cost nothing: the request may still ask what is cached.
+    expect((await authorizer.authorize(attributes({ name: 'a' }), request)).decision).toBe('allow');
+    // Another request has an allowance of its own.
+    expect((await authorizer.authorize(attributes({ name: 'd' }), new AbortController().signal)).decision).toBe('allow');
+    expect(api.calls.count(sar)).toBe(4);
+  });
+
+  it('lets a request join a review already in flight without counting it', async () => {
+    const { api, authorizer } = await setUp({ maxReviewsPerRequest: 1 });
+    api.inject(sar, { kind: 'latency', ms: 100 });
+    const other = authorizer.authorize(attributes({ name: 'x' }), new AbortController().signal);
+    const request = new AbortController().signal;
+    const [first, joined] = await Promise.all([authorizer.authorize(attributes({ name: 'y' }), request), authorizer.authorize(attributes({ name: 'x' }), request)]);
+    expect([first.decision, joined.decision, (await other).decision]).toEqual(['allow', 'allow', 'allow']);
+    expect(api.calls.count(sar)).toBe(2);
+  });
+});
+
 describe('cluster authorizer: deadlines and failures', () => {
   it('returns within the caller deadline when the server hangs, and caches nothing', async () => {
     const { api, authorizer } = await setUp();

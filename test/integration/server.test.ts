@@ -1,6 +1,7 @@
 // The webhook over real HTTPS: the AdmissionReview contract, every bad-input class, health,
 // certificate reload without dropping connections, and draining on shutdown.
 import { Agent, request as httpsRequest } from 'node:https';
+import { connect as tlsConnect, type ConnectionOptions, type TLSSocket } from 'node:tls';
 import { mkdir, rename, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
@@ -129,13 +130,27 @@ describe('webhook server', () => {
     expect(after.json().response.allowed).toBe(true);
   });
 
-  it('answers a deeply nested object with a denial that echoes the uid, not a dropped request', async () => {
-    const depth = 20_000;
+  const nestedPod = (uid: string, depth: number, where: 'beside' | 'inside') => {
     const nested = '{"a":'.repeat(depth) + '{}' + '}'.repeat(depth);
-    const body = JSON.stringify(podReview({ uid: 'u-deep' })).replace('"spec":{', `"deep":${nested},"spec":{`);
-    const res = await post(`${base}/mutate`, body, { ca: certs.caCert });
+    const text = JSON.stringify(podReview({ uid }));
+    // Beside the spec nothing copies or diffs it; inside a container the mutating plugins' copy does.
+    return where === 'beside' ? text.replace('"spec":{', `"deep":${nested},"spec":{`) : text.replace('"image":"nginx:1.27"', `"image":"nginx:1.27","deep":${nested}`);
+  };
+
+  it('refuses nesting deeper than kube-apiserver could have sent (Go\'s 10,000 levels) before parsing it', async () => {
+    const res = await post(`${base}/mutate`, nestedPod('u-deep', 20_000, 'beside'), { ca: certs.caCert });
+    expect(res.status).toBe(400);
+    expect(res.json()).toMatchObject({ kind: 'Status', code: 400, message: 'request body is nested deeper than 10000 levels' });
+  });
+
+  it.each(['beside', 'inside'] as const)('answers an object nested 9,990 levels deep %s what plugins change, echoing the uid', async (where) => {
+    const res = await post(`${base}/mutate`, nestedPod('u-deep', 9_990, where), { ca: certs.caCert });
     expect(res.status).toBe(200);
-    expect(res.json().response).toMatchObject({ uid: 'u-deep', allowed: false, status: { code: 500, message: 'Internal error occurred: object is nested too deeply to process' } });
+    const response = res.json().response;
+    expect(response.uid).toBe('u-deep');
+    // Either handled, or (where a copy of it runs out of stack) a denial that says why: never a dropped request.
+    if (!response.allowed) expect(response.status).toMatchObject({ code: 500, message: 'Internal error occurred: object is nested too deeply to process' });
+    if (where === 'beside') expect(response.allowed).toBe(true);
   });
 
   const review = () => podReview();
@@ -482,5 +497,226 @@ describe('a caller that goes away', () => {
     } finally {
       await server.shutdown();
     }
+  });
+});
+
+describe('limits on what callers may hold', () => {
+  const metric = async (server: RunningServer, name: string) => {
+    const text = (await get(`http://127.0.0.1:${server.metricsPort}/metrics`)).text;
+    return Number(new RegExp(`^${name}(?:\\{[^}]*\\})? (\\S+)$`, 'm').exec(text)?.[1]);
+  };
+  /** A pod review with `count` empty objects beside its spec: a small body, a large heap. */
+  const heavy = (count: number) => JSON.stringify(podReview({ pullPolicy: 'Always' })).replace('"spec":{', `"junk":[${'{},'.repeat(count)}{}],"spec":{`);
+
+  it('refuses a body whose parsed heap could not fit even alone, before parsing it', async () => {
+    const certs = await writeTestCertificates();
+    const server = await start(certs, [], { maxBodyBytes: 1024 * 1024, maxInFlightBytes: 4 * 1024 * 1024 });
+    try {
+      // 600 KB of "{}," is 200,000 objects: about 13 MiB once parsed.
+      const res = await post(`https://127.0.0.1:${server.port}/validate`, heavy(200_000), { ca: certs.caCert });
+      expect(res.status).toBe(413);
+      expect(res.json().message).toMatch(/^request body would take about \d+\.\d MiB to handle, more than the 4\.0 MiB all requests in flight may hold$/);
+      expect(await metric(server, 'admission_chain_bad_requests_total\\{webhook="validate",reason="too_heavy"\\}')).toBe(1);
+      // The same bytes as one string weigh what they are: handled.
+      const plain = JSON.stringify(podReview({ pullPolicy: 'Always' })).replace('"spec":{', `"note":"${'x'.repeat(600_000)}","spec":{`);
+      expect((await post(`https://127.0.0.1:${server.port}/validate`, plain, { ca: certs.caCert })).json().response.allowed).toBe(true);
+    } finally {
+      await server.shutdown();
+    }
+  });
+
+  it('lets a request that does not fit wait for room, in order, and answers it', async () => {
+    const certs = await writeTestCertificates();
+    const held = gate();
+    const inside = gate();
+    let calls = 0;
+    const server = await start(
+      certs,
+      [
+        validating('HoldsTheFirst', async () => {
+          if (calls++ > 0) return;
+          inside.open();
+          await held.opened;
+        }),
+      ],
+      // Room for one 3 MiB body's work at a time (and reading for two).
+      { maxBodyBytes: 3 * 1024 * 1024, maxInFlightBytes: 12 * 1024 * 1024, requestTimeoutMs: 5000 },
+    );
+    try {
+      const body = heavy(100_000); // about 8 MiB of heap each: one at a time
+      const first = post(`https://127.0.0.1:${server.port}/validate`, body, { ca: certs.caCert });
+      await inside.opened;
+      const second = post(`https://127.0.0.1:${server.port}/validate`, body, { ca: certs.caCert });
+      const third = post(`https://127.0.0.1:${server.port}/validate`, body, { ca: certs.caCert });
+      await new Promise((r) => setTimeout(r, 200));
+      expect(await metric(server, 'admission_chain_requests_waiting')).toBeGreaterThanOrEqual(1);
+      expect(calls).toBe(1);
+      held.open();
+      const answers = await Promise.all([first, second, third]);
+      expect(answers.map((a) => [a.status, a.json().response?.allowed])).toEqual([[200, true], [200, true], [200, true]]);
+      expect(await metric(server, 'admission_chain_requests_waiting')).toBe(0);
+      expect(await metric(server, 'admission_chain_in_flight_request_bytes')).toBe(0);
+    } finally {
+      held.open();
+      await server.shutdown();
+    }
+  });
+
+  it('answers 503 when no room came before the deadline (the caller applies its failurePolicy)', async () => {
+    const certs = await writeTestCertificates();
+    const held = gate();
+    const inside = gate();
+    const server = await start(
+      certs,
+      [
+        validating('Holds', async () => {
+          inside.open();
+          await held.opened;
+        }),
+      ],
+      { maxBodyBytes: 3 * 1024 * 1024, maxInFlightBytes: 12 * 1024 * 1024, requestTimeoutMs: 5000 },
+    );
+    try {
+      const body = heavy(100_000);
+      const first = post(`https://127.0.0.1:${server.port}/validate`, body, { ca: certs.caCert });
+      await inside.opened;
+      // kube-apiserver says how long it waits (the webhook's timeoutSeconds); this caller waits 300 ms.
+      const started = performance.now();
+      const waited = await post(`https://127.0.0.1:${server.port}/validate?timeout=300ms`, body, { ca: certs.caCert });
+      expect(performance.now() - started).toBeLessThan(2000);
+      expect(waited.status).toBe(503);
+      expect(waited.headers['retry-after']).toBe('1');
+      expect(waited.json()).toMatchObject({ kind: 'Status', code: 503, reason: 'ServiceUnavailable', message: 'admission-chain is at its in-flight limit: no room for this request before its deadline' });
+      expect(await metric(server, 'admission_chain_bad_requests_total\\{webhook="validate",reason="overloaded"\\}')).toBe(1);
+      held.open();
+      expect((await first).json().response.allowed).toBe(true);
+    } finally {
+      held.open();
+      await server.shutdown();
+    }
+  });
+
+  it('answers within the timeout kube-apiserver asks for, when it is shorter than --request-timeout', async () => {
+    const certs = await writeTestCertificates();
+    const server = await start(certs, [validating('Hangs', () => new Promise<void>(() => {}))], { requestTimeoutMs: 5000 });
+    try {
+      const started = performance.now();
+      const res = await post(`https://127.0.0.1:${server.port}/validate?timeout=1s`, JSON.stringify(podReview({ pullPolicy: 'Always' })), { ca: certs.caCert });
+      expect(res.json().response.status.message).toBe('Internal error occurred: admission request deadline exceeded');
+      expect(performance.now() - started).toBeLessThan(1500);
+    } finally {
+      await server.shutdown();
+    }
+  });
+
+  it('stops reading a body that has not arrived by the deadline, and lets the next one in', async () => {
+    const certs = await writeTestCertificates();
+    const server = await start(certs, [], { maxBodyBytes: 1024 * 1024, maxInFlightBytes: 4 * 1024 * 1024, requestTimeoutMs: 300 });
+    try {
+      // Two callers declare the largest body and send a byte of it: the reading budget (2 MiB) is full.
+      const stalled = [0, 1].map(
+        () =>
+          new Promise<string>((resolve) => {
+            const req = httpsRequest(`https://127.0.0.1:${server.port}/validate`, { method: 'POST', ca: certs.caCert, headers: { 'content-type': 'application/json', 'content-length': String(1024 * 1024) } });
+            req.on('error', () => resolve('closed'));
+            req.on('response', (res) => resolve(String(res.statusCode)));
+            req.write('{');
+          }),
+      );
+      expect(await Promise.all(stalled)).toEqual(['closed', 'closed']);
+      const res = await post(`https://127.0.0.1:${server.port}/validate`, JSON.stringify(podReview({ pullPolicy: 'Always' })), { ca: certs.caCert });
+      expect(res.json().response.allowed).toBe(true);
+    } finally {
+      await server.shutdown();
+    }
+  });
+
+  it('closes a connection that sends no request within the headers timeout', async () => {
+    const certs = await writeTestCertificates();
+    const server = await start(certs, [], { headersTimeoutMs: 300 });
+    try {
+      const started = performance.now();
+      const socket = tlsConnect({ host: '127.0.0.1', port: server.port, ca: certs.caCert, servername: 'localhost' });
+      await new Promise<void>((resolve, reject) => {
+        socket.once('secureConnect', resolve);
+        socket.once('error', reject);
+      });
+      await new Promise<void>((resolve) => socket.once('close', () => resolve()));
+      // Closed by the server, within the timeout and Node's one-second check.
+      expect(performance.now() - started).toBeLessThan(3000);
+    } finally {
+      await server.shutdown();
+    }
+  });
+
+  it('closes connections beyond --max-connections as they arrive, and counts them', async () => {
+    const certs = await writeTestCertificates();
+    const server = await start(certs, [], { maxConnections: 2 });
+    const sockets: TLSSocket[] = [];
+    try {
+      const open = () =>
+        new Promise<'open' | 'closed'>((resolve) => {
+          const socket = tlsConnect({ host: '127.0.0.1', port: server.port, ca: certs.caCert, servername: 'localhost' });
+          sockets.push(socket);
+          socket.once('secureConnect', () => resolve('open'));
+          socket.once('error', () => resolve('closed'));
+          socket.once('close', () => resolve('closed'));
+        });
+      expect([await open(), await open(), await open()]).toEqual(['open', 'open', 'closed']);
+      expect(await metric(server, 'admission_chain_dropped_connections_total')).toBe(1);
+    } finally {
+      for (const socket of sockets) socket.destroy();
+      await server.shutdown();
+    }
+  });
+
+  it('speaks TLS 1.3, and TLS 1.2 only with ECDHE and AEAD ciphers', async () => {
+    const certs = await writeTestCertificates();
+    const server = await start(certs);
+    const handshake = (options: ConnectionOptions) =>
+      new Promise<string>((resolve) => {
+        const socket = tlsConnect({ host: '127.0.0.1', port: server.port, ca: certs.caCert, servername: 'localhost', ...options });
+        socket.once('secureConnect', () => {
+          resolve(`${socket.getProtocol()} ${socket.getCipher().name}`);
+          socket.destroy();
+        });
+        socket.once('error', () => resolve('refused'));
+      });
+    try {
+      expect(await handshake({})).toMatch(/^TLSv1\.3 TLS_/);
+      expect(await handshake({ maxVersion: 'TLSv1.2' })).toMatch(/^TLSv1\.2 ECDHE-ECDSA-(AES\d+-GCM|CHACHA20-POLY1305)/);
+      expect(await handshake({ maxVersion: 'TLSv1.2', ciphers: 'ECDHE-ECDSA-AES128-SHA:ECDHE-ECDSA-AES256-SHA384' })).toBe('refused');
+    } finally {
+      await server.shutdown();
+    }
+  });
+});
+
+describe('client certificates (--client-ca-file)', () => {
+  it('refuses a caller without a certificate from the client CA at the handshake, and serves one with', async () => {
+    const certs = await writeTestCertificates();
+    const client = await generateCertificates({ commonName: 'kube-apiserver', clientAuth: true });
+    const stranger = await generateCertificates({ commonName: 'kube-apiserver', clientAuth: true });
+    const clientCaFile = join(certs.dir, 'client-ca.crt');
+    await writeFile(clientCaFile, client.caCert);
+    const server = await start(certs, [], { clientCaFile });
+    const url = `https://127.0.0.1:${server.port}/validate`;
+    const body = JSON.stringify(podReview({ pullPolicy: 'Always' }));
+    try {
+      await expect(post(url, body, { ca: certs.caCert })).rejects.toThrow();
+      await expect(post(url, body, { ca: certs.caCert, agent: new Agent({ cert: stranger.cert, key: stranger.key }) })).rejects.toThrow();
+      const allowed = await post(url, body, { ca: certs.caCert, agent: new Agent({ cert: client.cert, key: client.key, ca: certs.caCert }) });
+      expect(allowed.json().response.allowed).toBe(true);
+      expect(await (async () => Number(/^admission_chain_tls_handshake_failures_total (\S+)$/m.exec((await get(`http://127.0.0.1:${server.metricsPort}/metrics`)).text)?.[1]))()).toBeGreaterThanOrEqual(2);
+    } finally {
+      await server.shutdown();
+    }
+  });
+
+  it('refuses to start on a client CA file that holds no certificate', async () => {
+    const certs = await writeTestCertificates();
+    const clientCaFile = join(certs.dir, 'empty-ca.crt');
+    await writeFile(clientCaFile, '');
+    await expect(start(certs, [], { clientCaFile })).rejects.toThrow(`client CA ${clientCaFile} holds no PEM certificate`);
   });
 });

@@ -28,6 +28,8 @@ export interface ClusterAuthorizerMetrics {
   singleflightJoined?(): void;
   /** A background refresh of a cached answer near its expiry finished. */
   refreshCompleted?(observation: { result: 'success' | 'error' }): void;
+  /** A question refused because its admission request had sent as many reviews as it may. */
+  requestLimited?(): void;
   /** One per SubjectAccessReview put on the wire, retries included. */
   requestCompleted?(observation: { outcome: 'allowed' | 'denied' | 'no-opinion' | 'error'; code: string; durationSeconds: number }): void;
 }
@@ -44,6 +46,14 @@ export interface ClusterAuthorizerOptions {
   initialBackoffMs?: number;
   /** Cached answers kept at most (least recently used evicted first). */
   cacheSize?: number;
+  /** What the cached answers' keys may take together, in bytes (default 16 MiB). */
+  cacheBytes?: number;
+  /**
+   * SubjectAccessReviews one admission request (one caller signal) may put on the wire; cache hits
+   * and joins of a review already in flight are free. Beyond, the question is answered no-opinion
+   * with an error saying so, which fails closed (default 100).
+   */
+  maxReviewsPerRequest?: number;
   /**
    * A cache hit with less than this fraction of its TTL left starts a background refresh
    * (default 0.2: the last 2 s of a 10 s TTL); 0 turns refreshing off.
@@ -77,6 +87,8 @@ export function createClusterAuthorizer(options: ClusterAuthorizerOptions): Clus
     maxAttempts = 5,
     initialBackoffMs = 500,
     cacheSize = 8192,
+    cacheBytes = 16 * 1024 * 1024,
+    maxReviewsPerRequest = 100,
     refreshAheadFraction = 0.2,
     clock = systemClock,
     random = systemRandom,
@@ -86,7 +98,7 @@ export function createClusterAuthorizer(options: ClusterAuthorizerOptions): Clus
   const api = kubeConfig.makeApiClient(AuthorizationV1Api);
   const requests = createKubeRequests(kubeConfig);
   // Answers are read as decisions once, when they arrive: every hit shares that frozen result.
-  const cache = new TtlCache<Readonly<AuthorizationResult>>(cacheSize);
+  const cache = new TtlCache<Readonly<AuthorizationResult>>(cacheSize, cacheBytes);
   const keys = new ReviewKeys(cacheSize);
   // A cluster gives few distinct decisions (the reason names the binding that allowed), so
   // answers that read alike share one frozen result, reason string included, rather than each
@@ -102,6 +114,9 @@ export function createClusterAuthorizer(options: ClusterAuthorizerOptions): Clus
     return frozen;
   };
   const flights = new SingleFlight<Readonly<AuthorizationResult>>();
+  // Reviews each request has put on the wire, by its signal (one per admission request).
+  const reviewsSent = new WeakMap<AbortSignal, number>();
+  const tooManyReviews = `too many SubjectAccessReviews for one admission request (more than ${maxReviewsPerRequest})`;
   const url = `${kubeConfig.getCurrentCluster()?.server ?? ''}${reviewPath}`;
 
   async function reviewOnce(spec: V1SubjectAccessReviewSpec, signal: AbortSignal): Promise<V1SubjectAccessReviewStatus> {
@@ -161,6 +176,16 @@ export function createClusterAuthorizer(options: ClusterAuthorizerOptions): Clus
   /** A question not answered from the cache: on the wire, or joining the same question in flight. */
   async function authorizeUncached(key: ReviewKey, attributes: AuthorizationAttributes, cacheable: boolean, signal: AbortSignal | undefined): Promise<AuthorizationResult> {
     metrics.cacheMiss?.();
+    // One request must not turn into thousands of reviews (10,000 owner references, each its own
+    // question): past the limit it gets no more, and its question fails closed.
+    if (signal !== undefined && !flights.has(flatKey(key))) {
+      const sent = reviewsSent.get(signal) ?? 0;
+      if (sent >= maxReviewsPerRequest) {
+        metrics.requestLimited?.();
+        return { decision: 'no-opinion', reason: '', error: tooManyReviews };
+      }
+      reviewsSent.set(signal, sent + 1);
+    }
     const spec = subjectAccessReviewSpec(attributes);
     try {
       return await withTimeout(signal, timeoutMs, (bounded) => {

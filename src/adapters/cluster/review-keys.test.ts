@@ -141,4 +141,15 @@ describe('SubjectAccessReview cache keys', () => {
     const aliceAgain = flatKey(keys.keyFor({ user: { username: 'alice' }, resourceAttributes: base }));
     expect(new Set([alice, bob, aliceAgain]).size).toBe(3);
   });
+
+  it('hold a digest per identity, not the identity: a thousand groups cost no more than one', () => {
+    const keys = new ReviewKeys(1024);
+    const numbers = new Set<string>();
+    for (let i = 0; i < 100; i++) {
+      const groups = Array.from({ length: 1000 }, (_, g) => `team-${i}-group-${g}`);
+      numbers.add(keys.keyFor({ user: { username: `user-${i}`, groups }, resourceAttributes: base }).family);
+    }
+    expect(numbers.size).toBe(100);
+    expect(keys.identityBytes).toBe(100 * (2 * 44 + 160));
+  });
 });

@@ -6,7 +6,8 @@
 // them differing only in the owner's name.
 //
 // So a key is a family and a name. The identity's part of the spec (user, uid, groups, extra, as
-// the spec carries them) is interned to a number that is never given to any other identity; the
+// the spec carries them) is interned to a number that is never given to any other identity (the
+// table holds the identity's SHA-256, not the identity: one with a thousand groups is 50 KB); the
 // family is that number and the question's other fields, each prefixed with its length so no two
 // questions spell the same family; the name is the object's name. The last frozen identity asked
 // about keeps its number and the last family is reused while only the name changes, so a request
@@ -14,6 +15,7 @@
 // with two look-ups on strings whose hashes V8 already holds. Equal keys ⇔ equal specs: an
 // identity that falls out of the table gets a new number, which only costs its cached answers,
 // never answers someone else.
+import { createHash } from 'node:crypto';
 import type { UserInfo } from '../../api/types.ts';
 import type { AuthorizationAttributes, ResourceAttributes, SelectorAttributes } from '../../ports/authorizer.ts';
 import { TtlCache } from './ttl-cache.ts';
@@ -43,6 +45,11 @@ export class ReviewKeys {
     this.#numbers = new TtlCache<number>(maxIdentities);
   }
 
+  /** What the identity table's keys take (a digest each, whatever the identity's size). */
+  get identityBytes(): number {
+    return this.#numbers.bytes;
+  }
+
   /**
    * The question's family (the identity and every field but the name) and its name. Questions
    * with the same family and name have equal specs, and only those.
@@ -70,7 +77,7 @@ export class ReviewKeys {
 
   #identityNumber(user: UserInfo): number {
     if (user === this.#lastUser) return this.#lastUserNumber;
-    const identity = JSON.stringify(identitySpec(user));
+    const identity = createHash('sha256').update(JSON.stringify(identitySpec(user))).digest('base64');
     let number = this.#numbers.entry(identity, 0)?.value;
     if (number === undefined) {
       number = ++this.#lastNumber;

@@ -105,4 +105,24 @@ describe('TtlCache', () => {
     expect([cache.entry('new', 1)?.value, cache.entry('newer', 1)?.value]).toEqual([4, 5]);
     expect(cache.size).toBe(3);
   });
+
+  it('evicts the least recently used entries while the keys take more bytes than allowed', () => {
+    const cache = new TtlCache<number>(1_000, 3 * (2 * 1000 + 160));
+    for (let i = 0; i < 5; i++) cache.set(`${i}`.repeat(1000), i, 1_000, 0);
+    expect(cache.size).toBe(3);
+    expect(cache.bytes).toBe(3 * (2 * 1000 + 160));
+    expect(cache.entry('0'.repeat(1000), 1)).toBeUndefined();
+    expect(cache.entry('4'.repeat(1000), 1)?.value).toBe(4);
+    cache.clear();
+    expect(cache.bytes).toBe(0);
+  });
+
+  it('gives the bytes back when entries expire or are replaced', () => {
+    const cache = new TtlCache<number>(10, 1_000_000);
+    cache.set('a', 1, 10, 0, 'x');
+    cache.set('a', 2, 10, 0, 'x');
+    expect(cache.bytes).toBe(2 * 2 + 160);
+    expect(cache.entry('a', 20, 'x')).toBeUndefined();
+    expect(cache.bytes).toBe(0);
+  });
 });

@@ -34,17 +34,29 @@ export class TtlCache<V> {
   #index = new Map<string, Slot<V> | Map<string, Slot<V>>>();
   readonly #order = new Set<Slot<V>>();
   readonly #maxEntries: number;
+  readonly #maxBytes: number;
   readonly #moveAfter: number;
   #inserted = 0;
+  #bytes = 0;
 
-  constructor(maxEntries: number) {
+  /**
+   * maxBytes bounds the keys' size too (two bytes a character, as V8 may store them, plus an
+   * entry's own cost): requesters control keys, and a count bound alone lets long ones add up.
+   */
+  constructor(maxEntries: number, maxBytes = Number.POSITIVE_INFINITY) {
     if (!(maxEntries > 0)) throw new Error(`TtlCache needs a positive size, got ${maxEntries}`);
     this.#maxEntries = maxEntries;
+    this.#maxBytes = maxBytes;
     this.#moveAfter = Math.floor(maxEntries / 2);
   }
 
   get size(): number {
     return this.#order.size;
+  }
+
+  /** What the entries' keys and bookkeeping take, as counted against maxBytes. */
+  get bytes(): number {
+    return this.#bytes;
   }
 
   /** The live entry at time now, with its lifetime, or undefined (expired entries are dropped). */
@@ -73,7 +85,8 @@ export class TtlCache<V> {
     else if (held instanceof Map) held.set(subkey, slot);
     else this.#index.set(key, new Map([[held.subkey, held], [subkey, slot]]));
     this.#order.add(slot);
-    while (this.#order.size > this.#maxEntries) {
+    this.#bytes += slotBytes(slot);
+    while (this.#order.size > this.#maxEntries || this.#bytes > this.#maxBytes) {
       const oldest = this.#order.values().next();
       if (oldest.done) break;
       this.#remove(oldest.value);
@@ -83,6 +96,7 @@ export class TtlCache<V> {
   clear(): void {
     this.#index = new Map();
     this.#order.clear();
+    this.#bytes = 0;
   }
 
   #slot(key: string, subkey: string): Slot<V> | undefined {
@@ -92,7 +106,7 @@ export class TtlCache<V> {
   }
 
   #remove(slot: Slot<V>): void {
-    this.#order.delete(slot);
+    if (this.#order.delete(slot)) this.#bytes -= slotBytes(slot);
     const held = this.#index.get(slot.key);
     if (held === slot) {
       this.#index.delete(slot.key);
@@ -103,4 +117,9 @@ export class TtlCache<V> {
     // Back to a slot held directly once one subkey is left.
     if (held.size === 1) this.#index.set(slot.key, held.values().next().value!);
   }
+}
+
+/** An entry's key and subkey at two bytes a character, and its slot, map and set entries. */
+function slotBytes(slot: Slot<unknown>): number {
+  return 2 * (slot.key.length + slot.subkey.length) + 160;
 }

@@ -1,0 +1,71 @@
+import { describe, expect, it } from 'vitest';
+import { Budget, type Release } from './budget.ts';
+import { isPromiseLike } from './maybe-async.ts';
+
+const never = new AbortController().signal;
+
+describe('Budget', () => {
+  it('grants at once, without a promise, while there is room', () => {
+    const budget = new Budget(10);
+    const a = budget.acquire(6, never);
+    const b = budget.acquire(4, never);
+    expect(isPromiseLike(a) || isPromiseLike(b)).toBe(false);
+    expect(budget.used).toBe(10);
+    (a as Release)();
+    (a as Release)();
+    expect(budget.used).toBe(4);
+  });
+
+  it('makes later requests wait their turn, in arrival order, even small ones behind a large one', async () => {
+    const budget = new Budget(10);
+    const first = budget.acquire(8, never) as Release;
+    const order: string[] = [];
+    const large = Promise.resolve(budget.acquire(9, never)).then((r) => (order.push('large'), r));
+    const small = Promise.resolve(budget.acquire(1, never)).then((r) => (order.push('small'), r));
+    // 1 would fit now, but the large one came first.
+    await new Promise((r) => setTimeout(r, 5));
+    expect(order).toEqual([]);
+    expect(budget.waiting).toBe(2);
+    first();
+    (await large)();
+    (await small)();
+    expect(order).toEqual(['large', 'small']);
+    expect(budget.used).toBe(0);
+  });
+
+  it('gives up on a waiter whose signal aborts, and lets those behind it in', async () => {
+    const budget = new Budget(10);
+    const held = budget.acquire(5, never) as Release;
+    const controller = new AbortController();
+    const blocked = budget.acquire(8, controller.signal);
+    const behind = budget.acquire(5, never);
+    controller.abort(new Error('deadline'));
+    await expect(blocked).rejects.toThrow('deadline');
+    const release = await behind;
+    expect(budget.used).toBe(10);
+    expect(budget.waiting).toBe(0);
+    release();
+    held();
+    expect(budget.used).toBe(0);
+  });
+
+  it('refuses at once when the signal has already aborted, and refuses more than the whole budget', async () => {
+    const budget = new Budget(10);
+    await expect(budget.acquire(1, AbortSignal.abort(new Error('late')))).rejects.toThrow('late');
+    expect(() => budget.acquire(11, never)).toThrow(RangeError);
+    expect(budget.used).toBe(0);
+  });
+
+  it('keeps its queue small while thousands pass through it', async () => {
+    const budget = new Budget(1);
+    let release = budget.acquire(1, never) as Release;
+    const waiting = Array.from({ length: 5000 }, () => budget.acquire(1, never));
+    for (const next of waiting) {
+      release();
+      release = await next;
+    }
+    release();
+    expect(budget.used).toBe(0);
+    expect(budget.waiting).toBe(0);
+  });
+});
