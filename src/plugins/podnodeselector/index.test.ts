@@ -153,7 +153,7 @@ describe('TestPodAdmission', () => {
     const ns = namespaceNodeSelector === undefined ? namespace('testNamespace') : namespace('testNamespace', { [annotation]: namespaceNodeSelector });
     const namespaces = namespaceNodeSelector === undefined ? recordingNamespaces([], [ns]) : recordingNamespaces([ns]);
     const plugin = createPlugin(namespaces, configuration(defaultNodeSelector, { testNamespace: whitelist }), silentLogger);
-    const pod: Pod = { metadata: { name: 'testPod', namespace: 'testNamespace' }, spec: { nodeSelector: structuredClone(podNodeSelector) } };
+    const pod: Pod = { metadata: { name: 'testPod', namespace: 'testNamespace' }, spec: { nodeSelector: structuredClone(podNodeSelector) as Record<string, string> } };
     const attributes = attributesFor(pod);
 
     const admitted = await outcome(() => plugin.admit!(attributes, context));
