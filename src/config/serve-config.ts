@@ -22,6 +22,7 @@ export interface ServeConfig {
   sarAllowedTtlMs: number;
   sarDeniedTtlMs: number;
   discoveryRefreshIntervalMs: number;
+  admissionControlConfigFile: string | undefined;
 }
 
 const collect = (value: string, previous: string[] | undefined) => [...(previous ?? []), value];
@@ -49,7 +50,8 @@ export function addServeOptions(command: Command): Command {
     .addOption(opt('--drain-timeout <duration>', 'the longest we wait for in-flight requests on shutdown', 'DRAIN_TIMEOUT').default('20s'))
     .addOption(opt('--sar-allowed-ttl <duration>', 'how long an allowed SubjectAccessReview is cached', 'SAR_ALLOWED_TTL').default('10s'))
     .addOption(opt('--sar-denied-ttl <duration>', 'how long a denied SubjectAccessReview is cached', 'SAR_DENIED_TTL').default('10s'))
-    .addOption(opt('--discovery-refresh-interval <duration>', 'least time between discovery refreshes on a kind miss', 'DISCOVERY_REFRESH_INTERVAL').default('30s'));
+    .addOption(opt('--discovery-refresh-interval <duration>', 'least time between discovery refreshes on a kind miss', 'DISCOVERY_REFRESH_INTERVAL').default('30s'))
+    .addOption(opt('--admission-control-config-file <file>', "kube-apiserver's AdmissionConfiguration file: the plugins' configuration", 'ADMISSION_CONTROL_CONFIG_FILE'));
 }
 
 export interface RawServeOptions {
@@ -71,6 +73,7 @@ export interface RawServeOptions {
   sarAllowedTtl: string;
   sarDeniedTtl: string;
   discoveryRefreshInterval: string;
+  admissionControlConfigFile?: string;
 }
 
 /** Checks every flag; the error names the flag and the bad value. */
@@ -102,6 +105,7 @@ export function parseServeConfig(raw: RawServeOptions, ordered: readonly PluginD
     sarAllowedTtlMs: duration('--sar-allowed-ttl', raw.sarAllowedTtl, { min: 0 }),
     sarDeniedTtlMs: duration('--sar-denied-ttl', raw.sarDeniedTtl, { min: 0 }),
     discoveryRefreshIntervalMs: duration('--discovery-refresh-interval', raw.discoveryRefreshInterval, { min: 0 }),
+    admissionControlConfigFile: raw.admissionControlConfigFile,
   };
   if (config.port === config.metricsPort && config.port !== 0) {
     throw new Error(`--port and --metrics-port must differ (both ${config.port})`);
