@@ -7,6 +7,7 @@ import { allOperations, Operation } from '../../admission/operation.ts';
 import { silentLogger } from '../../ports/logger.ts';
 import { systemClock, systemRandom } from '../../ports/clock.ts';
 import { definition, pluginName } from './index.ts';
+import { interPodAffinityCases, term } from './upstream-cases.ts';
 
 const plugin = definition.create({ logger: silentLogger, clock: systemClock, random: systemRandom });
 const context = { signal: new AbortController().signal, annotate: () => {}, warn: () => {} };
@@ -39,43 +40,8 @@ function rejection(attributes: Attributes): StatusError | undefined {
   }
 }
 
-const selector = { matchExpressions: [{ key: 'security', operator: 'In', values: ['S2'] }] };
-const term = (topologyKey: string) => ({ labelSelector: selector, namespaces: [''], topologyKey });
-const preferredAz = [{ weight: 5, podAffinityTerm: term('az') }];
-
 describe('TestInterPodAffinityAdmission', () => {
-  it.each([
-    { name: 'empty affinity its success', affinity: {}, errorExpected: false },
-    {
-      name: 'what ever topologyKey in preferredDuringSchedulingIgnoredDuringExecution, the admission should success',
-      affinity: { podAntiAffinity: { preferredDuringSchedulingIgnoredDuringExecution: preferredAz } },
-      errorExpected: false,
-    },
-    {
-      name: 'valid topologyKey in requiredDuringSchedulingIgnoredDuringExecution, plus any topologyKey in preferredDuringSchedulingIgnoredDuringExecution, then admission success',
-      affinity: {
-        podAntiAffinity: { preferredDuringSchedulingIgnoredDuringExecution: preferredAz, requiredDuringSchedulingIgnoredDuringExecution: [term('kubernetes.io/hostname')] },
-      },
-      errorExpected: false,
-    },
-    {
-      name: 'valid topologyKey in requiredDuringSchedulingIgnoredDuringExecution then admission success',
-      affinity: { podAntiAffinity: { requiredDuringSchedulingIgnoredDuringExecution: [term('kubernetes.io/hostname')] } },
-      errorExpected: false,
-    },
-    {
-      name: 'invalid topologyKey in requiredDuringSchedulingIgnoredDuringExecution then admission fails',
-      affinity: { podAntiAffinity: { requiredDuringSchedulingIgnoredDuringExecution: [term(' zone ')] } },
-      errorExpected: true,
-    },
-    {
-      name: 'list of requiredDuringSchedulingIgnoredDuringExecution middle element topologyKey is not valid',
-      affinity: {
-        podAntiAffinity: { requiredDuringSchedulingIgnoredDuringExecution: [term('kubernetes.io/hostname'), term(' zone '), term('kubernetes.io/hostname')] },
-      },
-      errorExpected: true,
-    },
-  ])('$name', ({ affinity, errorExpected }) => {
+  it.each(interPodAffinityCases)('$name', ({ affinity, errorExpected }) => {
     // Upstream passes the operation "ignored": validation does not look at it.
     const error = rejection(attributesFor({ spec: { affinity } }));
     expect(error !== undefined).toBe(errorExpected);

@@ -7,13 +7,10 @@ import { allOperations, Operation } from '../../admission/operation.ts';
 import { silentLogger } from '../../ports/logger.ts';
 import { systemClock, systemRandom } from '../../ports/clock.ts';
 import { definition, pluginName } from './index.ts';
+import { admissionCases, makeSvc } from './upstream-cases.ts';
 
 const plugin = definition.create({ logger: silentLogger, clock: systemClock, random: systemRandom });
 const context = { signal: new AbortController().signal, annotate: () => {}, warn: () => {} };
-
-function makeSvc(...externalIPs: string[]) {
-  return { metadata: { namespace: 'test-ns', name: 'test-svc' }, spec: externalIPs.length > 0 ? { externalIPs } : {} };
-}
 
 function attributesFor(object: unknown, oldObject: unknown, overrides: Partial<Attributes> = {}): Attributes {
   return {
@@ -44,17 +41,7 @@ function rejection(attributes: Attributes): StatusError | undefined {
 }
 
 describe('TestAdmission', () => {
-  it.each([
-    { name: 'create: without externalIPs', newSvc: makeSvc(), oldSvc: undefined, fail: false },
-    { name: 'create: with externalIPs', newSvc: makeSvc('1.1.1.1'), oldSvc: undefined, fail: true },
-    { name: 'update: same externalIPs', newSvc: makeSvc('1.1.1.1', '2.2.2.2'), oldSvc: makeSvc('1.1.1.1', '2.2.2.2'), fail: false },
-    { name: 'update: reorder externalIPs', newSvc: makeSvc('1.1.1.1', '2.2.2.2'), oldSvc: makeSvc('2.2.2.2', '1.1.1.1'), fail: false },
-    { name: 'update: change externalIPs', newSvc: makeSvc('1.1.1.1', '2.2.2.2'), oldSvc: makeSvc('1.1.1.1', '3.3.3.3'), fail: true },
-    { name: 'update: add externalIPs', newSvc: makeSvc('1.1.1.1', '2.2.2.2'), oldSvc: makeSvc('1.1.1.1'), fail: true },
-    { name: 'update: erase externalIPs', newSvc: makeSvc(), oldSvc: makeSvc('1.1.1.1', '2.2.2.2'), fail: false },
-    { name: 'update: reduce externalIPs from back', newSvc: makeSvc('1.1.1.1'), oldSvc: makeSvc('1.1.1.1', '2.2.2.2'), fail: false },
-    { name: 'update: reduce externalIPs from front', newSvc: makeSvc('2.2.2.2'), oldSvc: makeSvc('1.1.1.1', '2.2.2.2'), fail: false },
-  ])('$name', ({ newSvc, oldSvc, fail }) => {
+  it.each(admissionCases)('$name', ({ newSvc, oldSvc, fail }) => {
     expect(rejection(attributesFor(newSvc, oldSvc)) !== undefined).toBe(fail);
   });
 });

@@ -10,6 +10,7 @@ import { silentLogger } from '../../ports/logger.ts';
 import { systemClock, systemRandom } from '../../ports/clock.ts';
 import { definition, pluginName } from './index.ts';
 import { isExtendedResourceName } from './extended-resource.ts';
+import { admitCases, containerRequestingExtendedResource1, tolerationFor } from './upstream-cases.ts';
 
 const plugin = definition.create({ logger: silentLogger, clock: systemClock, random: systemRandom });
 const context = { signal: new AbortController().signal, annotate: () => {}, warn: () => {} };
@@ -32,76 +33,8 @@ function attributesFor(object: unknown, overrides: Partial<Attributes> = {}): At
   };
 }
 
-const extendedResource1 = 'example.com/device-ek';
-const extendedResource2 = 'example.com/device-do';
-const containerRequestingCPU = { name: 'cpu', resources: { requests: { cpu: '2' } } };
-const containerRequestingMemory = { name: 'memory', resources: { requests: { memory: '2048' } } };
-const containerRequestingExtendedResource1 = { name: 'ek', resources: { requests: { [extendedResource1]: '1' } } };
-const containerRequestingExtendedResource2 = { name: 'do', resources: { requests: { [extendedResource2]: '2' } } };
-const tolerationFor = (key: string): Toleration => ({ key, operator: 'Exists', effect: 'NoSchedule' });
-
 describe('TestAdmit', () => {
-  it.each([
-    { description: 'empty pod without any extended resources, expect no change in tolerations', spec: {}, expected: undefined },
-    { description: 'pod with container without any extended resources, expect no change in tolerations', spec: { containers: [containerRequestingCPU] }, expected: undefined },
-    {
-      description: 'pod with init container without any extended resources, expect no change in tolerations',
-      spec: { initContainers: [containerRequestingMemory] },
-      expected: undefined,
-    },
-    {
-      description: 'pod with container with extended resource, expect toleration to be added',
-      spec: { containers: [containerRequestingExtendedResource1] },
-      expected: [tolerationFor(extendedResource1)],
-    },
-    {
-      description: 'pod with init container with extended resource, expect toleration to be added',
-      spec: { initContainers: [containerRequestingExtendedResource2] },
-      expected: [tolerationFor(extendedResource2)],
-    },
-    {
-      description: 'pod with existing tolerations and container with extended resource, expect existing tolerations to be preserved and new toleration to be added',
-      spec: {
-        containers: [containerRequestingCPU, containerRequestingExtendedResource1],
-        tolerations: [{ key: 'foo', operator: 'Equal', value: 'bar', effect: 'NoSchedule' }],
-      },
-      expected: [{ key: 'foo', operator: 'Equal', value: 'bar', effect: 'NoSchedule' }, tolerationFor(extendedResource1)],
-    },
-    {
-      description: 'pod with multiple extended resources, expect multiple tolerations to be added',
-      spec: {
-        containers: [containerRequestingMemory, containerRequestingExtendedResource1],
-        initContainers: [containerRequestingCPU, containerRequestingExtendedResource2],
-      },
-      // Sorted by key.
-      expected: [tolerationFor(extendedResource2), tolerationFor(extendedResource1)],
-    },
-    {
-      description: 'pod with container requesting extended resource and existing correct toleration, expect no change in tolerations',
-      spec: {
-        containers: [containerRequestingCPU, containerRequestingMemory, containerRequestingExtendedResource1],
-        tolerations: [tolerationFor(extendedResource1)],
-      },
-      expected: [tolerationFor(extendedResource1)],
-    },
-    {
-      description:
-        'pod with container requesting extended resource and existing toleration with the same key but different effect and value, expect existing tolerations to be preserved and new toleration to be added',
-      spec: {
-        containers: [containerRequestingCPU, containerRequestingMemory, containerRequestingExtendedResource1],
-        tolerations: [{ key: extendedResource1, operator: 'Equal', value: 'foo', effect: 'NoExecute' }],
-      },
-      expected: [{ key: extendedResource1, operator: 'Equal', value: 'foo', effect: 'NoExecute' }, tolerationFor(extendedResource1)],
-    },
-    {
-      description: 'pod with wildcard toleration and container requesting extended resource, expect existing tolerations to be preserved and new toleration to be added',
-      spec: {
-        containers: [containerRequestingCPU, containerRequestingMemory, containerRequestingExtendedResource1],
-        tolerations: [{ operator: 'Exists' }],
-      },
-      expected: [{ operator: 'Exists' }, tolerationFor(extendedResource1)],
-    },
-  ])('$description', ({ spec, expected }) => {
+  it.each(admitCases)('$description', ({ spec, expected }) => {
     const pod: Pod = { spec: structuredClone(spec) };
     // Upstream passes the operation "ignored": the plugin does not look at it.
     plugin.admit!(attributesFor(pod), context);

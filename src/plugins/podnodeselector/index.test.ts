@@ -12,6 +12,7 @@ import type { Namespace, ResourceLookup } from '../../ports/lookups.ts';
 import { namespace, recordingNamespaces } from '../../../test/support/namespaces.ts';
 import { definition, pluginName, podNodeSelector as createPlugin } from './index.ts';
 import type { PodNodeSelectorConfiguration } from './configuration.ts';
+import { podAdmissionCases } from './upstream-cases.ts';
 
 const annotation = 'scheduler.alpha.kubernetes.io/node-selector';
 const context: RequestContext = { signal: new AbortController().signal, annotate: () => {}, warn: () => {} };
@@ -53,103 +54,7 @@ async function outcome(run: () => void | Promise<void>): Promise<StatusError | u
 }
 
 describe('TestPodAdmission', () => {
-  // namespaceNodeSelector undefined: upstream's ignoreTestNamespaceNodeSelector rows, where the
-  // namespace was never put in the informer cache and is found by the live GET, unannotated.
-  it.each([
-    { testName: 'No node selectors', defaultNodeSelector: '', namespaceNodeSelector: undefined, whitelist: '', podNodeSelector: {}, mergedNodeSelector: {}, admit: true },
-    {
-      testName: 'Default node selector and no conflicts',
-      defaultNodeSelector: 'infra = false',
-      namespaceNodeSelector: undefined,
-      whitelist: '',
-      podNodeSelector: {},
-      mergedNodeSelector: { infra: 'false' },
-      admit: true,
-    },
-    {
-      testName: 'TestNamespace node selector with whitespaces and no conflicts',
-      defaultNodeSelector: '',
-      namespaceNodeSelector: ' infra = false ',
-      whitelist: '',
-      podNodeSelector: {},
-      mergedNodeSelector: { infra: 'false' },
-      admit: true,
-    },
-    {
-      testName: 'Default and namespace node selector, no conflicts',
-      defaultNodeSelector: 'infra = false',
-      namespaceNodeSelector: 'infra=true',
-      whitelist: '',
-      podNodeSelector: {},
-      mergedNodeSelector: { infra: 'true' },
-      admit: true,
-    },
-    {
-      testName: 'Empty namespace node selector and no conflicts',
-      defaultNodeSelector: 'infra = false',
-      namespaceNodeSelector: '',
-      whitelist: '',
-      podNodeSelector: {},
-      mergedNodeSelector: {},
-      admit: true,
-    },
-    {
-      testName: 'TestNamespace and pod node selector, no conflicts',
-      defaultNodeSelector: 'infra = false',
-      namespaceNodeSelector: 'infra=true',
-      whitelist: '',
-      podNodeSelector: { env: 'test' },
-      mergedNodeSelector: { infra: 'true', env: 'test' },
-      admit: true,
-    },
-    {
-      testName: 'Conflicting pod and namespace node selector, one label',
-      defaultNodeSelector: 'env = test',
-      namespaceNodeSelector: 'infra=true',
-      whitelist: '',
-      podNodeSelector: { infra: 'false' },
-      mergedNodeSelector: undefined,
-      admit: false,
-    },
-    {
-      testName: 'Conflicting pod and namespace node selector, multiple labels',
-      defaultNodeSelector: 'env=dev',
-      namespaceNodeSelector: 'infra=false, env = test',
-      whitelist: '',
-      podNodeSelector: { env: 'dev', color: 'blue' },
-      mergedNodeSelector: undefined,
-      admit: false,
-    },
-    {
-      testName: 'Merged pod node selectors satisfy the whitelist',
-      defaultNodeSelector: 'env=dev',
-      namespaceNodeSelector: 'infra=false, env = dev',
-      whitelist: 'env=dev, infra=false, color=blue',
-      podNodeSelector: { env: 'dev', color: 'blue' },
-      mergedNodeSelector: { infra: 'false', env: 'dev', color: 'blue' },
-      admit: true,
-    },
-    {
-      testName: 'Merged pod node selectors conflict with the whitelist',
-      defaultNodeSelector: 'env=dev',
-      namespaceNodeSelector: 'infra=false, env = dev',
-      whitelist: 'env=dev, infra=true, color=blue',
-      podNodeSelector: { env: 'dev', color: 'blue' },
-      mergedNodeSelector: undefined,
-      admit: false,
-    },
-    {
-      testName: 'Default node selector conflict with the whitelist',
-      defaultNodeSelector: 'env=dev',
-      // Upstream's row ignores the namespace selector, but its namespace object still carries the
-      // previous row's annotation (the rows share it); the pod is denied either way.
-      namespaceNodeSelector: 'infra=false, env = dev',
-      whitelist: 'env=prd',
-      podNodeSelector: {},
-      mergedNodeSelector: undefined,
-      admit: false,
-    },
-  ])('$testName', async ({ defaultNodeSelector, namespaceNodeSelector, whitelist, podNodeSelector, mergedNodeSelector, admit }) => {
+  it.each(podAdmissionCases)('$testName', async ({ defaultNodeSelector, namespaceNodeSelector, whitelist, podNodeSelector, mergedNodeSelector, admit }) => {
     const ns = namespaceNodeSelector === undefined ? namespace('testNamespace') : namespace('testNamespace', { [annotation]: namespaceNodeSelector });
     const namespaces = namespaceNodeSelector === undefined ? recordingNamespaces([], [ns]) : recordingNamespaces([ns]);
     const plugin = createPlugin(namespaces, configuration(defaultNodeSelector, { testNamespace: whitelist }), silentLogger);

@@ -12,6 +12,7 @@ import { namespace, recordingNamespaces } from '../../../test/support/namespaces
 import { podTolerationRestriction } from './index.ts';
 import type { PodTolerationRestrictionConfiguration } from './configuration.ts';
 import type { PodForTolerations } from './pod.ts';
+import { memoryPressure, podAdmissionCases, t } from './upstream-cases.ts';
 
 const defaultsAnnotation = 'scheduler.alpha.kubernetes.io/defaultTolerations';
 const whitelistAnnotation = 'scheduler.alpha.kubernetes.io/tolerationsWhitelist';
@@ -45,79 +46,13 @@ async function outcome(run: () => void | Promise<void>): Promise<StatusError | u
   }
 }
 
-const burstablePod = (): PodForTolerations => ({
-  metadata: { name: 'testPod', namespace: 'testNamespace' },
-  spec: { containers: [{ name: 'test', resources: { limits: { cpu: '1000m' }, requests: { cpu: '500m' } } }] },
-});
-const guaranteedPod = (): PodForTolerations => ({
-  metadata: { name: 'testPod', namespace: 'testNamespace' },
-  spec: { containers: [{ name: 'test', resources: { limits: { cpu: '1000m' }, requests: { cpu: '1000m' } } }] },
-});
-const bestEffortPod = (): PodForTolerations => ({ metadata: { name: 'testPod', namespace: 'testNamespace' }, spec: { containers: [{ name: 'test' }] } });
-
-const t = (value: string): Toleration => ({ key: 'testKey', operator: 'Equal', value, effect: 'NoSchedule' });
-const memoryPressure: Toleration = { key: 'node.kubernetes.io/memory-pressure', operator: 'Exists', effect: 'NoSchedule' };
-
 /** json.Marshal of upstream's internal api.Toleration: Go field names (decoded case-insensitively). */
 const marshalInternal = (tolerations: Toleration[]) =>
   JSON.stringify(tolerations.map((x) => ({ Key: x.key ?? '', Operator: x.operator ?? '', Value: x.value ?? '', Effect: x.effect ?? '', TolerationSeconds: x.tolerationSeconds ?? null })));
 
-interface Row {
-  testName: string;
-  pod: () => PodForTolerations;
-  defaultClusterTolerations?: Toleration[];
-  namespaceTolerations?: Toleration[];
-  whitelist?: Toleration[];
-  clusterWhitelist?: Toleration[];
-  podTolerations: Toleration[];
-  mergedTolerations?: Toleration[];
-  admit: boolean;
-}
-
 describe('TestPodAdmission', () => {
-  const rows: Row[] = [
-    { testName: 'default cluster tolerations with empty pod tolerations and nil namespace tolerations', pod: bestEffortPod, defaultClusterTolerations: [t('testValue')], podTolerations: [], mergedTolerations: [t('testValue')], admit: true },
-    { testName: 'default cluster tolerations with pod tolerations specified', pod: bestEffortPod, defaultClusterTolerations: [t('testValue')], namespaceTolerations: [], podTolerations: [t('testValue')], mergedTolerations: [t('testValue')], admit: true },
-    { testName: 'namespace tolerations', pod: bestEffortPod, defaultClusterTolerations: [], namespaceTolerations: [t('testValue')], podTolerations: [t('testValue')], mergedTolerations: [t('testValue')], admit: true },
-    { testName: 'no pod tolerations', pod: bestEffortPod, defaultClusterTolerations: [], namespaceTolerations: [t('testValue')], podTolerations: [], mergedTolerations: [t('testValue')], admit: true },
-    // Upstream asserts the merged list with ElementsMatch; the order here is the one its merge produces.
-    { testName: 'duplicate key pod and namespace tolerations', pod: bestEffortPod, defaultClusterTolerations: [], namespaceTolerations: [t('testValue')], podTolerations: [t('testValue1')], mergedTolerations: [t('testValue1'), t('testValue')], admit: true },
-    {
-      testName: 'conflicting pod and default cluster tolerations but overridden by empty namespace tolerations',
-      pod: bestEffortPod,
-      defaultClusterTolerations: [t('testValue2')],
-      namespaceTolerations: [],
-      podTolerations: [t('testValue1')],
-      mergedTolerations: [t('testValue1')],
-      admit: true,
-    },
-    { testName: 'merged pod tolerations satisfy whitelist', pod: bestEffortPod, defaultClusterTolerations: [], namespaceTolerations: [t('testValue')], whitelist: [t('testValue')], podTolerations: [], mergedTolerations: [t('testValue')], admit: true },
-    { testName: 'Override default cluster toleration by empty namespace level toleration', pod: bestEffortPod, defaultClusterTolerations: [t('testValue')], namespaceTolerations: [], podTolerations: [], mergedTolerations: [], admit: true },
-    {
-      testName: 'pod toleration conflicts with default cluster white list which is overridden by empty namespace whitelist',
-      pod: bestEffortPod,
-      whitelist: [],
-      clusterWhitelist: [t('testValue1')],
-      podTolerations: [t('testValue')],
-      mergedTolerations: [t('testValue')],
-      admit: true,
-    },
-    { testName: 'merged pod tolerations conflict with the whitelist', pod: bestEffortPod, defaultClusterTolerations: [], namespaceTolerations: [t('testValue')], whitelist: [t('testValue1')], podTolerations: [], admit: false },
-    { testName: 'added memoryPressure/DiskPressure for Burstable pod', pod: burstablePod, defaultClusterTolerations: [], namespaceTolerations: [t('testValue')], whitelist: [], podTolerations: [], mergedTolerations: [t('testValue'), memoryPressure], admit: true },
-    {
-      testName: 'Pod with duplicate key tolerations should not be modified',
-      pod: bestEffortPod,
-      defaultClusterTolerations: [],
-      namespaceTolerations: [],
-      whitelist: [],
-      podTolerations: [t('testValue'), t('testValue1')],
-      mergedTolerations: [t('testValue'), t('testValue1')],
-      admit: true,
-    },
-    { testName: 'added memoryPressure/DiskPressure for Guaranteed pod', pod: guaranteedPod, defaultClusterTolerations: [], namespaceTolerations: [t('testValue')], whitelist: [], podTolerations: [], mergedTolerations: [t('testValue'), memoryPressure], admit: true },
-  ];
 
-  it.each(rows)('$testName', async (row) => {
+  it.each(podAdmissionCases)('$testName', async (row) => {
     const annotations: Record<string, string> = {};
     if (row.namespaceTolerations !== undefined) annotations[defaultsAnnotation] = marshalInternal(row.namespaceTolerations);
     if (row.whitelist !== undefined) annotations[whitelistAnnotation] = marshalInternal(row.whitelist);
