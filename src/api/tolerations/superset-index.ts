@@ -18,21 +18,21 @@ interface Bucket {
 export class SupersetIndex {
   /** Members by identity (apiequality.Semantic.DeepEqual), counted. */
   readonly #identities = new Map<string, number>();
-  /** Exists members by [key, effect]. */
-  readonly #exists = new Map<string, Bucket>();
-  /** Equal (or empty-operator) members by [key, effect, value]. */
-  readonly #equal = new Map<string, Bucket>();
+  /** Exists members by key, then effect. Nested maps look up the strings as they are, unjoined. */
+  readonly #exists = new Map<string, Map<string, Bucket>>();
+  /** Equal (or empty-operator) members by key, then effect, then value. */
+  readonly #equal = new Map<string, Map<string, Map<string, Bucket>>>();
 
   add(toleration: TolerationFields, identity: string = identityOf(toleration)): void {
     this.#identities.set(identity, (this.#identities.get(identity) ?? 0) + 1);
     let buckets: Map<string, Bucket>;
     let bucketKey: string;
     if (toleration.operator === TolerationOperator.Exists) {
-      buckets = this.#exists;
-      bucketKey = existsKey(toleration.key, toleration.effect);
+      buckets = child(this.#exists, toleration.key);
+      bucketKey = toleration.effect;
     } else if (toleration.operator === TolerationOperator.Equal || toleration.operator === '') {
-      buckets = this.#equal;
-      bucketKey = equalKey(toleration.key, toleration.effect, toleration.value);
+      buckets = child(child(this.#equal, toleration.key), toleration.effect);
+      bucketKey = toleration.value;
     } else {
       // An unknown operator is a superset only of tolerations equal to it: the identity covers that.
       return;
@@ -63,25 +63,28 @@ export class SupersetIndex {
 
   /** `equalMembers` members equal to `toleration` sit in its own bucket and must not count there. */
   #search(toleration: TolerationFields, equalMembers: number): boolean {
-    const { key, effect, operator } = toleration;
-    const keys = key === '' ? [''] : [key, ''];
-    const effects = effect === '' ? [''] : [effect, ''];
-    for (const candidateKey of keys) {
-      for (const candidateEffect of effects) {
-        const bucket = this.#exists.get(existsKey(candidateKey, candidateEffect));
-        if (bucket === undefined) continue;
-        const own = operator === TolerationOperator.Exists && candidateKey === key && candidateEffect === effect;
-        if (covers(bucket, candidateEffect, toleration.seconds, own ? equalMembers : 0)) return true;
-      }
+    const { key, effect, operator, seconds } = toleration;
+    const own = operator === TolerationOperator.Exists ? equalMembers : 0;
+    // Exists supersets: the same key, or the empty key (every key); the same effect, or none (every effect).
+    if (this.#existsCovers(key, effect, seconds, own)) return true;
+    if (effect !== '' && this.#existsCovers(key, '', seconds, 0)) return true;
+    if (key !== '') {
+      if (this.#existsCovers('', effect, seconds, 0)) return true;
+      if (effect !== '' && this.#existsCovers('', '', seconds, 0)) return true;
     }
     // An Equal superset needs the tolerated one to say Equal itself, with the same key and value.
     if (operator !== TolerationOperator.Equal) return false;
-    for (const candidateEffect of effects) {
-      const bucket = this.#equal.get(equalKey(key, candidateEffect, toleration.value));
-      if (bucket === undefined) continue;
-      if (covers(bucket, candidateEffect, toleration.seconds, candidateEffect === effect ? equalMembers : 0)) return true;
-    }
-    return false;
+    const byEffect = this.#equal.get(key);
+    if (byEffect === undefined) return false;
+    const same = byEffect.get(effect)?.get(toleration.value);
+    if (same !== undefined && covers(same, effect, seconds, equalMembers)) return true;
+    const any = effect === '' ? undefined : byEffect.get('')?.get(toleration.value);
+    return any !== undefined && covers(any, '', seconds, 0);
+  }
+
+  #existsCovers(key: string, effect: string, seconds: number | undefined, excluded: number): boolean {
+    const bucket = this.#exists.get(key)?.get(effect);
+    return bucket !== undefined && covers(bucket, effect, seconds, excluded);
   }
 }
 
@@ -99,10 +102,12 @@ function covers(bucket: Bucket, bucketEffect: string, seconds: number | undefine
   return bucket.atMax - excluded > 0;
 }
 
-function existsKey(key: string, effect: string): string {
-  return JSON.stringify([key, effect]);
-}
-
-function equalKey(key: string, effect: string, value: string): string {
-  return JSON.stringify([key, effect, value]);
+/** The map under `key`, made empty on first use. */
+function child<V>(map: Map<string, Map<string, V>>, key: string): Map<string, V> {
+  let value = map.get(key);
+  if (value === undefined) {
+    value = new Map();
+    map.set(key, value);
+  }
+  return value;
 }
