@@ -31,6 +31,7 @@ const lookupResources: Record<keyof Lookups, LookupResource> = {
   serviceAccounts: 'serviceaccounts',
   secrets: 'secrets',
   runtimeClasses: 'runtimeclasses',
+  namespaces: 'namespaces',
 };
 
 export function createClusterBackend(

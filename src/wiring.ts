@@ -12,7 +12,7 @@ import type { AdmissionMetrics } from './observability/metrics.ts';
 import { instrumentAuthorizer } from './observability/instrument-authorizer.ts';
 import { instrumentLookups } from './observability/instrument-lookups.ts';
 import { systemClock, systemRandom } from './ports/clock.ts';
-import type { Ports } from './ports/index.ts';
+import type { PluginConfigurations, Ports } from './ports/index.ts';
 import type { Logger } from './ports/logger.ts';
 
 export interface Backend {
@@ -63,9 +63,12 @@ export function buildChain(
   selection: PluginSelection,
   backend: Pick<Backend, 'name' | 'ports'>,
   metrics?: AdmissionMetrics,
+  /** The --admission-control-config-file sections; each plugin that takes one checks it in create(). */
+  configuration?: PluginConfigurations,
 ): AdmissionChain {
   const entries: ChainEntry[] = [];
-  const ports = metrics ? instrumentPorts(backend.ports, metrics) : backend.ports;
+  const instrumented = metrics ? instrumentPorts(backend.ports, metrics) : backend.ports;
+  const ports = configuration === undefined ? instrumented : { ...instrumented, configuration };
   for (const definition of ordered) {
     if (!selection.enabled.includes(definition.name)) continue;
     for (const need of definition.needs) {

@@ -85,6 +85,25 @@ export function extractResourceName(attributes: Attributes): string {
   return 'Unknown';
 }
 
+/** apierrors.NewNotFound(qualifiedResource, name): `namespaces "x" not found`. */
+export function newNotFound(resource: GroupResource, name: string): StatusError {
+  return new StatusError({
+    status: 'Failure',
+    code: 404,
+    reason: 'NotFound',
+    message: `${groupResourceString(resource)} ${goQuote(name)} not found`,
+    details: { name, group: resource.group, kind: resource.resource },
+  });
+}
+
+/**
+ * What kube-apiserver answers when an admission plugin returns a plain Go error rather than an API
+ * status (responsewriters.ErrorToAPIStatus): code 500, the empty ("Unknown") reason, the error's text.
+ */
+export function nonStatusError(message: string, cause?: unknown): StatusError {
+  return new StatusError({ status: 'Failure', code: 500, message }, { cause });
+}
+
 /** apierrors.NewBadRequest(reason). */
 export function badRequest(message: string): StatusError {
   return new StatusError({ status: 'Failure', code: 400, reason: 'BadRequest', message });

@@ -7,6 +7,7 @@ import { handleAdmission } from '../admission/handler.ts';
 import { BadReviewError, decodeReview, isPlainObject, responseReview, type AdmissionRequest, type AdmissionResponse } from '../admission/review.ts';
 import { isOperation } from '../admission/operation.ts';
 import { parseGroupVersion, type KubeObject } from '../api/types.ts';
+import { loadAdmissionConfigurationFlag } from '../config/admission-configuration.ts';
 import { parseDuration } from '../config/duration.ts';
 import { selectPlugins } from '../config/plugins.ts';
 import { defaultEnabledPlugins, orderedPlugins } from '../plugins/index.ts';
@@ -22,6 +23,7 @@ interface ReviewOptions {
   enableAdmissionPlugins?: string[];
   disableAdmissionPlugins?: string[];
   pluginMode?: string[];
+  admissionControlConfigFile?: string;
   filename?: string;
   user?: string;
   groups?: string;
@@ -46,6 +48,7 @@ export function registerReviewCommand(program: Command, io: CliIO): void {
     .option('--enable-admission-plugins <names>', 'plugins to enable in addition to the defaults', collect)
     .option('--disable-admission-plugins <names>', 'default plugins to disable', collect)
     .option('--plugin-mode <name=mode>', 'enforce, warn or audit, per plugin (repeatable)', collect)
+    .option('--admission-control-config-file <file>', "kube-apiserver's AdmissionConfiguration file: the plugins' configuration")
     .option('-f, --filename <file>', 'build the request from this manifest instead of reading an AdmissionReview')
     .option('--user <name>', 'with -f: the requesting user', 'admin')
     .option('--groups <groups>', 'with -f: the requesting user\'s groups (comma-separated)')
@@ -73,13 +76,26 @@ async function review(file: string | undefined, options: ReviewOptions, io: CliI
   } catch (error) {
     throw new CliError((error as Error).message, 2);
   }
+  let admission;
+  try {
+    admission = await loadAdmissionConfigurationFlag(options.admissionControlConfigFile, selection.enabled, orderedPlugins.map((p) => p.name));
+  } catch (error) {
+    throw new CliError((error as Error).message, 2);
+  }
+  for (const warning of admission.warnings) io.stderr.write(`admission-chain: warning: ${warning}\n`);
   let backend;
   try {
     backend = await loadLocalBackend(options.clusterState!, silentLogger);
   } catch (error) {
     throw new CliError((error as Error).message);
   }
-  const chain = buildChain(orderedPlugins, selection, backend);
+  let chain;
+  try {
+    chain = buildChain(orderedPlugins, selection, backend, undefined, admission.configurations);
+  } catch (error) {
+    // A plugin's configuration that does not parse (PodNodeSelector's selectors, PodTolerationRestriction's tolerations).
+    throw new CliError((error as Error).message, 2);
+  }
   let timeoutMs: number;
   try {
     timeoutMs = parseDuration(options.timeout);

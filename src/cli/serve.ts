@@ -1,5 +1,6 @@
 // `admission-chain serve`: the webhook, on the cluster (default) or a local cluster-state file.
 import type { Command } from 'commander';
+import { loadAdmissionConfigurationFlag } from '../config/admission-configuration.ts';
 import { addServeOptions, parseServeConfig, type RawServeOptions, type ServeConfig } from '../config/serve-config.ts';
 import { createLogger } from '../observability/logger.ts';
 import { createMetrics } from '../observability/metrics.ts';
@@ -40,6 +41,11 @@ export async function runServer(config: ServeConfig, io: Pick<CliIO, 'stdout'>):
   const logger = createLogger(config.logLevel, io.stdout as NodeJS.WritableStream);
   const metrics = createMetrics();
   const enabled = orderedPlugins.filter((p) => config.plugins.enabled.includes(p.name));
+  // Read before the cluster is contacted: a bad file stops start-up with exit 2.
+  const admission = await loadAdmissionConfigurationFlag(config.admissionControlConfigFile, config.plugins.enabled, orderedPlugins.map((p) => p.name)).catch((error: Error) => {
+    throw new CliError(error.message, 2);
+  });
+  for (const warning of admission.warnings) logger.warn({ warning }, 'admission configuration ignored');
   const backend = await createBackend(config, logger, enabled, {
     authorization: metrics.recorders.authorization,
     discovery: metrics.recorders.discovery,
@@ -49,7 +55,7 @@ export async function runServer(config: ServeConfig, io: Pick<CliIO, 'stdout'>):
   });
   let chain;
   try {
-    chain = buildChain(orderedPlugins, config.plugins, backend, metrics);
+    chain = buildChain(orderedPlugins, config.plugins, backend, metrics, admission.configurations);
   } catch (error) {
     await backend.close();
     throw new CliError((error as Error).message, 2);

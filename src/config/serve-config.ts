@@ -27,6 +27,7 @@ export interface ServeConfig {
   maxInFlightBytes: number;
   maxConnections: number;
   maxSubjectAccessReviewsPerRequest: number;
+  admissionControlConfigFile: string | undefined;
 }
 
 const collect = (value: string, previous: string[] | undefined) => [...(previous ?? []), value];
@@ -59,7 +60,8 @@ export function addServeOptions(command: Command): Command {
     .addOption(opt('--max-request-body-bytes <bytes>', 'larger AdmissionReview bodies are refused (413)', 'MAX_REQUEST_BODY_BYTES').default(String(7 * 1024 * 1024)))
     .addOption(opt('--max-in-flight-bytes <bytes>', 'estimated heap all requests in flight may hold together; others wait for room until their deadline', 'MAX_IN_FLIGHT_BYTES').default(String(160 * 1024 * 1024)))
     .addOption(opt('--max-connections <n>', 'webhook connections open at once; more are closed on arrival', 'MAX_CONNECTIONS').default('500'))
-    .addOption(opt('--max-subject-access-reviews-per-request <n>', 'SubjectAccessReviews one admission request may send (cache hits are free); beyond, the check fails closed', 'MAX_SUBJECT_ACCESS_REVIEWS_PER_REQUEST').default('100'));
+    .addOption(opt('--max-subject-access-reviews-per-request <n>', 'SubjectAccessReviews one admission request may send (cache hits are free); beyond, the check fails closed', 'MAX_SUBJECT_ACCESS_REVIEWS_PER_REQUEST').default('100'))
+    .addOption(opt('--admission-control-config-file <file>', "kube-apiserver's AdmissionConfiguration file: the plugins' configuration", 'ADMISSION_CONTROL_CONFIG_FILE'));
 }
 
 export interface RawServeOptions {
@@ -86,6 +88,7 @@ export interface RawServeOptions {
   maxInFlightBytes: string;
   maxConnections: string;
   maxSubjectAccessReviewsPerRequest: string;
+  admissionControlConfigFile?: string;
 }
 
 /** Checks every flag; the error names the flag and the bad value. */
@@ -122,6 +125,7 @@ export function parseServeConfig(raw: RawServeOptions, ordered: readonly PluginD
     maxInFlightBytes: count('--max-in-flight-bytes', raw.maxInFlightBytes, 1024 * 1024),
     maxConnections: count('--max-connections', raw.maxConnections, 1),
     maxSubjectAccessReviewsPerRequest: count('--max-subject-access-reviews-per-request', raw.maxSubjectAccessReviewsPerRequest, 1),
+    admissionControlConfigFile: raw.admissionControlConfigFile,
   };
   // The largest body must fit the in-flight budget with room to parse it.
   if (config.maxInFlightBytes < 4 * config.maxRequestBodyBytes) {

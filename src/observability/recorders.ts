@@ -27,7 +27,7 @@ export interface DiscoveryRecorder {
 }
 
 /** The lookups a plugin may make (the keys of the Lookups port), as plural resource names. */
-export type LookupResource = 'serviceaccounts' | 'secrets' | 'runtimeclasses';
+export type LookupResource = 'serviceaccounts' | 'secrets' | 'runtimeclasses' | 'namespaces';
 
 export interface LookupRecorder {
   /** A read from the informer cache (or local state). */

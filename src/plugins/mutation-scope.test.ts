@@ -42,7 +42,7 @@ function requests(): Array<[string, AdmissionRequest]> {
       },
     }).request;
   const containers = [
-    { name: 'a', image: 'a:1', volumeMounts: [{ name: 'data', mountPath: '/data' }], env: [{ name: 'A', value: '1' }] },
+    { name: 'a', image: 'a:1', volumeMounts: [{ name: 'data', mountPath: '/data' }], env: [{ name: 'A', value: '1' }], resources: { requests: { 'example.com/gpu': '1' } } },
     { name: 'b', image: 'b:1', imagePullPolicy: 'Never' },
   ];
   out.push(['pod with a kata runtime class, every container list and volumes', pod({
@@ -64,6 +64,16 @@ const clusterState = parseClusterState(
     readFileSync(join(fixtures, 'runtimeclass/cluster-state.yaml'), 'utf8'),
     // The default account in team-a lists a pull secret, so the plugin copies it into the pod.
     'apiVersion: v1\nkind: ServiceAccount\nmetadata: {name: default, namespace: team-a}\nimagePullSecrets: [{name: registry}]',
+    // team-a's pods get a node selector and a toleration from their namespace.
+    [
+      'apiVersion: v1',
+      'kind: Namespace',
+      'metadata:',
+      '  name: team-a',
+      '  annotations:',
+      '    scheduler.alpha.kubernetes.io/node-selector: "zone=a"',
+      '    scheduler.alpha.kubernetes.io/defaultTolerations: \'[{"key":"dedicated","operator":"Equal","value":"team-a","effect":"NoSchedule"}]\'',
+    ].join('\n'),
   ].join('\n---\n'),
 );
 // Fixed names and no waiting: the two runs of a request must produce the same patch, fast.

@@ -4,6 +4,7 @@ import type { Authorizer } from './authorizer.ts';
 import type { Clock, Random } from './clock.ts';
 import type { Logger } from './logger.ts';
 import type { Lookups } from './lookups.ts';
+import type { PluginConfigurations } from './plugin-configuration.ts';
 import type { RestMapper } from './rest-mapper.ts';
 
 export interface Ports {
@@ -13,10 +14,13 @@ export interface Ports {
   authorizer?: Authorizer;
   restMapper?: RestMapper;
   lookups?: Lookups;
+  /** The --admission-control-config-file sections, for the plugins that take a configuration. */
+  configuration?: PluginConfigurations;
 }
 
 export type { Authorizer, AuthorizationAttributes, AuthorizationResult, Decision } from './authorizer.ts';
 export type { RestMapper, RestMapping, RestScope } from './rest-mapper.ts';
-export type { Lookups, ResourceLookup } from './lookups.ts';
+export type { Lookups, Namespace, ResourceLookup } from './lookups.ts';
+export type { PluginConfiguration, PluginConfigurations } from './plugin-configuration.ts';
 export type { Clock, Random } from './clock.ts';
 export type { Logger } from './logger.ts';

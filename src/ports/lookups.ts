@@ -1,5 +1,5 @@
-// Reads of cluster objects plugins need (service accounts, secrets, runtime classes): a cache
-// first, then a live read only where upstream does one.
+// Reads of cluster objects plugins need (service accounts, secrets, runtime classes, namespaces):
+// a cache first, then a live read only where upstream does one.
 import type { KubeObject } from '../api/types.ts';
 
 export interface ResourceLookup<T extends KubeObject> {
@@ -29,9 +29,17 @@ export interface RuntimeClass extends KubeObject {
   };
 }
 
+/** A Namespace as the plugins read it: its name and annotations (node selector, tolerations). */
+export type Namespace = KubeObject;
+
 export interface Lookups {
   serviceAccounts: ResourceLookup<ServiceAccount>;
   secrets: ResourceLookup<SecretReference>;
   /** RuntimeClasses are cluster-scoped: the namespace argument is "". */
   runtimeClasses: ResourceLookup<RuntimeClass>;
+  /**
+   * Namespaces are cluster-scoped: the namespace argument is "". Both backends provide it; it is
+   * optional so that a Lookups written for plugins that never read namespaces need not stub it.
+   */
+  namespaces?: ResourceLookup<Namespace>;
 }

@@ -7,3 +7,4 @@ export type { RecordedRequest } from './call-log.ts';
 export { subjectAccessReviewRouteName } from './subject-access-review.ts';
 export { ruleTableAuthorizer, type AuthorizationRule } from './rule-table-authorizer.ts';
 export * as apiStatus from './status.ts';
+export { namespaceType } from './resource-types.ts';

@@ -4,7 +4,7 @@
 // resourceVersion, annotations and type — `data` and `stringData` are never copied, and neither
 // is kubectl's last-applied-configuration annotation, which carries the whole applied Secret.
 import type { ObjectMeta } from '../../api/types.ts';
-import type { RuntimeClass, SecretReference, ServiceAccount } from '../../ports/lookups.ts';
+import type { Namespace, RuntimeClass, SecretReference, ServiceAccount } from '../../ports/lookups.ts';
 
 const lastAppliedAnnotation = 'kubectl.kubernetes.io/last-applied-configuration';
 
@@ -42,6 +42,12 @@ export function projectRuntimeClass(object: unknown): RuntimeClass {
     overhead: plain(source?.overhead),
     scheduling: plain(source?.scheduling),
   }) as RuntimeClass;
+}
+
+/** Namespaces: name, uid, resourceVersion and annotations (node selector, tolerations) only. */
+export function projectNamespace(object: unknown): Namespace {
+  const source = object as Loose;
+  return withoutUndefined({ apiVersion: 'v1', kind: 'Namespace', metadata: projectMetadata(source?.metadata) }) as Namespace;
 }
 
 function projectMetadata(value: unknown): ObjectMeta {

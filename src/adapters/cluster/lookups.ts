@@ -1,5 +1,5 @@
-// The in-cluster Lookups: ServiceAccounts, Secrets (names and types only) and RuntimeClasses from
-// informer caches (client-node ListWatch, kept alive by informer.ts and watchdog.ts), and live
+// The in-cluster Lookups: ServiceAccounts, Secrets (names and types only), RuntimeClasses and
+// Namespaces (names and annotations) from informer caches (client-node ListWatch, kept alive by informer.ts and watchdog.ts), and live
 // GETs through the typed APIs for what the plugins read when the cache misses. Readiness waits for
 // every cache's first LIST, so a fresh replica does not turn every lookup into a live GET.
 import { CoreV1Api, NodeV1Api, type KubeConfig, type V1ListMeta } from '@kubernetes/client-node';
@@ -11,10 +11,10 @@ import { withTimeout } from '../../util/signals.ts';
 import { Informer, type ListResult, type RestartReason } from './informer.ts';
 import { createKubeRequests } from './kube.ts';
 import { liveRead } from './live-read.ts';
-import { projectRuntimeClass, projectSecret, projectServiceAccount } from './lookup-objects.ts';
+import { projectNamespace, projectRuntimeClass, projectSecret, projectServiceAccount } from './lookup-objects.ts';
 import { runWatchdog } from './watchdog.ts';
 
-export type LookupResource = 'serviceaccounts' | 'secrets' | 'runtimeclasses';
+export type LookupResource = 'serviceaccounts' | 'secrets' | 'runtimeclasses' | 'namespaces';
 
 /** Observations for metrics; the wiring adapts them to Prometheus (no prom-client here). */
 export interface LookupRecorder {
@@ -47,8 +47,9 @@ export interface ClusterLookupsOptions {
   listTimeoutMs?: number;
   recorder?: LookupRecorder;
   /**
-   * Which caches to run (default all). The webhook starts only those its enabled plugins read,
-   * so it needs no RBAC on — and holds nothing of — the others; reading a disabled one throws.
+   * Which caches to run (default: service accounts, secrets and runtime classes). The webhook starts
+   * only those its enabled plugins read, so it needs no RBAC on — and holds nothing of — the others;
+   * reading a disabled one throws.
    */
   resources?: readonly LookupResource[];
 }
@@ -119,8 +120,9 @@ export function createClusterLookups(options: ClusterLookupsOptions): ClusterLoo
     (page, signal) => node.listRuntimeClass(page, requests.options(signal)),
     projectRuntimeClass,
   );
+  const namespaces = informer('namespaces', '/api/v1/namespaces', (page, signal) => core.listNamespace(page, requests.options(signal)), projectNamespace);
   const enabled = new Set<LookupResource>(options.resources ?? ['serviceaccounts', 'secrets', 'runtimeclasses']);
-  const informers = [serviceAccounts, secrets, runtimeClasses].filter((cache) => enabled.has(cache.resource as LookupResource));
+  const informers = [serviceAccounts, secrets, runtimeClasses, namespaces].filter((cache) => enabled.has(cache.resource as LookupResource));
 
   function lookup<T extends KubeObject>(
     resource: LookupResource,
@@ -185,6 +187,13 @@ export function createClusterLookups(options: ClusterLookupsOptions): ClusterLoo
       (_namespace, name, signal) => node.readRuntimeClass({ name }, requests.options(signal)),
       (_namespace, name) => `${server}/apis/node.k8s.io/v1/runtimeclasses/${name}`,
       projectRuntimeClass,
+    ),
+    namespaces: lookup(
+      'namespaces',
+      namespaces,
+      (_namespace, name, signal) => core.readNamespace({ name }, requests.options(signal)),
+      (_namespace, name) => `${server}/api/v1/namespaces/${name}`,
+      projectNamespace,
     ),
     async ready() {
       await Promise.all(informers.map((cache) => cache.whenSynced()));

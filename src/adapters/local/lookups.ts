@@ -9,6 +9,8 @@ export function createLocalLookups(state: ClusterState): Lookups {
     serviceAccounts: indexLookup(state.serviceAccounts),
     secrets: indexLookup(state.secrets),
     runtimeClasses: indexLookup(state.runtimeClasses),
+    // Namespaces are cluster-scoped: indexed by name alone, whatever metadata.namespace says.
+    namespaces: indexLookup(state.namespaces.map((namespace) => ({ ...namespace, metadata: { ...namespace.metadata, namespace: '' } }))),
   };
 }
 

@@ -5,7 +5,7 @@ import type { Pod } from '../../api/core.ts';
 import type { Attributes } from '../../admission/attributes.ts';
 import { forbidden } from '../../admission/errors.ts';
 import type { RuntimeClass } from '../../ports/lookups.ts';
-import { mergeTolerations } from './tolerations.ts';
+import { mergeTolerations } from '../../api/tolerations/merge.ts';
 
 export function setScheduling(attributes: Attributes, pod: Pod, runtimeClass: RuntimeClass | undefined): void {
   const scheduling = runtimeClass?.scheduling;

@@ -1,0 +1,96 @@
+// Upstream plugin/pkg/admission/antiaffinity/admission_test.go: TestInterPodAffinityAdmission,
+// TestHandles and TestOtherResources, every row; then the exact message of a denial.
+import { describe, expect, it } from 'vitest';
+import type { Attributes } from '../../admission/attributes.ts';
+import { isStatusError, type StatusError } from '../../admission/errors.ts';
+import { allOperations, Operation } from '../../admission/operation.ts';
+import { silentLogger } from '../../ports/logger.ts';
+import { systemClock, systemRandom } from '../../ports/clock.ts';
+import { definition, pluginName } from './index.ts';
+import { interPodAffinityCases, term } from './upstream-cases.ts';
+
+const plugin = definition.create({ logger: silentLogger, clock: systemClock, random: systemRandom });
+const context = { signal: new AbortController().signal, annotate: () => {}, warn: () => {} };
+
+function attributesFor(object: unknown, overrides: Partial<Attributes> = {}): Attributes {
+  return {
+    uid: 'uid',
+    operation: Operation.Create,
+    kind: { group: '', version: 'version', kind: 'Pod' },
+    resource: { group: '', version: 'version', resource: 'pods' },
+    subresource: '',
+    namespace: 'foo',
+    name: 'name',
+    object: object as Attributes['object'],
+    oldObject: undefined,
+    userInfo: {},
+    dryRun: false,
+    options: undefined,
+    ...overrides,
+  };
+}
+
+function rejection(attributes: Attributes): StatusError | undefined {
+  try {
+    plugin.validate!(attributes, context);
+    return undefined;
+  } catch (error) {
+    if (!isStatusError(error)) throw error;
+    return error;
+  }
+}
+
+describe('TestInterPodAffinityAdmission', () => {
+  it.each(interPodAffinityCases)('$name', ({ affinity, errorExpected }) => {
+    // Upstream passes the operation "ignored": validation does not look at it.
+    const error = rejection(attributesFor({ spec: { affinity } }));
+    expect(error !== undefined).toBe(errorExpected);
+  });
+});
+
+describe('TestHandles', () => {
+  it.each(allOperations.map((op) => [op, op === Operation.Create || op === Operation.Update] as const))('%s → %s', (op, expected) => {
+    expect(plugin.handles(op)).toBe(expected);
+    expect(plugin.admit).toBeUndefined();
+    expect(plugin.name).toBe(pluginName);
+  });
+});
+
+describe('TestOtherResources', () => {
+  const pod = { metadata: { name: 'testname', namespace: 'testnamespace' }, spec: { affinity: { podAntiAffinity: { requiredDuringSchedulingIgnoredDuringExecution: [term('zone')] } } } };
+  it.each([
+    { name: 'non-pod resource', kind: 'Foo', resource: 'foos', subresource: '', object: pod, expectError: false },
+    { name: 'pod subresource', kind: 'Pod', resource: 'pods', subresource: 'eviction', object: pod, expectError: false },
+    { name: 'non-pod object', kind: 'Pod', resource: 'pods', subresource: '', object: { apiVersion: 'v1', kind: 'Service' }, expectError: true },
+  ])('$name', ({ kind, resource, subresource, object, expectError }) => {
+    const error = rejection(
+      attributesFor(object, { namespace: 'testnamespace', name: 'testname', kind: { group: '', version: 'version', kind }, resource: { group: '', version: 'version', resource }, subresource }),
+    );
+    expect(error !== undefined).toBe(expectError);
+    if (expectError) expect(error!.status).toEqual({ status: 'Failure', code: 400, reason: 'BadRequest', message: 'Resource was marked with kind Pod but was unable to be converted' });
+  });
+});
+
+describe('what a denial says', () => {
+  it('names the pod and the topology key, as a 403', () => {
+    const error = rejection(attributesFor({ metadata: { name: 'web-1' }, spec: { affinity: { podAntiAffinity: { requiredDuringSchedulingIgnoredDuringExecution: [term('topology.kubernetes.io/zone')] } } } }));
+    expect(error!.status).toEqual({
+      status: 'Failure',
+      code: 403,
+      reason: 'Forbidden',
+      message: 'pods "web-1" is forbidden: affinity.PodAntiAffinity.RequiredDuringScheduling has TopologyKey topology.kubernetes.io/zone but only key kubernetes.io/hostname is allowed',
+      details: { name: 'web-1', group: '', kind: 'pods' },
+    });
+  });
+
+  it('uses the pod\'s own name, which is empty before generateName runs', () => {
+    const error = rejection(attributesFor({ metadata: { generateName: 'web-' }, spec: { affinity: { podAntiAffinity: { requiredDuringSchedulingIgnoredDuringExecution: [{}] } } } }, { name: '' }));
+    expect(error!.message).toBe('pods is forbidden: affinity.PodAntiAffinity.RequiredDuringScheduling has TopologyKey  but only key kubernetes.io/hostname is allowed');
+  });
+
+  it('checks UPDATE too, and a wrongly shaped term list is a 400', () => {
+    const update = attributesFor({ spec: { affinity: { podAntiAffinity: { requiredDuringSchedulingIgnoredDuringExecution: [term('zone')] } } } }, { operation: Operation.Update, oldObject: {} });
+    expect(rejection(update)!.code).toBe(403);
+    expect(rejection(attributesFor({ spec: { affinity: { podAntiAffinity: { requiredDuringSchedulingIgnoredDuringExecution: {} } } } }))!.code).toBe(400);
+  });
+});

@@ -1,0 +1,104 @@
+// PodNodeSelector (upstream plugin/pkg/admission/podnodeselector): a namespace's node selector
+// (annotation scheduler.alpha.kubernetes.io/node-selector, or the cluster default) is merged into
+// every new pod's nodeSelector, and a pod asking for other values of those labels, or for labels
+// outside its namespace's whitelist, is denied — so tenants stay on the node pools they are given.
+import type { Attributes, RequestContext } from '../../admission/attributes.ts';
+import { newForbidden } from '../../admission/errors.ts';
+import { Operation } from '../../admission/operation.ts';
+import type { AdmissionPlugin, PluginDefinition } from '../../admission/plugin.ts';
+import type { Pod } from '../../api/core.ts';
+import { labelsConflict, type LabelSet } from '../../api/labels.ts';
+import type { Logger } from '../../ports/logger.ts';
+import type { Namespace, ResourceLookup } from '../../ports/lookups.ts';
+import { isPromiseLike } from '../../util/maybe-async.ts';
+import { parseConfiguration, type PodNodeSelectorConfiguration } from './configuration.ts';
+import { namespaceNodeSelector } from './namespace-selector.ts';
+import { asPod, nodeSelectorOf } from './pod.ts';
+
+export const pluginName = 'PodNodeSelector';
+
+export const definition: PluginDefinition = {
+  name: pluginName,
+  needs: ['lookups'],
+  lookups: ['namespaces'],
+  create: (ports) => {
+    const namespaces = ports.lookups?.namespaces;
+    if (namespaces === undefined) throw new Error(`${pluginName}: missing Namespace lookups`);
+    return podNodeSelector(namespaces, parseConfiguration(ports.configuration?.for(pluginName), pluginName), ports.logger);
+  },
+};
+
+export function podNodeSelector(namespaces: ResourceLookup<Namespace>, configuration: PodNodeSelectorConfiguration, logger: Logger): AdmissionPlugin {
+  /** The pod this plugin acts on, or undefined when upstream's shouldIgnore would skip the request. */
+  const podOf = (attributes: Attributes): Pod | undefined => {
+    if (attributes.resource.group !== '' || attributes.resource.resource !== 'pods' || attributes.subresource !== '') return undefined;
+    const pod = asPod(attributes.object);
+    if (pod === undefined) logger.error({ kind: attributes.kind.kind }, 'expected pod but got another object');
+    return pod;
+  };
+
+  const withNamespaceSelector = (attributes: Attributes, context: RequestContext, check: (selector: LabelSet) => void): void | Promise<void> => {
+    const selector = namespaceNodeSelector(namespaces, attributes.namespace, configuration, context.signal);
+    if (isPromiseLike(selector)) return selector.then(check);
+    check(selector);
+  };
+
+  return {
+    name: pluginName,
+    handles: (operation) => operation === Operation.Create,
+    mutates: [['spec', 'nodeSelector']],
+
+    admit(attributes, context) {
+      const pod = podOf(attributes);
+      if (pod === undefined) return;
+      return withNamespaceSelector(attributes, context, (namespaceSelector) => {
+        const podSelector = nodeSelectorOf(pod);
+        if (labelsConflict(namespaceSelector, podSelector)) throw conflict(attributes, pod);
+        mergeInto(pod, namespaceSelector, podSelector);
+        // Upstream's Admit ends by running Validate on the merged pod.
+        checkWhitelist(attributes, pod, configuration);
+      });
+    },
+
+    validate(attributes, context) {
+      const pod = podOf(attributes);
+      if (pod === undefined) return;
+      return withNamespaceSelector(attributes, context, (namespaceSelector) => {
+        if (labelsConflict(namespaceSelector, nodeSelectorOf(pod))) throw conflict(attributes, pod);
+        checkWhitelist(attributes, pod, configuration);
+      });
+    },
+  };
+}
+
+/** labels.Merge(namespace, pod): the namespace's labels the pod lacks are added; the pod's stay. */
+function mergeInto(pod: Pod, namespaceSelector: LabelSet, podSelector: LabelSet): void {
+  const added: Record<string, string> = {};
+  let adding = false;
+  for (const [key, value] of namespaceSelector) {
+    if (podSelector.has(key)) continue;
+    added[key] = value;
+    adding = true;
+  }
+  // Upstream always assigns a map; an empty one is the same on the wire as none.
+  if (!adding) return;
+  pod.spec = { ...pod.spec, nodeSelector: { ...pod.spec?.nodeSelector, ...added } };
+}
+
+function checkWhitelist(attributes: Attributes, pod: Pod, configuration: PodNodeSelectorConfiguration): void {
+  const whitelist = configuration.whitelists.get(attributes.namespace);
+  if (whitelist === undefined || whitelist.size === 0) return;
+  for (const [key, value] of nodeSelectorOf(pod)) {
+    if (whitelist.get(key) !== value) throw forbidden(attributes, pod, 'pod node label selector labels conflict with its namespace whitelist');
+  }
+}
+
+function conflict(attributes: Attributes, pod: Pod) {
+  return forbidden(attributes, pod, 'pod node label selector conflicts with its namespace node label selector');
+}
+
+/** errors.NewForbidden(resource, pod.Name, err): the pod's own name, "" before generateName runs. */
+function forbidden(attributes: Attributes, pod: Pod, reason: string) {
+  const name = pod.metadata?.name;
+  return newForbidden(attributes.resource, typeof name === 'string' ? name : '', reason);
+}

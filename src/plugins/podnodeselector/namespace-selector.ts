@@ -1,0 +1,49 @@
+// The node selector a namespace imposes (upstream getNamespaceNodeSelectorMap): its
+// scheduler.alpha.kubernetes.io/node-selector annotation when it has one (even ""), else the
+// cluster default. The namespace comes from the informer cache, or one live GET when the cache does
+// not have it yet; upstream reports every failure of that GET as "namespace <name> does not exist".
+import { abortedError, internalError, nonStatusError } from '../../admission/errors.ts';
+import { convertSelectorToLabelsMap, SelectorError, type LabelSet } from '../../api/labels.ts';
+import type { Namespace, ResourceLookup } from '../../ports/lookups.ts';
+import { isPromiseLike, type MaybePromise } from '../../util/maybe-async.ts';
+import type { PodNodeSelectorConfiguration } from './configuration.ts';
+
+export const nodeSelectorAnnotation = 'scheduler.alpha.kubernetes.io/node-selector';
+
+export function namespaceNodeSelector(
+  namespaces: ResourceLookup<Namespace>,
+  name: string,
+  configuration: PodNodeSelectorConfiguration,
+  signal: AbortSignal,
+): MaybePromise<LabelSet> {
+  const found = readNamespace(namespaces, name, signal);
+  return isPromiseLike(found) ? found.then((namespace) => selectorOf(namespace, configuration)) : selectorOf(found, configuration);
+}
+
+function readNamespace(namespaces: ResourceLookup<Namespace>, name: string, signal: AbortSignal): MaybePromise<Namespace> {
+  const cached = namespaces.cached('', name);
+  if (cached !== undefined) return cached;
+  const doesNotExist = () => internalError(`namespace ${name} does not exist`);
+  return namespaces.live('', name, signal).then(
+    (live) => {
+      if (live === undefined) throw doesNotExist();
+      return live;
+    },
+    (error: unknown) => {
+      if (signal.aborted) throw abortedError(signal.reason, ` while reading namespace ${name}`);
+      throw doesNotExist();
+    },
+  );
+}
+
+function selectorOf(namespace: Namespace, configuration: PodNodeSelectorConfiguration): LabelSet {
+  const annotation = namespace.metadata?.annotations?.[nodeSelectorAnnotation];
+  if (typeof annotation !== 'string') return configuration.clusterDefaultNodeSelector;
+  try {
+    return convertSelectorToLabelsMap(annotation);
+  } catch (error) {
+    // Upstream returns the parse error as it is: kube-apiserver reports it as a 500.
+    if (error instanceof SelectorError) throw nonStatusError(error.message, error);
+    throw error;
+  }
+}

@@ -1,0 +1,94 @@
+// PodTolerationRestriction (upstream plugin/pkg/admission/podtolerationrestriction): new pods get
+// their namespace's default tolerations (annotation scheduler.alpha.kubernetes.io/defaultTolerations,
+// else the cluster-wide default), and a pod whose tolerations are not all covered by its namespace's
+// whitelist (or the cluster's) is denied — so tenants cannot tolerate their way onto tainted nodes.
+import type { Attributes } from '../../admission/attributes.ts';
+import { nonStatusError } from '../../admission/errors.ts';
+import { Operation } from '../../admission/operation.ts';
+import type { AdmissionPlugin, PluginDefinition } from '../../admission/plugin.ts';
+import type { Toleration } from '../../api/core.ts';
+import { mergeTolerations, verifyAgainstWhitelist } from '../../api/tolerations/merge.ts';
+import { fieldsOf, tolerationJson } from '../../api/tolerations/toleration.ts';
+import type { Logger } from '../../ports/logger.ts';
+import type { Namespace, ResourceLookup } from '../../ports/lookups.ts';
+import { runSteps, settled, type MaybePromise, type Steps } from '../../util/maybe-async.ts';
+import { parseConfiguration, type PodTolerationRestrictionConfiguration } from './configuration.ts';
+import { annotatedTolerations, defaultTolerationsAnnotation, namespaceOnce, tolerationsWhitelistAnnotation } from './namespace-tolerations.ts';
+import { asPod, type PodForTolerations } from './pod.ts';
+import { isBestEffort } from './qos.ts';
+
+export const pluginName = 'PodTolerationRestriction';
+
+/** Every pod that is not BestEffort tolerates memory pressure (upstream adds it unconditionally). */
+type NamespaceSource = () => MaybePromise<Namespace>;
+
+const memoryPressureToleration: Toleration = { key: 'node.kubernetes.io/memory-pressure', operator: 'Exists', effect: 'NoSchedule' };
+
+export const definition: PluginDefinition = {
+  name: pluginName,
+  needs: ['lookups'],
+  lookups: ['namespaces'],
+  create: (ports) => {
+    const namespaces = ports.lookups?.namespaces;
+    if (namespaces === undefined) throw new Error(`${pluginName}: missing Namespace lookups`);
+    return podTolerationRestriction(namespaces, parseConfiguration(ports.configuration?.for(pluginName), pluginName), ports.logger);
+  },
+};
+
+export function podTolerationRestriction(
+  namespaces: ResourceLookup<Namespace>,
+  configuration: PodTolerationRestrictionConfiguration,
+  logger: Logger,
+): AdmissionPlugin {
+  /** The pod this plugin acts on, or undefined when upstream's shouldIgnore would skip the request. */
+  const podOf = (attributes: Attributes): PodForTolerations | undefined => {
+    if (attributes.resource.group !== '' || attributes.resource.resource !== 'pods' || attributes.subresource !== '') return undefined;
+    const pod = asPod(attributes.object);
+    if (pod === undefined) logger.error({ kind: attributes.kind.kind }, 'expected pod but got another object');
+    return pod;
+  };
+
+  function* admitSteps(attributes: Attributes, pod: PodForTolerations, namespace: NamespaceSource): Steps<void> {
+    let extra: Toleration[] = [];
+    if (attributes.operation === Operation.Create) {
+      const defaults = annotatedTolerations(yield* settled(namespace()), defaultTolerationsAnnotation);
+      // A namespace that sets none falls back to the cluster's defaults.
+      extra = (defaults ?? configuration.default).map((t) => tolerationJson(fieldsOf(t)));
+    }
+    if (!isBestEffort(pod)) extra.push({ ...memoryPressureToleration });
+    if (extra.length > 0) pod.spec = { ...pod.spec, tolerations: mergeTolerations(pod.spec?.tolerations ?? [], extra) };
+    // Upstream's Admit ends by running Validate on the merged pod.
+    yield* validateSteps(pod, namespace);
+  }
+
+  function* validateSteps(pod: PodForTolerations, namespace: NamespaceSource): Steps<void> {
+    const tolerations = pod.spec?.tolerations ?? [];
+    if (tolerations.length === 0) return;
+    let whitelist = annotatedTolerations(yield* settled(namespace()), tolerationsWhitelistAnnotation);
+    let scope = 'namespace';
+    if (whitelist === undefined) {
+      whitelist = [...configuration.whitelist];
+      scope = 'cluster';
+    }
+    if (whitelist.length > 0 && !verifyAgainstWhitelist(tolerations, whitelist)) {
+      throw nonStatusError(`pod tolerations (possibly merged with namespace default tolerations) conflict with its ${scope} whitelist`);
+    }
+  }
+
+  return {
+    name: pluginName,
+    handles: (operation) => operation === Operation.Create || operation === Operation.Update,
+    mutates: [['spec', 'tolerations']],
+    // Synchronous when the namespace is in the cache: a promise only when a live read is needed.
+    admit(attributes, context) {
+      const pod = podOf(attributes);
+      if (pod === undefined) return;
+      return runSteps(admitSteps(attributes, pod, namespaceOnce(namespaces, attributes.namespace, context.signal)));
+    },
+    validate(attributes, context) {
+      const pod = podOf(attributes);
+      if (pod === undefined) return;
+      return runSteps(validateSteps(pod, namespaceOnce(namespaces, attributes.namespace, context.signal)));
+    },
+  };
+}

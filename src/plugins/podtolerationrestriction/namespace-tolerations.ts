@@ -1,0 +1,50 @@
+// A namespace's default tolerations and whitelist (upstream getNamespace and extractNSTolerations):
+// the namespace from the informer cache, or one live GET when the cache does not have it yet (a
+// NotFound is returned as it is, any other failure as an internal error); then its annotation:
+// absent means "none set" (the cluster-wide configuration applies), "" means an empty list.
+import { abortedError, internalError, newNotFound, nonStatusError } from '../../admission/errors.ts';
+import type { Toleration } from '../../api/core.ts';
+import type { Namespace, ResourceLookup } from '../../ports/lookups.ts';
+import { isPromiseLike, type MaybePromise } from '../../util/maybe-async.ts';
+import { decodeTolerations, TolerationJsonError } from './toleration-json.ts';
+
+export const defaultTolerationsAnnotation = 'scheduler.alpha.kubernetes.io/defaultTolerations';
+export const tolerationsWhitelistAnnotation = 'scheduler.alpha.kubernetes.io/tolerationsWhitelist';
+
+export function readNamespace(namespaces: ResourceLookup<Namespace>, name: string, signal: AbortSignal): MaybePromise<Namespace> {
+  const cached = namespaces.cached('', name);
+  if (cached !== undefined) return cached;
+  return namespaces.live('', name, signal).then(
+    (live) => {
+      if (live === undefined) throw newNotFound({ group: '', resource: 'namespaces' }, name);
+      return live;
+    },
+    (error: unknown) => {
+      if (signal.aborted) throw abortedError(signal.reason, ` while reading namespace ${name}`);
+      throw internalError(error instanceof Error ? error.message : String(error), error);
+    },
+  );
+}
+
+/** The namespace, read at most once per plugin call, and only if asked for. */
+export function namespaceOnce(namespaces: ResourceLookup<Namespace>, name: string, signal: AbortSignal): () => MaybePromise<Namespace> {
+  let read: MaybePromise<Namespace> | undefined;
+  return () => {
+    read ??= readNamespace(namespaces, name, signal);
+    if (isPromiseLike(read)) read.then((namespace) => (read = namespace), () => {});
+    return read;
+  };
+}
+
+/** The annotation's tolerations; undefined when the annotation is not set. Malformed JSON fails the request (a 500, as upstream's plain error). */
+export function annotatedTolerations(namespace: Namespace, annotation: string): Toleration[] | undefined {
+  const value = namespace.metadata?.annotations?.[annotation];
+  if (typeof value !== 'string') return undefined;
+  if (value === '') return [];
+  try {
+    return decodeTolerations(value);
+  } catch (error) {
+    if (error instanceof TolerationJsonError) throw nonStatusError(error.message, error);
+    throw error;
+  }
+}
