@@ -5,6 +5,7 @@ import { logLevels, type LogLevel } from '../observability/logger.ts';
 import { parseDuration } from './duration.ts';
 import { selectPlugins, type PluginSelection } from './plugins.ts';
 import type { PluginDefinition } from '../admission/plugin.ts';
+import { addManagementOptions, parseManagementOptions, type ManagementConfig, type RawManagementOptions } from '../registration/options.ts';
 
 export interface ServeConfig {
   host: string | undefined;
@@ -22,6 +23,8 @@ export interface ServeConfig {
   sarAllowedTtlMs: number;
   sarDeniedTtlMs: number;
   discoveryRefreshIntervalMs: number;
+  /** Registration in the webhook configurations and self-managed TLS (src/registration). */
+  management?: ManagementConfig;
 }
 
 const collect = (value: string, previous: string[] | undefined) => [...(previous ?? []), value];
@@ -31,7 +34,7 @@ function opt(flags: string, description: string, env: string): Option {
 }
 
 export function addServeOptions(command: Command): Command {
-  return command
+  command
     .addOption(opt('--bind-address <host>', 'address to listen on (default: all)', 'BIND_ADDRESS'))
     .addOption(opt('--port <port>', 'HTTPS port for /mutate and /validate', 'PORT').default('8443'))
     .addOption(opt('--metrics-port <port>', 'plain-HTTP port for /livez, /readyz, /healthz and /metrics', 'METRICS_PORT').default('8080'))
@@ -50,9 +53,10 @@ export function addServeOptions(command: Command): Command {
     .addOption(opt('--sar-allowed-ttl <duration>', 'how long an allowed SubjectAccessReview is cached', 'SAR_ALLOWED_TTL').default('10s'))
     .addOption(opt('--sar-denied-ttl <duration>', 'how long a denied SubjectAccessReview is cached', 'SAR_DENIED_TTL').default('10s'))
     .addOption(opt('--discovery-refresh-interval <duration>', 'least time between discovery refreshes on a kind miss', 'DISCOVERY_REFRESH_INTERVAL').default('30s'));
+  return addManagementOptions(command);
 }
 
-export interface RawServeOptions {
+export interface RawServeOptions extends RawManagementOptions {
   bindAddress?: string;
   port: string;
   metricsPort: string;
@@ -102,6 +106,7 @@ export function parseServeConfig(raw: RawServeOptions, ordered: readonly PluginD
     sarAllowedTtlMs: duration('--sar-allowed-ttl', raw.sarAllowedTtl, { min: 0 }),
     sarDeniedTtlMs: duration('--sar-denied-ttl', raw.sarDeniedTtl, { min: 0 }),
     discoveryRefreshIntervalMs: duration('--discovery-refresh-interval', raw.discoveryRefreshInterval, { min: 0 }),
+    management: parseManagementOptions(raw),
   };
   if (config.port === config.metricsPort && config.port !== 0) {
     throw new Error(`--port and --metrics-port must differ (both ${config.port})`);
