@@ -13,6 +13,7 @@ export interface ServeConfig {
   metricsPort: number;
   tlsCertFile: string;
   tlsPrivateKeyFile: string;
+  clientCaFile: string | undefined;
   clusterState: string | undefined;
   kubeconfig: string | undefined;
   plugins: PluginSelection;
@@ -40,6 +41,7 @@ export function addServeOptions(command: Command): Command {
     .addOption(opt('--metrics-port <port>', 'plain-HTTP port for /livez, /readyz, /healthz and /metrics', 'METRICS_PORT').default('8080'))
     .addOption(opt('--tls-cert-file <file>', 'serving certificate (PEM); re-read when it changes', 'TLS_CERT_FILE'))
     .addOption(opt('--tls-private-key-file <file>', 'serving private key (PEM); re-read when it changes', 'TLS_PRIVATE_KEY_FILE'))
+    .addOption(opt('--client-ca-file <file>', 'CA bundle (PEM) that signs the client certificates the webhook port requires', 'CLIENT_CA_FILE'))
     .addOption(opt('--cluster-state <file>', 'answer from a local cluster-state file instead of the cluster', 'CLUSTER_STATE'))
     .addOption(opt('--kubeconfig <file>', 'kubeconfig for the cluster backend (default: KUBECONFIG, then ~/.kube/config, then in-cluster)', 'KUBECONFIG'))
     .addOption(opt('--enable-admission-plugins <names>', 'plugins to enable in addition to the defaults (comma-separated, repeatable)', 'ENABLE_ADMISSION_PLUGINS').argParser(collect))
@@ -62,6 +64,7 @@ export interface RawServeOptions extends RawManagementOptions {
   metricsPort: string;
   tlsCertFile?: string;
   tlsPrivateKeyFile?: string;
+  clientCaFile?: string;
   clusterState?: string;
   kubeconfig?: string;
   enableAdmissionPlugins?: string[] | string;
@@ -91,6 +94,7 @@ export function parseServeConfig(raw: RawServeOptions, ordered: readonly PluginD
     metricsPort: port('--metrics-port', raw.metricsPort),
     tlsCertFile: raw.tlsCertFile,
     tlsPrivateKeyFile: raw.tlsPrivateKeyFile,
+    clientCaFile: raw.clientCaFile,
     clusterState: raw.clusterState,
     kubeconfig: raw.kubeconfig,
     plugins: selectPlugins(ordered, defaults, {
