@@ -68,7 +68,7 @@ export async function startManagement(settings: ManagementSettings, logger: Logg
           throw new Error(`self-managed TLS: ${(error as Error).message}`);
         }
         log.warn({ err: (error as Error).message, attempt }, 'self-managed TLS not ready yet; retrying');
-        await clock.sleep(retryMs * attempt, stopping.signal).catch(() => {});
+        await clock.sleep(Math.min(retryMs, settings.reconcileIntervalMs) * attempt, stopping.signal).catch(() => {});
       }
     }
   }
