@@ -712,7 +712,7 @@ describe('chart ships the monitoring of charts/admission-chain/files', () => {
     expect(rule.apiVersion).toBe('monitoring.coreos.com/v1');
     expect(rule.metadata).toMatchObject({ name: fullname, namespace: defaultNamespace });
     expect(rule.metadata.labels).toMatchObject({ 'app.kubernetes.io/name': 'admission-chain', 'app.kubernetes.io/instance': defaultRelease, release: 'kube-prometheus-stack' });
-    expect(rule.spec.groups.map((g) => g.name)).toEqual(['admission-chain.recording', 'admission-chain.alerts']);
+    expect(rule.spec.groups.map((g) => g.name)).toEqual(['admission-chain.recording', 'admission-chain.alerts', 'admission-chain.availability']);
     expect(rule.spec).toEqual({ groups: ruleFile.groups });
     // Prometheus' own template syntax reaches the PrometheusRule untouched by Helm's.
     expect(JSON.stringify(rule.spec)).toContain('{{ $labels.type }}');
