@@ -79,6 +79,19 @@ export function runHelm(command: 'template' | 'lint', input: ChartInput = {}): H
   }
 }
 
+/** helm with the given arguments as written (a documented command), isolated from the user's helm config. */
+export function runHelmArgs(args: string[]): HelmResult {
+  const scratch = mkdtempSync(join(tmpdir(), 'admission-chain-helm-'));
+  try {
+    const env = { ...process.env, HELM_CACHE_HOME: join(scratch, 'cache'), HELM_CONFIG_HOME: join(scratch, 'config'), HELM_DATA_HOME: join(scratch, 'data') };
+    const result = spawnSync(helmPath(), args, { encoding: 'utf8', env, cwd: repoRoot });
+    if (result.error) throw result.error;
+    return { status: result.status, stdout: result.stdout, stderr: result.stderr };
+  } finally {
+    rmSync(scratch, { recursive: true, force: true });
+  }
+}
+
 /** `helm template`, which must succeed, parsed into objects (empty documents dropped). */
 export function renderChart(input: ChartInput = {}): KubeObject[] {
   const result = runHelm('template', input);

@@ -11,6 +11,7 @@ import type { KubeObject } from '../deploy/helm.ts';
 import { isHook } from '../deploy/helm.ts';
 import { secretType, startPretendCluster, type PretendCluster } from './cluster.ts';
 import { clusterState, demoCluster, fixture } from './scenarios.ts';
+import { webhookConfigurationTypes, type WebhookConfiguration } from './webhook-configurations.ts';
 
 let cluster: PretendCluster | undefined;
 afterEach(async () => {
@@ -73,6 +74,25 @@ describe('before a replica answers', () => {
     await c.kubectl('delete', 'pod', 'web', '-n', 'admission-chain-demo');
     const result = await c.kubectl('apply', '--dry-run=server', '-f', 'examples/pod.yaml', '-o', 'jsonpath={.spec.containers[*].imagePullPolicy}');
     expect(result).toEqual({ code: 0, stdout: 'Always', stderr: '' });
+  });
+});
+
+describe('a hand edit to fail open during an outage', () => {
+  it('stays until a replica answers through the Service again, then Fail comes back', async () => {
+    cluster = await demoCluster();
+    const c = cluster;
+    const validatingType = webhookConfigurationTypes.validating;
+    const policy = () => (c.standIn.store.get(validatingType, '', 'ac-admission-chain') as unknown as WebhookConfiguration).webhooks?.[0]?.failurePolicy;
+    c.routeServiceTo(await closedPort());
+    const edited = c.standIn.store.get(validatingType, '', 'ac-admission-chain') as unknown as WebhookConfiguration;
+    edited.webhooks![0]!.failurePolicy = 'Ignore';
+    c.standIn.store.put(validatingType, edited as unknown as KubeObject);
+    await sleep(1_000);
+    expect(policy()).toBe('Ignore');
+    c.routeServiceTo();
+    const deadline = Date.now() + 10_000;
+    while (policy() !== 'Fail' && Date.now() < deadline) await sleep(50);
+    expect(policy()).toBe('Fail');
   });
 });
 
