@@ -3,7 +3,7 @@
 // every required name, renewed well before it expires. Anything unreadable is replaced.
 import { X509Certificate, createPrivateKey } from 'node:crypto';
 import { isIP } from 'node:net';
-import { generateAuthority, issueServingCertificate } from '../tls/generate.ts';
+import type { KeyPairPem } from '../tls/generate.ts';
 import { joinPem, pemBlocks } from './pem.ts';
 import { backdateMs, caOverlapMs, caRenewBeforeMs, type CertificatePolicy } from './policy.ts';
 
@@ -52,7 +52,7 @@ export async function planSecret(current: SecretContents, policy: CertificatePol
     reasons.push(problem);
     const notBefore = nowMs - backdateMs;
     const notAfter = Math.min(nowMs + policy.durationMs, time(signer.x509.validTo));
-    serving = await issueServingCertificate({
+    serving = await (await generator()).issueServingCertificate({
       authority: signer,
       commonName: policy.commonName,
       names: [...policy.names],
@@ -112,6 +112,10 @@ function servingProblem(serving: { cert: string; key: string }, signer: Authorit
 
 async function newAuthority(policy: CertificatePolicy, nowMs: number): Promise<Authority> {
   const notBefore = new Date(nowMs - backdateMs);
-  const pair = await generateAuthority(`${policy.commonName} CA ${new Date(nowMs).toISOString()}`, { notBefore, notAfter: new Date(nowMs + policy.caDurationMs) });
+  const pair: KeyPairPem = await (await generator()).generateAuthority(`${policy.commonName} CA ${new Date(nowMs).toISOString()}`, { notBefore, notAfter: new Date(nowMs + policy.caDurationMs) });
   return { ...pair, x509: new X509Certificate(pair.cert) };
 }
+
+// The certificate library (about 6 MiB resident) loads only in a replica that issues something;
+// replicas that adopt what the Secret holds check it with node:crypto alone.
+const generator = () => import('../tls/generate.ts');
