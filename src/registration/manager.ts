@@ -92,7 +92,7 @@ export async function startManagement(settings: ManagementSettings, logger: Logg
             return bundle.trim() === '' ? undefined : bundle;
           },
           notReady: () => notReady(),
-          probe: (webhook) => probeWebhook(webhook, { timeoutMs: probeTimeoutMs, ...(overrides.redirect ? { redirect: overrides.redirect } : {}) }),
+          probe: (webhook) => probeWebhook(webhook, { timeoutMs: probeTimeoutMs, signal: stopping.signal, ...(overrides.redirect ? { redirect: overrides.redirect } : {}) }),
           logger: log,
         });
 

@@ -18,6 +18,8 @@ export type Redirect = (host: string, port: number) => { host: string; port: num
 export interface ProbeOptions {
   timeoutMs: number;
   redirect?: Redirect;
+  /** Ends the probe early (shutdown). */
+  signal?: AbortSignal;
 }
 
 interface Target {
@@ -63,6 +65,7 @@ export function probeWebhook(webhook: WebhookJson, options: ProbeOptions): Promi
         ca,
         rejectUnauthorized: true,
         agent: false,
+        ...(options.signal ? { signal: options.signal } : {}),
         headers: { 'Content-Type': 'application/json', Accept: 'application/json', 'Content-Length': Buffer.byteLength(body) },
       },
       (res) => {
