@@ -182,6 +182,8 @@ Requests that must never reach the webhook whatever the rules say: our own Subje
 the API server's TokenReviews (calling out for them would recurse or stall authentication), Leases
 (leader election and node heartbeats, every few seconds) and Nodes (cluster-scoped, so no
 namespaceSelector can exclude them). Rules cannot subtract from ORPE's all-resources rule, so CEL does it.
+With ORPE on, the kubelet's pods/status updates are left out as well: ORPE lets them through unchecked
+and no other plugin looks at a status subresource, yet owned pods' updates carry ownerReferences.
 */}}
 {{- define "admission-chain.matchConditions" -}}
 {{- $root := index . 0 }}
