@@ -1,10 +1,11 @@
-// The admission-chain command line: serve, review and authorize.
+// The admission-chain command line: serve, review, authorize and unregister.
 import { readFileSync } from 'node:fs';
 import { Command, CommanderError } from 'commander';
 import { CliError, processIO, type CliIO } from './io.ts';
 import { registerAuthorizeCommand } from './authorize.ts';
 import { registerReviewCommand } from './review.ts';
 import { registerServeCommand } from './serve.ts';
+import { registerUnregisterCommand } from './unregister.ts';
 
 export async function main(argv: readonly string[], io: CliIO = processIO): Promise<number> {
   const program = new Command('admission-chain')
@@ -16,6 +17,7 @@ export async function main(argv: readonly string[], io: CliIO = processIO): Prom
   registerServeCommand(program, io);
   registerReviewCommand(program, io);
   registerAuthorizeCommand(program, io);
+  registerUnregisterCommand(program, io);
   try {
     await program.parseAsync(argv as string[]);
     return typeof process.exitCode === 'number' ? process.exitCode : 0;

@@ -9,6 +9,7 @@ import { startServer, type RunningServer } from '../server/server.ts';
 import { createBackend } from '../backends.ts';
 import { buildChain } from '../wiring.ts';
 import { CliError, type CliIO } from './io.ts';
+import { startConfiguredManagement, type ManagementOverrides } from '../registration/start.ts';
 
 export function registerServeCommand(program: Command, io: CliIO): void {
   addServeOptions(program.command('serve').description('run the admission webhook (HTTPS) and its health/metrics listener')).action(
@@ -37,8 +38,12 @@ export function registerServeCommand(program: Command, io: CliIO): void {
 }
 
 /** Wires everything from the config and starts listening; used by the CLI and the tests. */
-export async function runServer(config: ServeConfig, io: Pick<CliIO, 'stdout'>): Promise<RunningServer & { closeBackend(): Promise<void> }> {
+export async function runServer(config: ServeConfig, io: Pick<CliIO, 'stdout'>, overrides?: ManagementOverrides): Promise<RunningServer & { closeBackend(): Promise<void> }> {
   const logger = createLogger(config.logLevel, io.stdout as NodeJS.WritableStream);
+  // Self-managed TLS writes the serving certificate before the server reads it.
+  const management = await startConfiguredManagement(config, logger, overrides).catch((error: Error) => {
+    throw new CliError(error.message);
+  });
   const metrics = createMetrics();
   const enabled = orderedPlugins.filter((p) => config.plugins.enabled.includes(p.name));
   // Read before the cluster is contacted: a bad file stops start-up with exit 2.
@@ -50,7 +55,8 @@ export async function runServer(config: ServeConfig, io: Pick<CliIO, 'stdout'>):
     authorization: metrics.recorders.authorization,
     discovery: metrics.recorders.discovery,
     informers: metrics.recorders.informers,
-  }).catch((error: Error) => {
+  }).catch(async (error: Error) => {
+    await management?.stop();
     throw new CliError(error.message);
   });
   let chain;
@@ -58,6 +64,7 @@ export async function runServer(config: ServeConfig, io: Pick<CliIO, 'stdout'>):
     chain = buildChain(orderedPlugins, config.plugins, backend, metrics, admission.configurations);
   } catch (error) {
     await backend.close();
+    await management?.stop();
     throw new CliError((error as Error).message, 2);
   }
   void backend.ready().catch((error: Error) => logger.error({ err: error.message }, 'backend failed to become ready'));
@@ -83,11 +90,14 @@ export async function runServer(config: ServeConfig, io: Pick<CliIO, 'stdout'>):
     });
   } catch (error) {
     await backend.close();
+    await management?.stop();
     throw new CliError((error as Error).message);
   }
+  management?.run(() => server.notReadyReasons());
   const shutdown = server.shutdown;
   return Object.assign(server, {
     shutdown: async () => {
+      await management?.stop();
       await shutdown();
       await backend.close();
     },

@@ -5,6 +5,7 @@ import { logLevels, type LogLevel } from '../observability/logger.ts';
 import { parseDuration } from './duration.ts';
 import { selectPlugins, type PluginSelection } from './plugins.ts';
 import type { PluginDefinition } from '../admission/plugin.ts';
+import { addManagementOptions, parseManagementOptions, type ManagementConfig, type RawManagementOptions } from '../registration/options.ts';
 
 export interface ServeConfig {
   host: string | undefined;
@@ -28,6 +29,8 @@ export interface ServeConfig {
   maxConnections: number;
   maxSubjectAccessReviewsPerRequest: number;
   admissionControlConfigFile: string | undefined;
+  /** Registration in the webhook configurations and self-managed TLS (src/registration). */
+  management?: ManagementConfig;
 }
 
 const collect = (value: string, previous: string[] | undefined) => [...(previous ?? []), value];
@@ -37,7 +40,7 @@ function opt(flags: string, description: string, env: string): Option {
 }
 
 export function addServeOptions(command: Command): Command {
-  return command
+  command
     .addOption(opt('--bind-address <host>', 'address to listen on (default: all)', 'BIND_ADDRESS'))
     .addOption(opt('--port <port>', 'HTTPS port for /mutate and /validate', 'PORT').default('8443'))
     .addOption(opt('--metrics-port <port>', 'plain-HTTP port for /livez, /readyz, /healthz and /metrics', 'METRICS_PORT').default('8080'))
@@ -62,9 +65,10 @@ export function addServeOptions(command: Command): Command {
     .addOption(opt('--max-connections <n>', 'webhook connections open at once; more are closed on arrival', 'MAX_CONNECTIONS').default('500'))
     .addOption(opt('--max-subject-access-reviews-per-request <n>', 'SubjectAccessReviews one admission request may send (cache hits are free); beyond, the check fails closed', 'MAX_SUBJECT_ACCESS_REVIEWS_PER_REQUEST').default('100'))
     .addOption(opt('--admission-control-config-file <file>', "kube-apiserver's AdmissionConfiguration file: the plugins' configuration", 'ADMISSION_CONTROL_CONFIG_FILE'));
+  return addManagementOptions(command);
 }
 
-export interface RawServeOptions {
+export interface RawServeOptions extends RawManagementOptions {
   bindAddress?: string;
   port: string;
   metricsPort: string;
@@ -126,6 +130,7 @@ export function parseServeConfig(raw: RawServeOptions, ordered: readonly PluginD
     maxConnections: count('--max-connections', raw.maxConnections, 1),
     maxSubjectAccessReviewsPerRequest: count('--max-subject-access-reviews-per-request', raw.maxSubjectAccessReviewsPerRequest, 1),
     admissionControlConfigFile: raw.admissionControlConfigFile,
+    management: parseManagementOptions(raw),
   };
   // The largest body must fit the in-flight budget with room to parse it.
   if (config.maxInFlightBytes < 4 * config.maxRequestBodyBytes) {

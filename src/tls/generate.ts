@@ -1,4 +1,6 @@
-// A CA and a CA-signed serving certificate, for local runs, bring-your-own installs and tests.
+// A CA and a CA-signed serving certificate, for local runs, bring-your-own installs, tests and the
+// self-managed certificate mode (src/certificates), all through the selfsigned library.
+import { isIP } from 'node:net';
 import selfsigned from 'selfsigned';
 
 export interface CertificateOptions {
@@ -19,31 +21,51 @@ export interface GeneratedCertificates {
   key: string;
 }
 
-export async function generateCertificates(options: CertificateOptions): Promise<GeneratedCertificates> {
-  const validityDays = options.validityDays ?? 365;
-  const notBeforeDate = new Date(Date.now() - 60_000);
-  const notAfterDate = new Date(notBeforeDate.getTime() + validityDays * 86_400_000);
-  const ca = await selfsigned.generate([{ name: 'commonName', value: `${options.commonName}-ca` }], {
+/** A certificate and its private key, both PEM. */
+export interface KeyPairPem {
+  cert: string;
+  key: string;
+}
+
+export interface Validity {
+  notBefore: Date;
+  notAfter: Date;
+}
+
+/** A self-signed CA that may sign certificates (and nothing else). */
+export async function generateAuthority(commonName: string, validity: Validity): Promise<KeyPairPem> {
+  const ca = await selfsigned.generate([{ name: 'commonName', value: commonName }], {
     keyType: 'ec',
     algorithm: 'sha256',
-    notBeforeDate,
-    notAfterDate,
+    notBeforeDate: validity.notBefore,
+    notAfterDate: validity.notAfter,
     extensions: [
       { name: 'basicConstraints', cA: true, critical: true },
       { name: 'keyUsage', keyCertSign: true, cRLSign: true, digitalSignature: true, critical: true },
     ],
   });
-  const dnsNames = [options.commonName, ...(options.dnsNames ?? [])].filter((n, i, all) => all.indexOf(n) === i);
-  const altNames = [
-    ...dnsNames.map((value) => ({ type: 2 as const, value })),
-    ...(options.ipAddresses ?? []).map((ip) => ({ type: 7 as const, ip })),
-  ];
+  return { cert: ca.cert, key: ca.private };
+}
+
+export interface ServingCertificateOptions {
+  authority: KeyPairPem;
+  commonName: string;
+  /** DNS names and IP addresses the certificate is valid for; IP literals become IP SANs. */
+  names: string[];
+  validity: Validity;
+  clientAuth?: boolean;
+}
+
+/** A serving (TLS server) certificate signed by the authority, valid for the given names. */
+export async function issueServingCertificate(options: ServingCertificateOptions): Promise<KeyPairPem> {
+  const unique = [options.commonName, ...options.names].filter((n, i, all) => all.indexOf(n) === i);
+  const altNames = unique.map((name) => (isIP(name) === 0 ? { type: 2 as const, value: name } : { type: 7 as const, ip: name }));
   const serving = await selfsigned.generate([{ name: 'commonName', value: options.commonName }], {
     keyType: 'ec',
     algorithm: 'sha256',
-    notBeforeDate,
-    notAfterDate,
-    ca: { key: ca.private, cert: ca.cert },
+    notBeforeDate: options.validity.notBefore,
+    notAfterDate: options.validity.notAfter,
+    ca: { key: options.authority.key, cert: options.authority.cert },
     extensions: [
       { name: 'basicConstraints', cA: false, critical: true },
       { name: 'keyUsage', digitalSignature: true, keyEncipherment: true, critical: true },
@@ -51,7 +73,22 @@ export async function generateCertificates(options: CertificateOptions): Promise
       { name: 'subjectAltName', altNames },
     ],
   });
-  return { caCert: ca.cert, caKey: ca.private, cert: serving.cert, key: serving.private };
+  return { cert: serving.cert, key: serving.private };
+}
+
+export async function generateCertificates(options: CertificateOptions): Promise<GeneratedCertificates> {
+  const validityDays = options.validityDays ?? 365;
+  const notBefore = new Date(Date.now() - 60_000);
+  const validity = { notBefore, notAfter: new Date(notBefore.getTime() + validityDays * 86_400_000) };
+  const authority = await generateAuthority(`${options.commonName}-ca`, validity);
+  const serving = await issueServingCertificate({
+    authority,
+    commonName: options.commonName,
+    names: [...(options.dnsNames ?? []), ...(options.ipAddresses ?? [])],
+    validity,
+    ...(options.clientAuth === undefined ? {} : { clientAuth: options.clientAuth }),
+  });
+  return { caCert: authority.cert, caKey: authority.key, cert: serving.cert, key: serving.key };
 }
 
 /** The DNS names a webhook Service is reached by: svc, svc.ns, svc.ns.svc, svc.ns.svc.cluster.local. */

@@ -16,12 +16,15 @@ import { resourceRoutes } from './resource-routes.ts';
 import { matchRoute, type EventStream, type Route, type RouteResponder } from './routes.ts';
 import { badRequest, methodNotAllowed, pathNotFound, serverError, statusForCode, tooManyRequests, unauthorized, type ApiStatus } from './status.ts';
 import { subjectAccessReviewRoute } from './subject-access-review.ts';
+import { writeRoutes } from './write-routes.ts';
 
 export interface StandInOptions {
   /** Answers SubjectAccessReviews; without one the endpoint is not served. */
   authorizer?: Authorizer;
   /** Resource types to serve GET/LIST/WATCH for from the object store. */
   resources?: ResourceType[];
+  /** Resource types also written through the API: create, update, patch and delete (write-routes.ts). */
+  writableResources?: ResourceType[];
   /** Extra routes, matched before the built-in ones. */
   routes?: Route[];
 }
@@ -42,6 +45,8 @@ export interface StandInApiServer {
   clearFaults(route?: string): void;
   addRoute(route: Route): void;
   serveResource(type: ResourceType): void;
+  /** GET/LIST/WATCH plus create, update, patch and delete with resourceVersion conflicts. */
+  serveWritableResource(type: ResourceType): void;
   close(): Promise<void>;
 }
 
@@ -56,6 +61,7 @@ export async function startStandInApiServer(options: StandInOptions = {}): Promi
   const routes: Route[] = [...(options.routes ?? [])];
   if (options.authorizer !== undefined) routes.push(subjectAccessReviewRoute(options.authorizer));
   for (const type of options.resources ?? []) routes.push(...resourceRoutes(store, type));
+  for (const type of options.writableResources ?? []) routes.push(...resourceRoutes(store, type), ...writeRoutes(store, type));
 
   const sockets = new Set<Socket>();
   let connectionCount = 0;
@@ -157,6 +163,7 @@ export async function startStandInApiServer(options: StandInOptions = {}): Promi
     clearFaults: (route) => faults.clear(route),
     addRoute: (route) => routes.unshift(route),
     serveResource: (type) => routes.push(...resourceRoutes(store, type)),
+    serveWritableResource: (type) => routes.push(...resourceRoutes(store, type), ...writeRoutes(store, type)),
     close() {
       closed ??= new Promise<void>((resolve) => {
         closing.abort(new Error('stand-in API server closing'));

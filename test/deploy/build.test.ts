@@ -38,11 +38,15 @@ describe('production build', () => {
     expect(files.some((f) => /test/.test(f))).toBe(false);
     const entry = await readFile(join(app, defaultOutDir, 'cli/run.js'), 'utf8');
     expect(entry).not.toMatch(/from\s*["'][^"']*\.ts["']/);
-    // client-node is not in the entry chunk: the local backend never loads it.
+    // client-node is not in the entry chunk: the local backend never loads it. Its generated models
+    // (V1SubjectAccessReviewSpec) are in one chunk, which the cluster backend and the in-cluster
+    // management (registration, self-managed TLS, unregister) share.
+    const clientNodeMarker = 'V1SubjectAccessReviewSpec';
+    expect(entry).not.toContain(clientNodeMarker);
     expect(entry).not.toContain('createSubjectAccessReview');
     const chunks = files.filter((f) => f.endsWith('.js') && !f.startsWith('cli'));
     const withClientNode = [];
-    for (const chunk of chunks) if ((await readFile(join(app, defaultOutDir, chunk), 'utf8')).includes('createSubjectAccessReview')) withClientNode.push(chunk);
+    for (const chunk of chunks) if ((await readFile(join(app, defaultOutDir, chunk), 'utf8')).includes(clientNodeMarker)) withClientNode.push(chunk);
     expect(withClientNode).toHaveLength(1);
   });
 
@@ -90,5 +94,11 @@ describe('production build', () => {
     // Worded by the cluster backend itself, so its chunk loaded and ran.
     expect(result.stderr).toContain(`cannot load kubeconfig ${join(app, 'no-kubeconfig')}`);
     expect(result.stderr).not.toMatch(/\n\s+at /);
+  });
+
+  it('runs the chart’s pre-delete hook command from the bundle: unregister loads its chunks and fails clearly without a cluster', async () => {
+    const result = await runCli(['unregister', '--webhook-configuration=ac', '--kubeconfig', join(app, 'no-kubeconfig')], bundle());
+    expect(result).toMatchObject({ code: 1, stdout: '' });
+    expect(result.stderr).toBe(`admission-chain: cannot load kubeconfig ${join(app, 'no-kubeconfig')}: ENOENT: no such file or directory, open '${join(app, 'no-kubeconfig')}'\n`);
   });
 });

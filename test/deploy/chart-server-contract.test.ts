@@ -78,6 +78,37 @@ describe('chart ↔ server contract', () => {
     for (const name of pluginNames) expect(config.plugins.modes[name] ?? 'enforce', name).toBe(modes[name] ?? 'enforce');
   });
 
+  it('default values: the server registers itself in the chart’s configurations and manages its certificate in the chart’s Secret', () => {
+    const { config } = serverConfigFor({});
+    expect(config.management).toEqual({
+      webhookConfiguration: 'ac-admission-chain',
+      webhookCaBundleFile: undefined,
+      selfManagedTls: {
+        secret: { namespace: 'admission-chain', name: 'ac-admission-chain-tls' },
+        policy: {
+          commonName: 'ac-admission-chain.admission-chain.svc',
+          names: ['ac-admission-chain.admission-chain.svc', 'ac-admission-chain', 'ac-admission-chain.admission-chain', 'ac-admission-chain.admission-chain.svc.cluster.local'],
+          durationMs: 2160 * 3_600_000,
+          renewBeforeMs: 720 * 3_600_000,
+          caDurationMs: 87600 * 3_600_000,
+        },
+      },
+      reconcileIntervalMs: 30_000,
+    });
+  });
+
+  it('cert-manager: the server injects the ca.crt cert-manager writes into its mounted Secret', () => {
+    const { config, container } = serverConfigFor({ tls: { mode: 'cert-manager' } });
+    expect(config.management).toMatchObject({ webhookConfiguration: 'ac-admission-chain', webhookCaBundleFile: '/etc/admission-chain/tls/ca.crt', selfManagedTls: undefined });
+    expect(config.tlsCertFile.startsWith('/etc/admission-chain/tls/')).toBe(true);
+    expect(container.args.filter((a) => a.startsWith('--tls-'))).toHaveLength(2);
+  });
+
+  it('client authentication: the server gets the mounted CA bundle as --client-ca-file', () => {
+    const { config } = serverConfigFor({ tls: { clientCA: { enabled: true, existingSecret: 'apiserver-client-ca', key: 'bundle.pem' } } });
+    expect(config.clientCaFile).toBe('/etc/admission-chain/client-ca/bundle.pem');
+  });
+
   it('SubjectAccessReview cache TTLs and log level reach the server', () => {
     const { config } = serverConfigFor({ server: { logLevel: 'debug', subjectAccessReviewCache: { allowedTTL: '1m', deniedTTL: '5s' } } });
     expect(config).toMatchObject({ logLevel: 'debug', sarAllowedTtlMs: 60_000, sarDeniedTtlMs: 5_000 });

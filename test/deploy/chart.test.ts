@@ -6,7 +6,8 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'yaml';
 import { describe, expect, it } from 'vitest';
-import { chartDir, defaultNamespace, defaultRelease, kindsOf, only, renderChart, runHelm, type ChartInput, type KubeObject } from './helm.ts';
+import { generateCertificates } from '../../src/tls/generate.ts';
+import { chartDir, defaultNamespace, defaultRelease, isHook, kindsOf, only, renderChart, runHelm, testImageRepository, type ChartInput, type KubeObject } from './helm.ts';
 import { hasKubernetesSchema, validateKubernetesObject } from './kube-schema.ts';
 import { repoRoot } from './tools.ts';
 import { webhookIsCalled, type MatchCondition, type RuleWithOperations, type WebhookRequest } from './webhook-match.ts';
@@ -26,7 +27,7 @@ interface Webhook {
   namespaceSelector: { matchExpressions: { key: string; operator: string; values: string[] }[] };
   objectSelector?: unknown;
   matchConditions: MatchCondition[];
-  clientConfig: { service: { name: string; namespace: string; path: string; port: number }; caBundle?: string };
+  clientConfig: { service?: { name: string; namespace: string; path: string; port: number }; url?: string; caBundle?: string };
 }
 interface WebhookConfiguration extends KubeObject {
   webhooks: Webhook[];
@@ -48,6 +49,8 @@ interface PodSpec {
   serviceAccountName: string;
   terminationGracePeriodSeconds: number;
   priorityClassName?: string;
+  hostNetwork?: boolean;
+  dnsPolicy?: string;
   securityContext: Record<string, unknown>;
   containers: Container[];
   volumes: { name: string; secret?: { secretName: string }; emptyDir?: unknown }[];
@@ -58,11 +61,20 @@ interface Deployment extends KubeObject {
   spec: { replicas?: number; selector: { matchLabels: Record<string, string> }; template: { metadata: { labels: Record<string, string> }; spec: PodSpec } };
 }
 
-const webhookOf = (objects: KubeObject[], kind: 'MutatingWebhookConfiguration' | 'ValidatingWebhookConfiguration'): Webhook => {
-  const config = only<WebhookConfiguration>(objects, kind);
-  expect(config.webhooks).toHaveLength(1);
-  return config.webhooks[0] as Webhook;
+/** The webhooks a configuration gets: rendered in it, or (registerWhenReady) in its template annotation. */
+const webhooksOf = (config: WebhookConfiguration): Webhook[] => {
+  const template = config.metadata.annotations?.['admission-chain.io/webhooks'];
+  if (template === undefined) return config.webhooks;
+  expect(config.webhooks).toBeUndefined();
+  return JSON.parse(template) as Webhook[];
 };
+const webhookOf = (objects: KubeObject[], kind: 'MutatingWebhookConfiguration' | 'ValidatingWebhookConfiguration'): Webhook => {
+  const webhooks = webhooksOf(only<WebhookConfiguration>(objects, kind));
+  expect(webhooks).toHaveLength(1);
+  return webhooks[0] as Webhook;
+};
+/** A real CA certificate as tls.secret.caBundle wants it (the chart refuses anything else). */
+const testCaBundle = Buffer.from((await generateCertificates({ commonName: 'test-ca' })).caCert).toString('base64');
 const containerOf = (objects: KubeObject[]): Container => only<Deployment>(objects, 'Deployment').spec.template.spec.containers[0] as Container;
 const rulesSummary = (rules: RuleWithOperations[]): string[] =>
   rules.map((r) => `${r.apiGroups.join(',') || 'core'}/${r.resources.join(',')}@${r.scope}:${r.operations.join(',')}`).sort();
@@ -81,10 +93,18 @@ const onlyPlugins = (...names: (keyof typeof allPluginsOff)[]): Record<string, u
 const customResourceKinds = new Set(['cert-manager.io/v1/Issuer', 'cert-manager.io/v1/Certificate', 'monitoring.coreos.com/v1/ServiceMonitor', 'monitoring.coreos.com/v1/PrometheusRule']);
 
 const exampleValuesFiles = readdirSync(examplesValuesDir).filter((f) => f.endsWith('.yaml')).sort();
+/** What each example's install command adds on the command line (its header says so). */
+const exampleCommandLine: Record<string, Record<string, unknown>> = {
+  'bring-your-own-tls.yaml': { tls: { secret: { caBundle: testCaBundle } } },
+};
 
 const matrix: [string, ChartInput][] = [
   ['default values', {}],
-  ['bring-your-own TLS', { values: { tls: { mode: 'secret', secret: { name: 'my-tls', caBundle: 'Y2E=' } } } }],
+  ['bring-your-own TLS', { values: { tls: { mode: 'secret', secret: { name: 'my-tls', caBundle: testCaBundle } } } }],
+  ['cert-manager', { values: { tls: { mode: 'cert-manager' } } }],
+  ['cert-manager with an existing ClusterIssuer and the webhooks rendered at once', { values: { tls: { mode: 'cert-manager', certManager: { issuerRef: { name: 'platform-ca', kind: 'ClusterIssuer' } } }, webhooks: { registerWhenReady: false } } }],
+  ['URL mode on hostNetwork with extra volumes and a client CA', { values: { webhooks: { url: 'https://webhook.example.com:10260' }, hostNetwork: true, containerPorts: { webhook: 10260, metrics: 10261 }, extraVolumes: [{ name: 'extra', configMap: { name: 'extra' } }], extraVolumeMounts: [{ name: 'extra', mountPath: '/etc/extra' }], tls: { clientCA: { enabled: true, existingSecret: 'apiserver-client-ca' } } } }],
+  ['NetworkPolicy on', { values: { networkPolicy: { enabled: true, webhookFrom: [{ ipBlock: { cidr: '10.0.0.0/16' } }], metricsFrom: [{ namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'monitoring' } } }] } } }],
   ['every plugin, warn and audit modes', { values: { plugins: { ...onlyPlugins('ServiceAccount', 'AlwaysPullImages', 'StorageObjectInUseProtection', 'OwnerReferencesPermissionEnforcement', 'RuntimeClass').plugins as object, RuntimeClass: { enabled: true, mode: 'audit' }, OwnerReferencesPermissionEnforcement: { enabled: true, mode: 'warn' } } } }],
   ['only ORPE (no mutating webhook)', { values: onlyPlugins('OwnerReferencesPermissionEnforcement') }],
   ['only StorageObjectInUseProtection (no validating webhook)', { values: onlyPlugins('StorageObjectInUseProtection') }],
@@ -95,7 +115,7 @@ const matrix: [string, ChartInput][] = [
   ['monitoring API, PrometheusRule labels, dashboard in another namespace', { apiVersions: ['monitoring.coreos.com/v1'], values: { metrics: { prometheusRule: { labels: { release: 'kps' } }, grafanaDashboard: { enabled: true, namespace: 'monitoring', labels: { grafana_dashboard: null, team: 'platform' }, annotations: { grafana_folder: 'Admission' } } } } }],
   ['single replica, custom scheduling', { values: { replicaCount: 1, priorityClassName: 'system-cluster-critical', nodeSelector: { 'kubernetes.io/os': 'linux' }, tolerations: [{ key: 'dedicated', operator: 'Exists', effect: 'NoSchedule' }], image: { digest: `sha256:${'a'.repeat(64)}` } } }],
   ['inverted failure policies, extra conditions and selectors', { values: { webhooks: { mutating: { failurePolicy: 'Fail', matchConditions: [{ name: 'not-dry-run-bots', expression: "request.userInfo.username != 'bot'" }] }, validating: { failurePolicy: 'Ignore' }, excludedNamespaces: ['istio-system'], optOutLabel: 'example.com/no-admission', objectSelector: { matchExpressions: [{ key: 'skip', operator: 'DoesNotExist' }] } } } }],
-  ...exampleValuesFiles.map((file): [string, ChartInput] => [`examples/values/${file}`, { valuesFiles: [join(examplesValuesDir, file)] }]),
+  ...exampleValuesFiles.map((file): [string, ChartInput] => [`examples/values/${file}`, { valuesFiles: [join(examplesValuesDir, file)], ...(exampleCommandLine[file] ? { values: exampleCommandLine[file] } : {}) }]),
 ];
 
 describe.each(matrix)('chart with %s', (_label, input) => {
@@ -113,6 +133,8 @@ describe.each(matrix)('chart with %s', (_label, input) => {
       if (customResourceKinds.has(type)) continue;
       expect(hasKubernetesSchema(object.apiVersion, object.kind), type).toBe(true);
       validateKubernetesObject(object);
+      // The webhooks the webhook registers later must satisfy the schema as well.
+      if (object.kind.endsWith('WebhookConfiguration')) validateKubernetesObject({ ...object, webhooks: webhooksOf(object as WebhookConfiguration) });
     }
   });
 
@@ -130,12 +152,18 @@ describe.each(matrix)('chart with %s', (_label, input) => {
     ];
     for (const kind of ['MutatingWebhookConfiguration', 'ValidatingWebhookConfiguration'] as const) {
       for (const config of objects.filter((o): o is WebhookConfiguration => o.kind === kind)) {
-        for (const webhook of config.webhooks) {
+        for (const webhook of webhooksOf(config)) {
           for (const request of neverIntercepted) {
             expect(webhookIsCalled(webhook, request), `${webhook.name} ${request.group}/${request.resource}`).toBe(false);
           }
-          expect(webhook.clientConfig.service).toMatchObject({ name: service.metadata.name, namespace: defaultNamespace, port: service.spec.ports.find((p) => p.name === 'webhook')?.port });
-          expect(webhook.clientConfig.service.path).toBe(kind === 'MutatingWebhookConfiguration' ? '/mutate' : '/validate');
+          const path = kind === 'MutatingWebhookConfiguration' ? '/mutate' : '/validate';
+          if (webhook.clientConfig.url !== undefined) {
+            expect(webhook.clientConfig.service).toBeUndefined();
+            expect(webhook.clientConfig.url).toMatch(new RegExp(`^https://[^/]+${path}$`));
+          } else {
+            expect(webhook.clientConfig.service).toMatchObject({ name: service.metadata.name, namespace: defaultNamespace, port: service.spec.ports.find((p) => p.name === 'webhook')?.port });
+            expect(webhook.clientConfig.service?.path).toBe(path);
+          }
         }
       }
     }
@@ -144,15 +172,27 @@ describe.each(matrix)('chart with %s', (_label, input) => {
 
 describe('chart with default values', () => {
   const objects = renderChart();
+  const release = objects.filter((o) => !isHook(o));
+  const hooks = objects.filter(isHook);
 
-  it('renders exactly the expected objects (cert-manager mode, no HPA, no ServiceMonitor)', () => {
-    expect(kindsOf(objects)).toEqual([
-      'Certificate', 'Certificate', 'ClusterRole', 'ClusterRoleBinding', 'Deployment', 'Issuer', 'Issuer',
-      'MutatingWebhookConfiguration', 'PodDisruptionBudget', 'Service', 'ServiceAccount', 'ValidatingWebhookConfiguration',
+  it('renders exactly the expected objects (self-managed TLS, no HPA, no ServiceMonitor) and the pre-delete hook', () => {
+    expect(kindsOf(release)).toEqual([
+      'ClusterRole', 'ClusterRoleBinding', 'Deployment', 'MutatingWebhookConfiguration', 'PodDisruptionBudget', 'ResourceQuota',
+      'Role', 'RoleBinding', 'Secret', 'Service', 'ServiceAccount', 'ValidatingWebhookConfiguration',
     ]);
+    expect(kindsOf(hooks)).toEqual(['ClusterRole', 'ClusterRoleBinding', 'Job', 'ServiceAccount']);
     for (const object of objects.filter((o) => !o.kind.endsWith('WebhookConfiguration') && !o.kind.startsWith('ClusterRole'))) {
       expect(object.metadata.namespace, object.kind).toBe(defaultNamespace);
     }
+  });
+
+  it('installs both configurations without webhooks: the webhook registers them from their template annotation once it answers', () => {
+    for (const kind of ['MutatingWebhookConfiguration', 'ValidatingWebhookConfiguration'] as const) {
+      const config = only<WebhookConfiguration>(objects, kind);
+      expect(config.webhooks).toBeUndefined();
+      expect(JSON.parse(config.metadata.annotations?.['admission-chain.io/webhooks'] ?? 'null')).toHaveLength(1);
+    }
+    expect(containerOf(objects).args).toContain(`--webhook-configuration=${fullname}`);
   });
 
   it('mutating webhook: pods CREATE/UPDATE only, Ignore, reinvoked, side-effect free', () => {
@@ -164,23 +204,26 @@ describe('chart with default values', () => {
     });
   });
 
-  it('validating webhook: one */* rule for ORPE, Fail, with the exclusions and the owner-reference filter as matchConditions', () => {
+  it('validating webhook: one */* rule for ORPE, Fail, with the exclusions, pods/status and the owner-reference filter as matchConditions', () => {
     const webhook = webhookOf(objects, 'ValidatingWebhookConfiguration');
     expect(webhook.rules).toEqual([{ apiGroups: ['*'], apiVersions: ['*'], resources: ['*/*'], operations: ['CREATE', 'UPDATE'], scope: '*' }]);
     expect(webhook).toMatchObject({ name: 'validate.admission-chain.io', failurePolicy: 'Fail', matchPolicy: 'Equivalent', sideEffects: 'None', timeoutSeconds: 10 });
     expect(webhook.reinvocationPolicy).toBeUndefined();
-    expect(webhook.matchConditions.map((c) => c.name)).toEqual(['exclude-authorization-reviews', 'exclude-authentication-reviews', 'exclude-leases', 'exclude-nodes', 'only-owner-reference-writes-or-other-plugins']);
+    expect(webhook.matchConditions.map((c) => c.name)).toEqual(['exclude-authorization-reviews', 'exclude-authentication-reviews', 'exclude-leases', 'exclude-nodes', 'exclude-pod-status', 'only-owner-reference-writes-or-other-plugins']);
     // The exclusions must not exclude what ORPE exists for: writes whose object carries ownerReferences.
     const owned = { metadata: { name: 'x', ownerReferences: [{ apiVersion: 'v1', kind: 'Pod', name: 'owner', uid: '1' }] } };
     for (const request of [
       { group: '', version: 'v1', resource: 'configmaps', operation: 'CREATE', namespaced: true, object: owned },
       { group: 'apps', version: 'v1', resource: 'deployments', operation: 'UPDATE', namespaced: true, object: owned, oldObject: owned },
-      { group: '', version: 'v1', resource: 'pods', subresource: 'status', operation: 'UPDATE', namespaced: true },
+      { group: 'apps', version: 'v1', resource: 'deployments', subresource: 'status', operation: 'UPDATE', namespaced: true, object: owned, oldObject: owned },
       { group: 'example.com', version: 'v1alpha1', resource: 'widgets', operation: 'CREATE', namespaced: true, object: owned },
     ] satisfies WebhookRequest[]) {
       expect(webhookIsCalled(webhook, request), request.resource).toBe(true);
     }
     expect(webhookIsCalled(webhook, { group: '', version: 'v1', resource: 'configmaps', operation: 'DELETE', namespaced: true })).toBe(false);
+    // The kubelet's status updates of owned pods: ORPE lets pods/status through unchecked, no plugin decides them.
+    expect(webhookIsCalled(webhook, { group: '', version: 'v1', resource: 'pods', subresource: 'status', operation: 'UPDATE', namespaced: true, object: owned, oldObject: owned })).toBe(false);
+    expect(webhookIsCalled(webhook, { group: '', version: 'v1', resource: 'pods', operation: 'UPDATE', namespaced: true, object: owned, oldObject: owned })).toBe(true);
   });
 
   it('keeps both webhooks out of the release namespace, kube-system, kube-node-lease and opted-out namespaces', () => {
@@ -195,34 +238,31 @@ describe('chart with default values', () => {
     }
   });
 
-  it('injects the CA of the serving Certificate into both webhooks, and opts out of the AKS enforcer rewrite', () => {
-    const serving = only(objects, 'Certificate', `${fullname}-serving`);
+  it('self-managed TLS: an empty Secret for the webhook to fill, names for its certificate, no caBundle rendered, the AKS enforcer opted out', () => {
+    const secret = only(objects, 'Secret') as KubeObject & { type: string; data?: unknown };
+    expect(secret).toMatchObject({ metadata: { name: `${fullname}-tls` }, type: 'Opaque' });
+    expect(secret.data).toBeUndefined();
+    const args = containerOf(objects).args;
+    expect(args.filter((a) => a.startsWith('--self-managed-tls-'))).toEqual([
+      `--self-managed-tls-secret=${defaultNamespace}/${fullname}-tls`,
+      `--self-managed-tls-name=${fullname}.${defaultNamespace}.svc`,
+      `--self-managed-tls-name=${fullname}`,
+      `--self-managed-tls-name=${fullname}.${defaultNamespace}`,
+      `--self-managed-tls-name=${fullname}.${defaultNamespace}.svc.cluster.local`,
+      '--self-managed-tls-duration=2160h', '--self-managed-tls-renew-before=720h', '--self-managed-tls-ca-duration=87600h',
+    ]);
     for (const kind of ['MutatingWebhookConfiguration', 'ValidatingWebhookConfiguration'] as const) {
       const config = only(objects, kind);
-      expect(config.metadata.annotations).toEqual({
-        'cert-manager.io/inject-ca-from': `${serving.metadata.namespace}/${serving.metadata.name}`,
-        'admissions.enforcer/disabled': 'true',
-      });
+      expect(Object.keys(config.metadata.annotations ?? {}).sort()).toEqual(['admission-chain.io/webhooks', 'admissions.enforcer/disabled']);
       expect(webhookOf(objects, kind).clientConfig.caBundle).toBeUndefined();
     }
+    // Written in memory, never on the node's disk.
+    const pod = only<Deployment>(objects, 'Deployment').spec.template.spec;
+    expect(pod.volumes.find((v) => v.name === 'tls')).toEqual({ name: 'tls', emptyDir: { medium: 'Memory', sizeLimit: '1Mi' } });
+    expect(objects.some((o) => o.apiVersion.startsWith('cert-manager.io/'))).toBe(false);
   });
 
-  it('issues the serving certificate from a self-signed CA, for every name the Service answers to', () => {
-    const selfSigned = only(objects, 'Issuer', `${fullname}-selfsigned`) as KubeObject & { spec: Record<string, unknown> };
-    const ca = only(objects, 'Certificate', `${fullname}-ca`) as KubeObject & { spec: Record<string, unknown> };
-    const caIssuer = only(objects, 'Issuer', `${fullname}-ca`) as KubeObject & { spec: { ca: { secretName: string } } };
-    const serving = only(objects, 'Certificate', `${fullname}-serving`) as KubeObject & { spec: { secretName: string; dnsNames: string[]; issuerRef: { name: string; kind: string }; privateKey: { rotationPolicy: string }; usages: string[] } };
-    expect(selfSigned.spec).toEqual({ selfSigned: {} });
-    expect(ca.spec).toMatchObject({ isCA: true, secretName: caIssuer.spec.ca.secretName, issuerRef: { kind: 'Issuer', name: selfSigned.metadata.name } });
-    expect(serving.spec.issuerRef).toMatchObject({ kind: 'Issuer', name: caIssuer.metadata.name });
-    expect(serving.spec.dnsNames).toEqual([fullname, `${fullname}.${defaultNamespace}`, `${fullname}.${defaultNamespace}.svc`, `${fullname}.${defaultNamespace}.svc.cluster.local`]);
-    expect(serving.spec.privateKey.rotationPolicy).toBe('Always');
-    expect(serving.spec.usages).toContain('server auth');
-    const tlsVolume = only<Deployment>(objects, 'Deployment').spec.template.spec.volumes.find((v) => v.name === 'tls');
-    expect(tlsVolume?.secret?.secretName).toBe(serving.spec.secretName);
-  });
-
-  it('runs 3 hardened replicas with probes, drain headroom and spread', () => {
+  it('runs 3 hardened replicas with probes, drain headroom, spread and system-cluster-critical priority', () => {
     const deployment = only<Deployment>(objects, 'Deployment');
     const pod = deployment.spec.template.spec;
     const container = pod.containers[0] as Container;
@@ -242,7 +282,7 @@ describe('chart with default values', () => {
       { name: 'metrics', containerPort: 8080, protocol: 'TCP' },
     ]);
     expect(container.volumeMounts).toContainEqual({ name: 'tmp', mountPath: '/tmp' });
-    expect(container.volumeMounts).toContainEqual({ name: 'tls', mountPath: '/etc/admission-chain/tls', readOnly: true });
+    expect(container.volumeMounts).toContainEqual({ name: 'tls', mountPath: '/etc/admission-chain/tls', readOnly: false });
     expect(container.resources).toMatchObject({ requests: { cpu: '100m', memory: '256Mi' }, limits: { memory: '512Mi' } });
     // The pod must outlive the not-ready delay plus the drain, and the drain must outlast one request.
     const seconds = (flag: string): number => Number(new RegExp(`--${flag}=(\\d+)s`).exec(container.args.join(' '))?.[1]);
@@ -253,32 +293,73 @@ describe('chart with default values', () => {
     expect(antiAffinity?.topologyKey).toBe('kubernetes.io/hostname');
     expect(antiAffinity?.labelSelector.matchLabels).toEqual(deployment.spec.selector.matchLabels);
     expect(pod.topologySpreadConstraints?.[0]).toMatchObject({ topologyKey: 'topology.kubernetes.io/zone', whenUnsatisfiable: 'ScheduleAnyway', labelSelector: { matchLabels: deployment.spec.selector.matchLabels } });
-    expect(pod.priorityClassName).toBeUndefined();
+    expect(pod.priorityClassName).toBe('system-cluster-critical');
+    expect(pod.hostNetwork).toBeUndefined();
   });
 
-  it('starts the server with the exact enabled plugin set and the TLS files from the mounted Secret', () => {
+  it('admits its system-cluster-critical pods outside kube-system with a ResourceQuota scoped to that class', () => {
+    const quota = only(objects, 'ResourceQuota') as KubeObject & { spec: Record<string, unknown> };
+    expect(quota.spec).toEqual({
+      hard: { pods: '8' },
+      scopeSelector: { matchExpressions: [{ operator: 'In', scopeName: 'PriorityClass', values: ['system-cluster-critical'] }] },
+    });
+  });
+
+  it('starts the server with the exact enabled plugin set, the TLS files it writes itself and its registration', () => {
     const container = containerOf(objects);
-    expect(container.image).toBe('ghcr.io/admission-chain/admission-chain:0.1.0');
+    expect(container.image).toBe(`${testImageRepository}:0.1.0`);
     // The same entry point the image's CMD names (the image holds dist/, not bin/ or src/).
     const dockerCmd = /^CMD\s+(\[.*\])\s*$/m.exec(readFileSync(join(repoRoot, 'Dockerfile'), 'utf8'))?.[1];
     expect(container.command).toEqual(JSON.parse(dockerCmd ?? 'null'));
     expect(container.command).toEqual(['node', '--max-semi-space-size=4', '--no-parallel-scavenge', 'dist/cli/run.js', 'serve']);
-    expect(container.args).toEqual([
+    expect(container.args.filter((a) => !a.startsWith('--self-managed-tls-'))).toEqual([
       '--port=8443', '--metrics-port=8080',
       '--tls-cert-file=/etc/admission-chain/tls/tls.crt', '--tls-private-key-file=/etc/admission-chain/tls/tls.key',
+      `--webhook-configuration=${fullname}`,
       '--plugins=AlwaysPullImages,OwnerReferencesPermissionEnforcement',
       '--log-level=info', '--request-timeout=9s', '--shutdown-delay=15s', '--drain-timeout=10s',
     ]);
   });
 
-  it('grants the webhook only SubjectAccessReview creation (ORPE), bound to its own ServiceAccount', () => {
+  it('grants the webhook SubjectAccessReview creation (ORPE) and get/patch on its own two configurations and its own Secret, by name only', () => {
     const role = only(objects, 'ClusterRole') as KubeObject & { rules: unknown[] };
     const binding = only(objects, 'ClusterRoleBinding') as KubeObject & { roleRef: { name: string }; subjects: { kind: string; name: string; namespace: string }[] };
     const account = only(objects, 'ServiceAccount');
-    expect(role.rules).toEqual([{ apiGroups: ['authorization.k8s.io'], resources: ['subjectaccessreviews'], verbs: ['create'] }]);
+    expect(role.rules).toEqual([
+      { apiGroups: ['authorization.k8s.io'], resources: ['subjectaccessreviews'], verbs: ['create'] },
+      { apiGroups: ['admissionregistration.k8s.io'], resources: ['mutatingwebhookconfigurations', 'validatingwebhookconfigurations'], resourceNames: [fullname], verbs: ['get', 'patch'] },
+    ]);
     expect(binding.roleRef.name).toBe(role.metadata.name);
     expect(binding.subjects).toEqual([{ kind: 'ServiceAccount', name: account.metadata.name, namespace: defaultNamespace }]);
+    const secretRole = only(objects, 'Role') as KubeObject & { rules: unknown[] };
+    const secretBinding = only(objects, 'RoleBinding') as KubeObject & { roleRef: { kind: string; name: string }; subjects: unknown[] };
+    expect(secretRole.rules).toEqual([{ apiGroups: [''], resources: ['secrets'], resourceNames: [`${fullname}-tls`], verbs: ['get', 'patch'] }]);
+    expect(secretBinding.roleRef).toMatchObject({ kind: 'Role', name: secretRole.metadata.name });
+    expect(secretBinding.subjects).toEqual(binding.subjects);
     expect(only<Deployment>(objects, 'Deployment').spec.template.spec.serviceAccountName).toBe(account.metadata.name);
+  });
+
+  it('runs `unregister` as a pre-delete hook whose ServiceAccount may only delete the two configurations', () => {
+    const byKind = (kind: string) => hooks.find((o) => o.kind === kind) as KubeObject & Record<string, never>;
+    const job = byKind('Job') as unknown as KubeObject & { spec: { backoffLimit: number; activeDeadlineSeconds: number; template: { spec: PodSpec & { restartPolicy: string } } } };
+    for (const hook of hooks) {
+      expect(hook.metadata.annotations?.['helm.sh/hook'], hook.kind).toBe('pre-delete');
+      expect(hook.metadata.annotations?.['helm.sh/hook-delete-policy'], hook.kind).toBe('before-hook-creation,hook-succeeded');
+    }
+    // RBAC first, then the Job (Helm creates hooks by ascending weight).
+    expect(hooks.filter((o) => o.kind !== 'Job').every((o) => Number(o.metadata.annotations?.['helm.sh/hook-weight']) < Number(job.metadata.annotations?.['helm.sh/hook-weight']))).toBe(true);
+    const pod = job.spec.template.spec;
+    expect(pod.restartPolicy).toBe('Never');
+    expect(pod.serviceAccountName).toBe(byKind('ServiceAccount').metadata.name);
+    expect(pod.containers[0]).toMatchObject({ image: `${testImageRepository}:0.1.0`, command: ['node', 'dist/cli/run.js', 'unregister'], args: [`--webhook-configuration=${fullname}`] });
+    expect(pod.containers[0]?.securityContext).toEqual(containerOf(objects).securityContext);
+    expect(job.spec.activeDeadlineSeconds).toBe(120);
+    expect((byKind('ClusterRole') as unknown as { rules: unknown[] }).rules).toEqual([
+      { apiGroups: ['admissionregistration.k8s.io'], resources: ['mutatingwebhookconfigurations', 'validatingwebhookconfigurations'], resourceNames: [fullname], verbs: ['delete'] },
+    ]);
+    const binding = byKind('ClusterRoleBinding') as unknown as { roleRef: { name: string }; subjects: unknown[] };
+    expect(binding.roleRef.name).toBe(byKind('ClusterRole').metadata.name);
+    expect(binding.subjects).toEqual([{ kind: 'ServiceAccount', name: pod.serviceAccountName, namespace: defaultNamespace }]);
   });
 
   it('keeps one replica through voluntary disruptions', () => {
@@ -297,6 +378,51 @@ describe('chart with default values', () => {
   });
 });
 
+describe('chart with cert-manager', () => {
+  const objects = renderChart({ values: { tls: { mode: 'cert-manager' } } });
+
+  it('issues the serving certificate from a self-signed CA, for every name the Service answers to, and the webhook injects its ca.crt', () => {
+    const selfSigned = only(objects, 'Issuer', `${fullname}-selfsigned`) as KubeObject & { spec: Record<string, unknown> };
+    const ca = only(objects, 'Certificate', `${fullname}-ca`) as KubeObject & { spec: Record<string, unknown> };
+    const caIssuer = only(objects, 'Issuer', `${fullname}-ca`) as KubeObject & { spec: { ca: { secretName: string } } };
+    const serving = only(objects, 'Certificate', `${fullname}-serving`) as KubeObject & { spec: { secretName: string; dnsNames: string[]; issuerRef: { name: string; kind: string }; privateKey: { rotationPolicy: string }; usages: string[] } };
+    expect(selfSigned.spec).toEqual({ selfSigned: {} });
+    expect(ca.spec).toMatchObject({ isCA: true, secretName: caIssuer.spec.ca.secretName, issuerRef: { kind: 'Issuer', name: selfSigned.metadata.name } });
+    expect(serving.spec.issuerRef).toMatchObject({ kind: 'Issuer', name: caIssuer.metadata.name });
+    expect(serving.spec.dnsNames).toEqual([`${fullname}.${defaultNamespace}.svc`, fullname, `${fullname}.${defaultNamespace}`, `${fullname}.${defaultNamespace}.svc.cluster.local`]);
+    expect(serving.spec.privateKey.rotationPolicy).toBe('Always');
+    expect(serving.spec.usages).toContain('server auth');
+    const tlsVolume = only<Deployment>(objects, 'Deployment').spec.template.spec.volumes.find((v) => v.name === 'tls');
+    expect(tlsVolume?.secret?.secretName).toBe(serving.spec.secretName);
+    expect(containerOf(objects).args).toContain('--webhook-ca-bundle-file=/etc/admission-chain/tls/ca.crt');
+    expect(objects.some((o) => o.kind === 'Secret' || o.kind === 'Role')).toBe(false);
+  });
+
+  it('excludes cert-manager’s namespace, which the webhook depends on for its certificate', () => {
+    expect(webhookOf(objects, 'ValidatingWebhookConfiguration').namespaceSelector.matchExpressions[0]?.values).toEqual([defaultNamespace, 'kube-system', 'kube-node-lease', 'cert-manager']);
+    const elsewhere = renderChart({ values: { tls: { mode: 'cert-manager', certManager: { namespace: 'security' } } } });
+    expect(webhookOf(elsewhere, 'MutatingWebhookConfiguration').namespaceSelector.matchExpressions[0]?.values).toEqual([defaultNamespace, 'kube-system', 'kube-node-lease', 'security']);
+  });
+
+  it('an existing issuer signs the serving certificate and no CA of the chart’s own is made', () => {
+    const withIssuer = renderChart({ values: { tls: { mode: 'cert-manager', certManager: { issuerRef: { name: 'platform-ca', kind: 'ClusterIssuer' } } } } });
+    expect(withIssuer.filter((o) => o.apiVersion.startsWith('cert-manager.io/')).map((o) => `${o.kind}/${o.metadata.name}`)).toEqual([`Certificate/${fullname}-serving`]);
+    expect((only(withIssuer, 'Certificate') as KubeObject & { spec: { issuerRef: unknown } }).spec.issuerRef).toEqual({ group: 'cert-manager.io', kind: 'ClusterIssuer', name: 'platform-ca' });
+  });
+
+  it('with registerWhenReady false: the webhooks are rendered and cert-manager’s cainjector injects the CA', () => {
+    const rendered = renderChart({ values: { tls: { mode: 'cert-manager' }, webhooks: { registerWhenReady: false } } });
+    const serving = only(rendered, 'Certificate', `${fullname}-serving`);
+    for (const kind of ['MutatingWebhookConfiguration', 'ValidatingWebhookConfiguration'] as const) {
+      const config = only<WebhookConfiguration>(rendered, kind);
+      expect(config.metadata.annotations).toEqual({ 'cert-manager.io/inject-ca-from': `${serving.metadata.namespace}/${serving.metadata.name}`, 'admissions.enforcer/disabled': 'true' });
+      expect(config.webhooks).toHaveLength(1);
+    }
+    expect(containerOf(rendered).args.some((a) => a.startsWith('--webhook-configuration') || a.startsWith('--webhook-ca-bundle-file'))).toBe(false);
+    expect((only(rendered, 'ClusterRole') as KubeObject & { rules: unknown[] }).rules).toEqual([{ apiGroups: ['authorization.k8s.io'], resources: ['subjectaccessreviews'], verbs: ['create'] }]);
+  });
+});
+
 // What each plugin alone sends to each webhook, and what it may read. Rules come from the plugins'
 // upstream handlers: ServiceAccount (admit pods CREATE; validate also pods/ephemeralcontainers UPDATE),
 // AlwaysPullImages (pods CREATE/UPDATE, main resource only), StorageObjectInUseProtection (PV, PVC,
@@ -304,14 +430,16 @@ describe('chart with default values', () => {
 const sar = { apiGroups: ['authorization.k8s.io'], resources: ['subjectaccessreviews'], verbs: ['create'] };
 const serviceAccountReads = { apiGroups: [''], resources: ['serviceaccounts'], verbs: ['get', 'list', 'watch'] };
 const runtimeClassReads = { apiGroups: ['node.k8s.io'], resources: ['runtimeclasses'], verbs: ['get', 'list', 'watch'] };
-const pluginTable: { plugin: keyof typeof allPluginsOff; mutating: string[] | null; validating: string[] | null; rbac: unknown[] | null }[] = [
+// Beside what the plugins read, the webhook may always read and patch its own configurations (registration).
+const registration = { apiGroups: ['admissionregistration.k8s.io'], resources: ['mutatingwebhookconfigurations', 'validatingwebhookconfigurations'], resourceNames: [fullname], verbs: ['get', 'patch'] };
+const pluginTable: { plugin: keyof typeof allPluginsOff; mutating: string[] | null; validating: string[] | null; rbac: unknown[] }[] = [
   { plugin: 'ServiceAccount', mutating: ['core/pods@Namespaced:CREATE'], validating: ['core/pods/ephemeralcontainers@Namespaced:UPDATE', 'core/pods@Namespaced:CREATE'], rbac: [serviceAccountReads] },
-  { plugin: 'AlwaysPullImages', mutating: ['core/pods@Namespaced:CREATE,UPDATE'], validating: ['core/pods@Namespaced:CREATE,UPDATE'], rbac: null },
+  { plugin: 'AlwaysPullImages', mutating: ['core/pods@Namespaced:CREATE,UPDATE'], validating: ['core/pods@Namespaced:CREATE,UPDATE'], rbac: [] },
   {
     plugin: 'StorageObjectInUseProtection',
     mutating: ['core/persistentvolumeclaims@Namespaced:CREATE', 'core/persistentvolumes@Cluster:CREATE', 'storage.k8s.io/volumeattributesclasses@Cluster:CREATE'],
     validating: null,
-    rbac: null,
+    rbac: [],
   },
   { plugin: 'OwnerReferencesPermissionEnforcement', mutating: null, validating: ['*/*/*@*:CREATE,UPDATE'], rbac: [sar] },
   { plugin: 'RuntimeClass', mutating: ['core/pods@Namespaced:CREATE'], validating: ['core/pods@Namespaced:CREATE'], rbac: [runtimeClassReads] },
@@ -330,9 +458,8 @@ describe.each(pluginTable)('chart with only $plugin enabled', ({ plugin, mutatin
     else expect(rulesSummary(webhookOf(objects, 'ValidatingWebhookConfiguration').rules)).toEqual(validating);
   });
 
-  it('grants only what the plugin reads', () => {
-    if (rbac === null) expect(objects.some((o) => o.kind === 'ClusterRole' || o.kind === 'ClusterRoleBinding')).toBe(false);
-    else expect((only(objects, 'ClusterRole') as KubeObject & { rules: unknown[] }).rules).toEqual(rbac);
+  it('grants only what the plugin reads, and its registration', () => {
+    expect((only(objects, 'ClusterRole') as KubeObject & { rules: unknown[] }).rules).toEqual([...rbac, registration]);
   });
 
   it('tells the server to run exactly this plugin', () => {
@@ -415,7 +542,7 @@ describe('chart with non-default values', () => {
       'core/pods/ephemeralcontainers@Namespaced:UPDATE', 'core/pods@Namespaced:CREATE,UPDATE',
     ]);
     expect(containerOf(objects).args).toContain('--plugins=ServiceAccount,AlwaysPullImages,StorageObjectInUseProtection,RuntimeClass');
-    expect((only(objects, 'ClusterRole') as KubeObject & { rules: unknown[] }).rules).toEqual([serviceAccountReads, runtimeClassReads]);
+    expect((only(objects, 'ClusterRole') as KubeObject & { rules: unknown[] }).rules).toEqual([serviceAccountReads, runtimeClassReads, registration]);
   });
 
   it('passes non-enforcing plugin modes to the server, one flag per plugin', () => {
@@ -429,18 +556,79 @@ describe('chart with non-default values', () => {
   it('passes log level, deadlines and SubjectAccessReview cache TTLs to the server', () => {
     const objects = renderChart({ values: { server: { logLevel: 'debug', requestTimeoutSeconds: 5, shutdownDelaySeconds: 3, drainTimeoutSeconds: 6, subjectAccessReviewCache: { allowedTTL: '1m', deniedTTL: '5s' }, extraArgs: ['--kubeconfig=/x'] }, terminationGracePeriodSeconds: 10 } });
     const deployment = only<Deployment>(objects, 'Deployment');
-    expect(containerOf(objects).args.slice(5)).toEqual(['--log-level=debug', '--request-timeout=5s', '--shutdown-delay=3s', '--drain-timeout=6s', '--sar-allowed-ttl=1m', '--sar-denied-ttl=5s', '--kubeconfig=/x']);
+    const args = containerOf(objects).args;
+    expect(args.slice(args.findIndex((a) => a.startsWith('--plugins=')) + 1)).toEqual(['--log-level=debug', '--request-timeout=5s', '--shutdown-delay=3s', '--drain-timeout=6s', '--sar-allowed-ttl=1m', '--sar-denied-ttl=5s', '--kubeconfig=/x']);
     expect(deployment.spec.template.spec.terminationGracePeriodSeconds).toBe(10);
   });
 
-  it('bring-your-own TLS: no cert-manager objects, the caBundle on both webhooks, the named Secret mounted', () => {
-    const objects = renderChart({ values: { tls: { mode: 'secret', secret: { name: 'my-tls', caBundle: 'Y2EtYnVuZGxl' } } } });
-    expect(objects.filter((o) => o.apiVersion.startsWith('cert-manager.io/'))).toEqual([]);
+  it('bring-your-own TLS: no cert-manager objects, the caBundle in both webhooks, the named Secret mounted, registration without a Secret of its own', () => {
+    const objects = renderChart({ values: { tls: { mode: 'secret', secret: { name: 'my-tls', caBundle: testCaBundle } } } });
+    expect(objects.filter((o) => o.apiVersion.startsWith('cert-manager.io/') || o.kind === 'Secret' || o.kind === 'Role')).toEqual([]);
     for (const kind of ['MutatingWebhookConfiguration', 'ValidatingWebhookConfiguration'] as const) {
-      expect(webhookOf(objects, kind).clientConfig.caBundle).toBe('Y2EtYnVuZGxl');
-      expect(only(objects, kind).metadata.annotations).toEqual({ 'admissions.enforcer/disabled': 'true' });
+      expect(webhookOf(objects, kind).clientConfig.caBundle).toBe(testCaBundle);
     }
     expect(only<Deployment>(objects, 'Deployment').spec.template.spec.volumes.find((v) => v.name === 'tls')?.secret?.secretName).toBe('my-tls');
+    expect(containerOf(objects).args.filter((a) => a.startsWith('--webhook-') || a.startsWith('--self-managed'))).toEqual([`--webhook-configuration=${fullname}`]);
+  });
+
+  it('URL mode: the webhooks call the URL, and its host joins the serving certificate’s names', () => {
+    const objects = renderChart({ values: { webhooks: { url: 'https://webhook.example.com:10260/' } } });
+    expect(webhookOf(objects, 'MutatingWebhookConfiguration').clientConfig).toEqual({ url: 'https://webhook.example.com:10260/mutate' });
+    expect(webhookOf(objects, 'ValidatingWebhookConfiguration').clientConfig).toEqual({ url: 'https://webhook.example.com:10260/validate' });
+    expect(containerOf(objects).args).toContain('--self-managed-tls-name=webhook.example.com');
+    const byIp = renderChart({ values: { webhooks: { url: 'https://[fd00::7]:10260' }, tls: { mode: 'cert-manager', extraDnsNames: ['10.1.2.3'] } } });
+    expect((only(byIp, 'Certificate', `${fullname}-serving`) as KubeObject & { spec: { ipAddresses: string[] } }).spec.ipAddresses).toEqual(['fd00::7', '10.1.2.3']);
+  });
+
+  it('hostNetwork: the node’s network with cluster DNS, the configured ports, one pod replaced at a time', () => {
+    const objects = renderChart({ values: { hostNetwork: true, containerPorts: { webhook: 10260, metrics: 10261 } } });
+    const deployment = only<Deployment>(objects, 'Deployment') as Deployment & { spec: { strategy: unknown } };
+    expect(deployment.spec.template.spec).toMatchObject({ hostNetwork: true, dnsPolicy: 'ClusterFirstWithHostNet' });
+    expect(deployment.spec.strategy).toEqual({ type: 'RollingUpdate', rollingUpdate: { maxSurge: 0, maxUnavailable: 1 } });
+    expect(containerOf(objects).ports.map((p) => p.containerPort)).toEqual([10260, 10261]);
+    expect(containerOf(objects).args.slice(0, 2)).toEqual(['--port=10260', '--metrics-port=10261']);
+  });
+
+  it('extra volumes and mounts are added after the chart’s own', () => {
+    const objects = renderChart({ values: { extraVolumes: [{ name: 'proxy-ca', configMap: { name: 'proxy-ca' } }], extraVolumeMounts: [{ name: 'proxy-ca', mountPath: '/etc/proxy-ca', readOnly: true }] } });
+    const pod = only<Deployment>(objects, 'Deployment').spec.template.spec;
+    expect(pod.volumes.at(-1)).toEqual({ name: 'proxy-ca', configMap: { name: 'proxy-ca' } });
+    expect(pod.containers[0]?.volumeMounts.at(-1)).toEqual({ name: 'proxy-ca', mountPath: '/etc/proxy-ca', readOnly: true });
+  });
+
+  it.each([
+    ['inline PEM, in a ConfigMap of the chart', { caBundle: '-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n' }, { configMap: { name: `${fullname}-client-ca`, items: [{ key: 'ca.crt', path: 'ca.crt' }] } }],
+    ['an existing Secret', { existingSecret: 'apiserver-client-ca', key: 'bundle.pem' }, { secret: { secretName: 'apiserver-client-ca', items: [{ key: 'bundle.pem', path: 'bundle.pem' }] } }],
+    ['an existing ConfigMap', { existingConfigMap: 'apiserver-client-ca' }, { configMap: { name: 'apiserver-client-ca', items: [{ key: 'ca.crt', path: 'ca.crt' }] } }],
+  ])('client authentication from %s: mounted, and passed as --client-ca-file', (_label, clientCA, source) => {
+    const objects = renderChart({ values: { tls: { clientCA: { enabled: true, ...clientCA } } } });
+    const pod = only<Deployment>(objects, 'Deployment').spec.template.spec;
+    expect(pod.volumes.find((v) => v.name === 'client-ca')).toEqual({ name: 'client-ca', ...source });
+    expect(pod.containers[0]?.volumeMounts).toContainEqual({ name: 'client-ca', mountPath: '/etc/admission-chain/client-ca', readOnly: true });
+    const key = (clientCA as { key?: string }).key ?? 'ca.crt';
+    expect(containerOf(objects).args).toContain(`--client-ca-file=/etc/admission-chain/client-ca/${key}`);
+    const configMaps = objects.filter((o) => o.kind === 'ConfigMap') as Array<KubeObject & { data: Record<string, string> }>;
+    if ('caBundle' in clientCA) expect(configMaps.map((c) => [c.metadata.name, c.data])).toEqual([[`${fullname}-client-ca`, { 'ca.crt': clientCA.caBundle }]]);
+    else expect(configMaps).toEqual([]);
+  });
+
+  it('NetworkPolicy: the webhook port from the configured peers and the webhook’s own pods, metrics from the scrapers, nothing else', () => {
+    expect(renderChart().some((o) => o.kind === 'NetworkPolicy')).toBe(false);
+    const apiserver = { ipBlock: { cidr: '172.20.0.0/16' } };
+    const prometheus = { namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'monitoring' } } };
+    const objects = renderChart({ values: { networkPolicy: { enabled: true, webhookFrom: [apiserver], metricsFrom: [prometheus] } } });
+    const policy = only(objects, 'NetworkPolicy') as KubeObject & { spec: Record<string, unknown> };
+    const selector = only<Deployment>(objects, 'Deployment').spec.selector;
+    expect(policy.spec).toEqual({
+      podSelector: selector,
+      policyTypes: ['Ingress'],
+      ingress: [
+        { ports: [{ port: 'webhook', protocol: 'TCP' }], from: [{ podSelector: selector }, apiserver] },
+        { ports: [{ port: 'metrics', protocol: 'TCP' }], from: [prometheus] },
+      ],
+    });
+    const noScrapers = only(renderChart({ values: { networkPolicy: { enabled: true, webhookFrom: [apiserver] } } }), 'NetworkPolicy') as KubeObject & { spec: { ingress: unknown[] } };
+    expect(noScrapers.spec.ingress).toHaveLength(1);
   });
 
   it('inverted failure policies, extra matchConditions after the built-in ones, extra excluded namespaces, custom opt-out label', () => {
@@ -452,7 +640,7 @@ describe('chart with non-default values', () => {
     expect(validating.failurePolicy).toBe('Ignore');
     expect(mutating.matchConditions.at(-1)).toEqual({ name: 'not-bot', expression: "request.userInfo.username != 'bot'" });
     expect(mutating.matchConditions).toHaveLength(5);
-    expect(validating.matchConditions).toHaveLength(5);
+    expect(validating.matchConditions).toHaveLength(6);
     for (const webhook of [mutating, validating]) {
       expect(webhook.namespaceSelector.matchExpressions).toEqual([
         { key: 'kubernetes.io/metadata.name', operator: 'NotIn', values: [defaultNamespace, 'kube-system', 'kube-node-lease', 'istio-system'] },
@@ -460,13 +648,13 @@ describe('chart with non-default values', () => {
       ]);
       expect(webhook.objectSelector).toEqual({ matchLabels: { admitted: 'yes' } });
     }
-    expect(only(objects, 'ValidatingWebhookConfiguration').metadata.annotations).toEqual({ 'cert-manager.io/inject-ca-from': `${defaultNamespace}/${fullname}-serving` });
+    expect(Object.keys(only(objects, 'ValidatingWebhookConfiguration').metadata.annotations ?? {})).toEqual(['admission-chain.io/webhooks']);
   });
 
   it('excludes whatever namespace the release is installed in', () => {
     const objects = renderChart({ namespace: 'platform-webhooks' });
     expect(webhookOf(objects, 'ValidatingWebhookConfiguration').namespaceSelector.matchExpressions[0]?.values).toEqual(['platform-webhooks', 'kube-system', 'kube-node-lease']);
-    expect(webhookOf(objects, 'ValidatingWebhookConfiguration').clientConfig.service.namespace).toBe('platform-webhooks');
+    expect(webhookOf(objects, 'ValidatingWebhookConfiguration').clientConfig.service?.namespace).toBe('platform-webhooks');
   });
 
   it('HPA on: autoscaling/v2 on CPU targets the Deployment, which no longer fixes replicas', () => {
@@ -487,7 +675,7 @@ describe('chart with non-default values', () => {
     const objects = renderChart({ values: { replicaCount: 1, priorityClassName: 'system-cluster-critical', image: { digest: `sha256:${'b'.repeat(64)}` } } });
     expect(objects.some((o) => o.kind === 'PodDisruptionBudget')).toBe(false);
     expect(only<Deployment>(objects, 'Deployment').spec.template.spec.priorityClassName).toBe('system-cluster-critical');
-    expect(containerOf(objects).image).toBe(`ghcr.io/admission-chain/admission-chain@sha256:${'b'.repeat(64)}`);
+    expect(containerOf(objects).image).toBe(`${testImageRepository}@sha256:${'b'.repeat(64)}`);
   });
 
   it('ServiceMonitor only when the cluster serves monitoring.coreos.com/v1 and it is enabled', () => {
@@ -524,7 +712,7 @@ describe('chart ships the monitoring of charts/admission-chain/files', () => {
     expect(rule.apiVersion).toBe('monitoring.coreos.com/v1');
     expect(rule.metadata).toMatchObject({ name: fullname, namespace: defaultNamespace });
     expect(rule.metadata.labels).toMatchObject({ 'app.kubernetes.io/name': 'admission-chain', 'app.kubernetes.io/instance': defaultRelease, release: 'kube-prometheus-stack' });
-    expect(rule.spec.groups.map((g) => g.name)).toEqual(['admission-chain.recording', 'admission-chain.alerts']);
+    expect(rule.spec.groups.map((g) => g.name)).toEqual(['admission-chain.recording', 'admission-chain.alerts', 'admission-chain.availability']);
     expect(rule.spec).toEqual({ groups: ruleFile.groups });
     // Prometheus' own template syntax reaches the PrometheusRule untouched by Helm's.
     expect(JSON.stringify(rule.spec)).toContain('{{ $labels.type }}');
@@ -575,10 +763,30 @@ describe('chart refuses values that would break the cluster or the server', () =
     ['a misspelt PrometheusRule key', { metrics: { prometheusRule: { enable: true } } }, 'enable'],
     ['a dashboard label that is not a string', { metrics: { grafanaDashboard: { enabled: true, labels: { grafana_dashboard: 1 } } } }, "at '/metrics/grafanaDashboard/labels/grafana_dashboard'"],
     ['a dashboard namespace that is no DNS label', { metrics: { grafanaDashboard: { enabled: true, namespace: 'Monitoring_NS' } } }, "at '/metrics/grafanaDashboard/namespace'"],
+    ['a placeholder caBundle that is base64 but no certificate', { tls: { mode: 'secret', secret: { name: 'x', caBundle: 'cGxhY2Vob2xkZXI=' } } }, 'tls.secret.caBundle does not decode to a PEM certificate'],
+    ['BYO TLS without its caBundle', { tls: { mode: 'secret', secret: { name: 'x' } } }, 'tls.secret.caBundle is required when tls.mode is secret'],
+    ['a webhooks.url that is not https', { webhooks: { url: 'http://webhook.example.com' } }, "at '/webhooks/url'"],
+    ['client authentication without a CA', { tls: { clientCA: { enabled: true } } }, 'tls.clientCA.enabled needs exactly one of'],
+    ['client authentication from two sources', { tls: { clientCA: { enabled: true, existingSecret: 'a', existingConfigMap: 'b' } } }, 'tls.clientCA.enabled needs exactly one of'],
+    ['a client CA given as base64 instead of PEM', { tls: { clientCA: { enabled: true, caBundle: 'LS0tLS1CRUdJTg==' } } }, 'tls.clientCA.caBundle must be a PEM bundle'],
+    ['an unknown TLS mode', { tls: { mode: 'self-signed' } }, "at '/tls/mode'"],
   ])('%s', (_label, values, message) => {
     const result = runHelm('template', { values });
     expect(result.status).not.toBe(0);
     expect(result.stderr).toContain(message);
+  });
+
+  it('no image: install fails, saying none is published and how to set one', () => {
+    const result = runHelm('template', { withoutImage: true });
+    expect(result.status).not.toBe(0);
+    expect(result.stderr).toContain('image.repository is required: no admission-chain image is published yet');
+    expect(result.stderr).toContain('--set image.repository=REGISTRY/admission-chain --set image.tag=TAG');
+  });
+
+  it('examples/values/bring-your-own-tls.yaml alone fails on the caBundle its install command passes (no placeholder slips through)', () => {
+    const result = runHelm('template', { valuesFiles: [join(examplesValuesDir, 'bring-your-own-tls.yaml')] });
+    expect(result.status).not.toBe(0);
+    expect(result.stderr).toContain('tls.secret.caBundle is required when tls.mode is secret');
   });
 
   it('a cluster older than 1.30 (no GA matchConditions)', () => {
@@ -588,7 +796,7 @@ describe('chart refuses values that would break the cluster or the server', () =
   });
 
   it('the schema check is live: a rendered object with a broken field is rejected', () => {
-    const config = structuredClone(only<WebhookConfiguration>(renderChart(), 'ValidatingWebhookConfiguration'));
+    const config = structuredClone(only<WebhookConfiguration>(renderChart({ values: { webhooks: { registerWhenReady: false } } }), 'ValidatingWebhookConfiguration'));
     (config.webhooks[0] as Webhook).failurePolicy = 'Sometimes';
     expect(() => validateKubernetesObject(config)).toThrow(/failurePolicy/);
     const deployment = structuredClone(only<Deployment>(renderChart(), 'Deployment'));

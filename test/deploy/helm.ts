@@ -26,7 +26,12 @@ export interface ChartInput {
   kubeVersion?: string;
   namespace?: string;
   releaseName?: string;
+  /** Leave image.repository unset (it is required); by default tests run testImageRepository. */
+  withoutImage?: boolean;
 }
+
+/** The image the chart tests install (the chart requires one; none is published). */
+export const testImageRepository = 'registry.example.com/admission-chain';
 
 export interface HelmResult {
   status: number | null;
@@ -44,6 +49,11 @@ export function runHelm(command: 'template' | 'lint', input: ChartInput = {}): H
     if (command === 'template') args.push(input.releaseName ?? defaultRelease);
     args.push(chartDir, '--namespace', input.namespace ?? defaultNamespace);
     if (command === 'lint') args.push('--strict');
+    if (!input.withoutImage) {
+      const file = join(scratch, 'image.json');
+      writeFileSync(file, JSON.stringify({ image: { repository: testImageRepository } }));
+      args.push('--values', file);
+    }
     for (const file of input.valuesFiles ?? []) args.push('--values', file);
     if (input.values) {
       const file = join(scratch, 'values.json');
@@ -69,6 +79,19 @@ export function runHelm(command: 'template' | 'lint', input: ChartInput = {}): H
   }
 }
 
+/** helm with the given arguments as written (a documented command), isolated from the user's helm config. */
+export function runHelmArgs(args: string[]): HelmResult {
+  const scratch = mkdtempSync(join(tmpdir(), 'admission-chain-helm-'));
+  try {
+    const env = { ...process.env, HELM_CACHE_HOME: join(scratch, 'cache'), HELM_CONFIG_HOME: join(scratch, 'config'), HELM_DATA_HOME: join(scratch, 'data') };
+    const result = spawnSync(helmPath(), args, { encoding: 'utf8', env, cwd: repoRoot });
+    if (result.error) throw result.error;
+    return { status: result.status, stdout: result.stdout, stderr: result.stderr };
+  } finally {
+    rmSync(scratch, { recursive: true, force: true });
+  }
+}
+
 /** `helm template`, which must succeed, parsed into objects (empty documents dropped). */
 export function renderChart(input: ChartInput = {}): KubeObject[] {
   const result = runHelm('template', input);
@@ -81,9 +104,14 @@ export function renderChart(input: ChartInput = {}): KubeObject[] {
     .filter((obj): obj is KubeObject => obj !== null);
 }
 
-/** The one rendered object of a kind (and name, if given); throws when absent or ambiguous. */
+/** Whether Helm runs the object as a hook (helm.sh/hook) rather than installing it with the release. */
+export function isHook(object: KubeObject): boolean {
+  return object.metadata.annotations?.['helm.sh/hook'] !== undefined;
+}
+
+/** The one rendered release object (not a hook) of a kind (and name, if given); throws when absent or ambiguous. */
 export function only<T = KubeObject>(objects: KubeObject[], kind: string, name?: string): T {
-  const matches = objects.filter((o) => o.kind === kind && (name === undefined || o.metadata.name === name));
+  const matches = objects.filter((o) => !isHook(o) && o.kind === kind && (name === undefined || o.metadata.name === name));
   if (matches.length !== 1) throw new Error(`expected exactly one ${kind}${name ? ` ${name}` : ''}, found ${matches.length}`);
   return matches[0] as T;
 }

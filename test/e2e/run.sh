@@ -48,7 +48,7 @@ cleanup() {
   if [[ "${KEEP:-}" == "1" ]]; then
     echo "e2e: KEEP=1, leaving release $release in $namespace and namespace $demo"
   else
-    # The webhook configurations go first (with the release), so nothing is left that fails closed.
+    # The chart's pre-delete hook removes the webhook configurations first, so nothing is left that fails closed.
     "$HELM" uninstall "$release" -n "$namespace" --wait >/dev/null 2>&1 || true
     "$KUBECTL" delete namespace "$demo" "$namespace" --ignore-not-found --wait=false >/dev/null 2>&1 || true
   fi
@@ -88,6 +88,9 @@ install() { # install EXTRA_HELM_ARGS...
     --set tls.secret.caBundle="$(base64 < "$work/tls/ca.crt" | tr -d '\n')" \
     --set plugins.StorageObjectInUseProtection.enabled=true \
     "$@" >/dev/null
+  # The webhook registers its webhooks itself once a replica answers through the Service.
+  "$KUBECTL" wait --for=jsonpath='{.webhooks[0].name}'=validate.admission-chain.io \
+    validatingwebhookconfiguration/"$release" --timeout=120s >/dev/null
 }
 install
 "$KUBECTL" apply -f examples/namespace.yaml -f examples/demo-user-rbac.yaml >/dev/null

@@ -36,7 +36,9 @@ export function serveKubectlSurface(standIn: StandInApiServer, resolveService: S
     resolveService,
   };
   for (const route of [...discoveryRoutes(), ...openApiRoutes()]) standIn.addRoute(route);
-  for (const type of [...servedResources, ...Object.values(webhookConfigurationTypes)]) standIn.serveResource(type);
+  for (const type of servedResources) standIn.serveResource(type);
+  // Webhook configurations are written without admission (kube-apiserver never sends them to webhooks).
+  for (const type of Object.values(webhookConfigurationTypes)) standIn.serveWritableResource(type);
   for (const type of servedResources) for (const route of writeRoutes(store, type, environment)) standIn.addRoute(route);
 
   const phaseOf = (configuration: WebhookConfiguration): Phase => (configuration.kind === 'MutatingWebhookConfiguration' ? 'mutating' : 'validating');

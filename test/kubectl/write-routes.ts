@@ -26,8 +26,33 @@ export function writeRoutes(store: ObjectStore, type: ServedResource, environmen
     { name: `create ${type.resource}`, method: 'POST', pattern: collection, handle: (request, respond) => create(request, respond) },
     { name: `update ${type.resource}`, method: 'PUT', pattern: item, handle: (request, respond) => update(request, respond, '') },
     { name: `patch ${type.resource}`, method: 'PATCH', pattern: item, handle: (request, respond) => update(request, respond, '') },
+    // Deletes skip admission here: no webhook the chart renders asks for DELETE.
+    {
+      name: `delete ${type.resource}`,
+      method: 'DELETE',
+      pattern: item,
+      handle: (request, respond) => {
+        const name = request.params.name ?? '';
+        const current = store.get(type, request.params.namespace ?? '', name);
+        if (current === undefined || !store.delete(type, request.params.namespace ?? '', name)) return respond.status(apiStatus.notFound(type.group, type.resource, name));
+        respond.json(200, current);
+      },
+    },
   ];
   for (const subresource of Object.keys(type.subresources ?? {})) {
+    routes.push(
+      // kubectl patch --subresource reads the object through the subresource first.
+      {
+        name: `get ${type.resource}/${subresource}`,
+        method: 'GET',
+        pattern: `${item}/${subresource}`,
+        handle: (request, respond) => {
+          const current = store.get(type, request.params.namespace ?? '', request.params.name ?? '');
+          if (current === undefined) respond.status(apiStatus.notFound(type.group, type.resource, request.params.name ?? ''));
+          else respond.json(200, current);
+        },
+      },
+    );
     routes.push(
       { name: `update ${type.resource}/${subresource}`, method: 'PUT', pattern: `${item}/${subresource}`, handle: (request, respond) => update(request, respond, subresource) },
       { name: `patch ${type.resource}/${subresource}`, method: 'PATCH', pattern: `${item}/${subresource}`, handle: (request, respond) => update(request, respond, subresource) },

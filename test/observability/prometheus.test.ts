@@ -70,7 +70,7 @@ describe.skipIf(!hasPrometheus)(`a real Prometheus scraping the webhook${needs('
         },
         { timeout: 10_000, interval: 250 },
       )
-      .toHaveLength(9);
+      .toHaveLength(14);
     await expect
       .poll(async () => (await prometheus!.api<Rules>('/api/v1/rules')).groups.flatMap((g) => g.rules).every((r) => r.health === 'ok'), { timeout: 10_000, interval: 250 })
       .toBe(true);
@@ -80,5 +80,7 @@ describe.skipIf(!hasPrometheus)(`a real Prometheus scraping the webhook${needs('
       .toBeGreaterThan(0);
     // A fresh certificate raises no expiry alert.
     expect(await prometheus!.query('ALERTS{alertname=~"AdmissionChainCertificate.*"}')).toEqual([]);
+    // The outage alert's job matcher finds the running webhook's target (pending only until the first scrape).
+    await expect.poll(async () => prometheus!.query('ALERTS{alertname="AdmissionChainDown"}'), { timeout: 10_000, interval: 250 }).toEqual([]);
   }, 30_000);
 });

@@ -37,20 +37,55 @@ app.kubernetes.io/instance: {{ .Release.Name }}
 {{- end }}
 
 {{- define "admission-chain.image" -}}
+{{- $repository := required "image.repository is required: no admission-chain image is published yet. Build and push one from the repository's Dockerfile, then install with --set image.repository=REGISTRY/admission-chain --set image.tag=TAG (docs/deploy.md, Container image)" .Values.image.repository }}
 {{- if .Values.image.digest }}
-{{- printf "%s@%s" .Values.image.repository .Values.image.digest }}
+{{- printf "%s@%s" $repository .Values.image.digest }}
 {{- else }}
-{{- printf "%s:%s" .Values.image.repository (default .Chart.AppVersion .Values.image.tag) }}
+{{- printf "%s:%s" $repository (default .Chart.AppVersion .Values.image.tag) }}
 {{- end }}
 {{- end }}
 
 {{/* The Secret the serving certificate lives in, whoever issues it. */}}
 {{- define "admission-chain.tlsSecretName" -}}
-{{- if eq .Values.tls.mode "cert-manager" }}
-{{- printf "%s-tls" (include "admission-chain.fullname" .) }}
-{{- else }}
+{{- if eq .Values.tls.mode "secret" }}
 {{- required "tls.secret.name is required when tls.mode is secret" .Values.tls.secret.name }}
+{{- else }}
+{{- printf "%s-tls" (include "admission-chain.fullname" .) | trunc 63 | trimSuffix "-" }}
 {{- end }}
+{{- end }}
+
+{{/* The host of webhooks.url, or empty in Service mode. */}}
+{{- define "admission-chain.urlHost" -}}
+{{- with .Values.webhooks.url }}
+{{- $url := urlParse . }}
+{{- if ne $url.scheme "https" }}
+{{- fail (printf "webhooks.url must be an https:// URL, got %q" .) }}
+{{- end }}
+{{- if hasPrefix "[" $url.host }}
+{{- regexReplaceAll "^\\[(.*)\\](:[0-9]+)?$" $url.host "${1}" }}
+{{- else }}
+{{- regexReplaceAll ":[0-9]+$" $url.host "" }}
+{{- end }}
+{{- end }}
+{{- end }}
+
+{{/*
+The names the serving certificate must cover, <service>.<namespace>.svc first (its common name):
+the Service's names, the webhooks.url host, and tls.extraDnsNames. As a YAML list.
+*/}}
+{{- define "admission-chain.servingNames" -}}
+{{- $fullname := include "admission-chain.fullname" . }}
+{{- $ns := .Release.Namespace }}
+{{- $names := list (printf "%s.%s.svc" $fullname $ns) $fullname (printf "%s.%s" $fullname $ns) (printf "%s.%s.svc.cluster.local" $fullname $ns) }}
+{{- with include "admission-chain.urlHost" . }}
+{{- $names = append $names . }}
+{{- end }}
+{{- toYaml (concat $names .Values.tls.extraDnsNames | uniq) }}
+{{- end }}
+
+{{/* Whether the webhook registers itself in (and injects the CA into) the webhook configurations. */}}
+{{- define "admission-chain.manageRegistration" -}}
+{{- if or .Values.webhooks.registerWhenReady (eq .Values.tls.mode "self-managed") }}true{{ end }}
 {{- end }}
 
 {{/*
@@ -147,6 +182,8 @@ Requests that must never reach the webhook whatever the rules say: our own Subje
 the API server's TokenReviews (calling out for them would recurse or stall authentication), Leases
 (leader election and node heartbeats, every few seconds) and Nodes (cluster-scoped, so no
 namespaceSelector can exclude them). Rules cannot subtract from ORPE's all-resources rule, so CEL does it.
+With ORPE on, the kubelet's pods/status updates are left out as well: ORPE lets them through unchecked
+and no other plugin looks at a status subresource, yet owned pods' updates carry ownerReferences.
 */}}
 {{- define "admission-chain.matchConditions" -}}
 {{- $root := index . 0 }}
@@ -159,6 +196,10 @@ namespaceSelector can exclude them). Rules cannot subtract from ORPE's all-resou
   expression: "!(request.resource.group == 'coordination.k8s.io' && request.resource.resource == 'leases')"
 - name: exclude-nodes
   expression: "!(request.resource.group == '' && request.resource.resource == 'nodes')"
+{{- if and (eq $phase "validating") (has "OwnerReferencesPermissionEnforcement" (include "admission-chain.enabledPlugins" $root | fromYamlArray)) }}
+- name: exclude-pod-status
+  expression: "!(request.resource.group == '' && request.resource.resource == 'pods' && request.subResource == 'status')"
+{{- end }}
 {{- if eq $phase "validating" }}
 {{- with include "admission-chain.ownerReferenceWritesCondition" $root | trim }}
 {{ . }}
@@ -193,20 +234,29 @@ that carry ownerReferences. Empty unless ORPE is on and webhooks.validating.only
 {{- end }}
 {{- end }}
 
+{{/* The namespaces the webhook depends on (never sent to it), then the configured ones. */}}
+{{- define "admission-chain.excludedNamespaces" -}}
+{{- $excluded := list .Release.Namespace "kube-system" "kube-node-lease" }}
+{{- if eq .Values.tls.mode "cert-manager" }}
+{{- $excluded = append $excluded .Values.tls.certManager.namespace }}
+{{- end }}
+{{- toYaml (concat $excluded .Values.webhooks.excludedNamespaces | uniq) }}
+{{- end }}
+
 {{/* Keeps the webhook out of the namespaces it must never block, and out of opted-out ones. */}}
 {{- define "admission-chain.namespaceSelector" -}}
 matchExpressions:
   - key: kubernetes.io/metadata.name
     operator: NotIn
     values:
-      {{- toYaml (concat (list .Release.Namespace "kube-system" "kube-node-lease") .Values.webhooks.excludedNamespaces | uniq) | nindent 6 }}
+      {{- include "admission-chain.excludedNamespaces" . | nindent 6 }}
   - key: {{ .Values.webhooks.optOutLabel }}
     operator: NotIn
     values: ["true"]
 {{- end }}
 
 {{- define "admission-chain.webhookAnnotations" -}}
-{{- if eq .Values.tls.mode "cert-manager" }}
+{{- if and (eq .Values.tls.mode "cert-manager") (not (include "admission-chain.manageRegistration" .)) }}
 cert-manager.io/inject-ca-from: {{ printf "%s/%s-serving" .Release.Namespace (include "admission-chain.fullname" .) }}
 {{- end }}
 {{- if .Values.webhooks.aksAdmissionsEnforcerDisabled }}
@@ -217,12 +267,108 @@ admissions.enforcer/disabled: "true"
 {{- define "admission-chain.clientConfig" -}}
 {{- $root := index . 0 }}
 {{- $path := index . 1 }}
+{{- if $root.Values.webhooks.url }}
+{{- $_ := include "admission-chain.urlHost" $root }}
+url: {{ printf "%s%s" (trimSuffix "/" $root.Values.webhooks.url) $path | quote }}
+{{- else }}
 service:
   name: {{ include "admission-chain.fullname" $root }}
   namespace: {{ $root.Release.Namespace }}
   path: {{ $path }}
   port: {{ $root.Values.service.port }}
+{{- end }}
 {{- if eq $root.Values.tls.mode "secret" }}
-caBundle: {{ required "tls.secret.caBundle (base64 PEM of the CA) is required when tls.mode is secret" $root.Values.tls.secret.caBundle }}
+caBundle: {{ include "admission-chain.secretCaBundle" $root }}
+{{- end }}
+{{- end }}
+
+{{/* tls.secret.caBundle, checked: it must decode to a PEM certificate (a placeholder never passes). */}}
+{{- define "admission-chain.secretCaBundle" -}}
+{{- $bundle := required "tls.secret.caBundle is required when tls.mode is secret: the base64 of the PEM CA that signed tls.crt, e.g. --set tls.secret.caBundle=\"$(base64 < ca.crt | tr -d '\\n')\"" .Values.tls.secret.caBundle }}
+{{- if not (contains "-----BEGIN CERTIFICATE-----" (b64dec $bundle)) }}
+{{- fail "tls.secret.caBundle does not decode to a PEM certificate: give the base64 of the CA certificate that signed tls.crt (base64 < ca.crt | tr -d '\\n')" }}
+{{- end }}
+{{- $bundle }}
+{{- end }}
+
+{{/*
+One configuration's webhooks (phase "mutating" or "validating") as a YAML list; empty when no
+enabled plugin uses the phase. Rendered into the configuration, or into its template annotation
+when the webhook registers them itself.
+*/}}
+{{- define "admission-chain.webhooks" -}}
+{{- $root := index . 0 }}
+{{- $phase := index . 1 }}
+{{- $rules := include "admission-chain.webhookRules" (list $root $phase) | fromYamlArray }}
+{{- if $rules }}
+{{- $values := get $root.Values.webhooks $phase }}
+- name: {{ ternary "mutate.admission-chain.io" "validate.admission-chain.io" (eq $phase "mutating") }}
+  admissionReviewVersions: ["v1", "v1beta1"]
+  clientConfig:
+    {{- include "admission-chain.clientConfig" (list $root (ternary "/mutate" "/validate" (eq $phase "mutating"))) | trim | nindent 4 }}
+  rules:
+    {{- toYaml $rules | nindent 4 }}
+  failurePolicy: {{ $values.failurePolicy }}
+  matchPolicy: Equivalent
+  {{- if eq $phase "mutating" }}
+  reinvocationPolicy: {{ $values.reinvocationPolicy }}
+  {{- end }}
+  sideEffects: None
+  timeoutSeconds: {{ $root.Values.webhooks.timeoutSeconds }}
+  namespaceSelector:
+    {{- include "admission-chain.namespaceSelector" $root | nindent 4 }}
+  {{- with $root.Values.webhooks.objectSelector }}
+  objectSelector:
+    {{- toYaml . | nindent 4 }}
+  {{- end }}
+  matchConditions:
+    {{- include "admission-chain.matchConditions" (list $root $phase) | trim | nindent 4 }}
+{{- end }}
+{{- end }}
+
+{{/* A whole webhook configuration of one phase; nothing when no enabled plugin uses the phase. */}}
+{{- define "admission-chain.webhookConfiguration" -}}
+{{- $root := index . 0 }}
+{{- $phase := index . 1 }}
+{{- $webhooks := include "admission-chain.webhooks" (list $root $phase) | fromYamlArray }}
+{{- if $webhooks }}
+{{- $register := $root.Values.webhooks.registerWhenReady }}
+apiVersion: admissionregistration.k8s.io/v1
+kind: {{ ternary "MutatingWebhookConfiguration" "ValidatingWebhookConfiguration" (eq $phase "mutating") }}
+metadata:
+  name: {{ include "admission-chain.fullname" $root }}
+  labels:
+    {{- include "admission-chain.labels" $root | nindent 4 }}
+  {{- $annotations := include "admission-chain.webhookAnnotations" $root | fromYaml | default dict }}
+  {{- if $register }}
+  {{- $_ := set $annotations "admission-chain.io/webhooks" (toJson $webhooks) }}
+  {{- end }}
+  {{- with $annotations }}
+  annotations:
+    {{- toYaml . | nindent 4 }}
+  {{- end }}
+{{- if not $register }}
+webhooks:
+  {{- toYaml $webhooks | nindent 2 }}
+{{- end }}
+{{- end }}
+{{- end }}
+
+{{/* The volume source of the client CA bundle (tls.clientCA): exactly one of its three sources. */}}
+{{- define "admission-chain.clientCaVolume" -}}
+{{- $ca := .Values.tls.clientCA }}
+{{- $sources := 0 }}
+{{- range list $ca.caBundle $ca.existingSecret $ca.existingConfigMap }}{{ if . }}{{ $sources = add1 $sources }}{{ end }}{{ end }}
+{{- if ne (int $sources) 1 }}
+{{- fail "tls.clientCA.enabled needs exactly one of tls.clientCA.caBundle (PEM), tls.clientCA.existingSecret or tls.clientCA.existingConfigMap" }}
+{{- end }}
+{{- if $ca.existingSecret }}
+secret:
+  secretName: {{ $ca.existingSecret }}
+  items: [{key: {{ $ca.key | quote }}, path: {{ $ca.key | quote }}}]
+{{- else }}
+configMap:
+  name: {{ $ca.existingConfigMap | default (printf "%s-client-ca" (include "admission-chain.fullname" .) | trunc 63 | trimSuffix "-") }}
+  items: [{key: {{ $ca.key | quote }}, path: {{ $ca.key | quote }}}]
 {{- end }}
 {{- end }}

@@ -1,0 +1,48 @@
+// `admission-chain unregister --webhook-configuration NAME`: deletes the Validating- and
+// MutatingWebhookConfiguration of that name (absent ones are fine), so the API server stops
+// calling the webhook. The Helm chart runs it as its pre-delete hook, before Helm removes anything
+// the webhook needs to answer.
+import type { Command } from 'commander';
+import { parseDuration } from '../config/duration.ts';
+import { CliError, type CliIO } from './io.ts';
+
+interface UnregisterOptions {
+  webhookConfiguration: string;
+  kubeconfig?: string;
+  timeout: string;
+}
+
+export function registerUnregisterCommand(program: Command, io: Pick<CliIO, 'stdout'>): void {
+  program
+    .command('unregister')
+    .description('delete the webhook configurations of this name, so the API server stops calling the webhook (run before uninstalling)')
+    .requiredOption('--webhook-configuration <name>', 'name of the Mutating/ValidatingWebhookConfiguration to delete')
+    .option('--kubeconfig <file>', 'kubeconfig (default: KUBECONFIG, then ~/.kube/config, then in-cluster)')
+    .option('--timeout <duration>', 'deadline for each call to the API server', '10s')
+    .action(async (options: UnregisterOptions) => {
+      let timeoutMs: number;
+      try {
+        timeoutMs = parseDuration(options.timeout);
+      } catch (error) {
+        throw new CliError(`--timeout: ${(error as Error).message}`, 2);
+      }
+      // client-node only loads for this command.
+      const [{ loadKubeConfig }, { createKubeRequests }, { clusterWebhookConfigurations }, { unregisterWebhooks }] = await Promise.all([
+        import('../cluster-backend.ts'),
+        import('../adapters/cluster/kube.ts'),
+        import('../adapters/cluster/webhook-configurations.ts'),
+        import('../registration/unregister.ts'),
+      ]);
+      let requests;
+      try {
+        const kubeConfig = loadKubeConfig(options.kubeconfig);
+        requests = createKubeRequests(kubeConfig);
+        const results = await unregisterWebhooks(clusterWebhookConfigurations(kubeConfig, requests, timeoutMs), options.webhookConfiguration);
+        for (const { kind, deleted } of results) io.stdout.write(`${kind} ${options.webhookConfiguration}: ${deleted ? 'deleted' : 'not found'}\n`);
+      } catch (error) {
+        throw new CliError((error as Error).message);
+      } finally {
+        await requests?.close();
+      }
+    });
+}
