@@ -28,6 +28,8 @@ export const defaultMaxBodyBytes = 7 * 1024 * 1024;
 export const defaultMaxInFlightBytes = 160 * 1024 * 1024;
 /** Every request holds at least this much: the answer, the log line, its promises. */
 const minimumRequestBytes = 64 * 1024;
+/** From this estimated heap on (a body of a few hundred KiB), a request yields between its steps. */
+const heavyRequestBytes = 8 * 1024 * 1024;
 const json = 'application/json; charset=utf-8';
 
 export interface WebhookAppOptions {
@@ -248,14 +250,18 @@ function reviewHandler(phase: Phase, options: WebhookAppOptions, loopLoad: Pick<
         refuseWaiting(req, res, webhook, reason, options);
         return;
       }
-      await handleBody(res, body, deadline, releaseBody);
+      await handleBody(res, body, deadline, releaseBody, weight >= heavyRequestBytes);
     } finally {
       releaseBody();
       releaseWork();
     }
   };
 
-  async function handleBody(res: ServerResponse, body: Buffer, deadline: Deadline, releaseBody: Release): Promise<void> {
+  async function handleBody(res: ServerResponse, body: Buffer, deadline: Deadline, releaseBody: Release, heavy: boolean): Promise<void> {
+    // A heavy request's synchronous steps (parse, the chain, the answer) each take their own turn of
+    // the event loop, so probes, scrapes and small requests get in between them, and between one
+    // heavy request and the next (a grant after a release would otherwise run at once).
+    if (heavy) await nextLoopTurn();
     const started = performance.now();
     let parsed: unknown;
     try {
@@ -279,6 +285,7 @@ function reviewHandler(phase: Phase, options: WebhookAppOptions, loopLoad: Pick<
     const { request } = decoded;
     options.metrics.inFlight[webhook]! += 1;
     try {
+      if (heavy) await nextLoopTurn();
       const handled = await handleAdmission(options.chain, phase, request, deadline.signal, deadline.expiresAt);
       const { response } = handled;
       // On a busy loop the answer is written from the event loop's check phase, once every request
@@ -287,7 +294,7 @@ function reviewHandler(phase: Phase, options: WebhookAppOptions, loopLoad: Pick<
       // more throughput at saturation on loopback. A loop with idle time answers at once: holding
       // the answer there only makes it wait for the requests that happened to arrive with it,
       // which lengthened the tail at a steady 1,000 req/s (docs/benchmark.md, items 6 and 34).
-      if (loopLoad.busy()) await nextLoopTurn();
+      if (heavy || loopLoad.busy()) await nextLoopTurn();
       // Answer first; metrics and the log line follow without holding the caller up.
       sendReview(res, responseReview(decoded.apiVersion, response));
       const seconds = (performance.now() - started) / 1000;
@@ -317,14 +324,26 @@ function reviewHandler(phase: Phase, options: WebhookAppOptions, loopLoad: Pick<
         durationMs: Math.round(seconds * 1e6) / 1e3,
       };
       const { logger } = options;
-      if (internal) logger.error({ ...fields, reason: response.status?.message }, 'admission failed');
-      else if (!response.allowed) logger.info({ ...fields, reason: response.status?.message }, 'admission denied');
+      if (internal) logger.error({ ...fields, reason: loggedReason(response.status?.message) }, 'admission failed');
+      else if (!response.allowed) logger.info({ ...fields, reason: loggedReason(response.status?.message) }, 'admission denied');
       else if (notEnforced !== undefined) logger.info(fields, 'admission allowed; a rejection was not enforced');
       else logger.debug(fields, 'admission allowed');
     } finally {
       options.metrics.inFlight[webhook]! -= 1;
     }
   }
+}
+
+/** Longer denial messages are cut in the log (the answer keeps them whole). */
+export const maxLoggedReasonLength = 2048;
+
+/**
+ * A denial's message for the log line: a pod with 50,000 containers is denied with a 7 MB message,
+ * which the caller gets whole but a log pipeline should not, once per attempt.
+ */
+function loggedReason(message: string | undefined): string | undefined {
+  if (message === undefined || message.length <= maxLoggedReasonLength) return message;
+  return `${message.slice(0, maxLoggedReasonLength)}… (${message.length} characters in all)`;
 }
 
 /** Who asked what, for the request's log line (never the object, which may carry secrets). */

@@ -1,0 +1,132 @@
+// `npm run bench` scenario 5 (or `node bench/hostile.ts` alone): the hostile bodies of
+// bench/hostile-bodies.ts against the shipped server, in a memory cgroup limited as the chart limits
+// the pod. For each shape: one request's time against the bare express handler's for the same body
+// (parse and answer: the least any webhook pays), then eight at once while /livez is probed every
+// 250 ms with the chart's liveness timeout, reading the slowest probe and the peak RSS against the
+// limit. Not a test: nothing asserts; docs/reliability.md carries the table.
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { request as httpRequest } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parse } from 'yaml';
+import { bundle } from '../build/bundle.ts';
+import { generateCertificates } from '../src/tls/generate.ts';
+import { hostileShapes } from './hostile-bodies.ts';
+import { chartMemoryLimitMiB, createMemoryCgroup } from './memory-cgroup.ts';
+import { freePort, pinSelf, post, startNode, waitForLine, waitForWebhook, type ServerProcess } from './processes.ts';
+
+const root = join(import.meta.dirname, '..');
+const plugins = ['AlwaysPullImages', 'OwnerReferencesPermissionEnforcement', 'PodTolerationRestriction', 'ExtendedResourceToleration', 'LimitPodHardAntiAffinityTopology'];
+
+export async function runHostileScenario(): Promise<void> {
+  if (!existsSync(join(root, 'dist/cli/run.js'))) await bundle(join(root, 'dist'));
+  const dir = mkdtempSync(join(tmpdir(), 'admission-chain-hostile-'));
+  const certs = await generateCertificates({ commonName: 'localhost', ipAddresses: ['127.0.0.1'] });
+  const certFile = join(dir, 'tls.crt');
+  const keyFile = join(dir, 'tls.key');
+  writeFileSync(certFile, certs.cert);
+  writeFileSync(keyFile, certs.key, { mode: 0o600 });
+  const state = join(dir, 'cluster-state.yaml');
+  writeFileSync(state, `${readFileSync(join(root, 'bench/cluster-state.yaml'), 'utf8')}\n---\n${readFileSync(join(root, 'bench/hostile-namespace.yaml'), 'utf8')}`);
+  const values = readFileSync(join(root, 'charts/admission-chain/values.yaml'), 'utf8');
+  const limitMiB = chartMemoryLimitMiB(values);
+  const probeTimeoutMs = 1000 * Number((parse(values) as { probes: { liveness: { timeoutSeconds: number } } }).probes.liveness.timeoutSeconds);
+  const dockerfile = readFileSync(join(root, 'Dockerfile'), 'utf8');
+  const cmd = JSON.parse(/^CMD\s+(\[.*\])\s*$/m.exec(dockerfile)![1]!) as string[];
+  const nodeFlags = cmd.slice(1, cmd.findIndex((arg) => arg.endsWith('.js')));
+  const small = JSON.stringify({ apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview', request: { uid: 'w', kind: { group: '', version: 'v1', kind: 'Pod' }, resource: { group: '', version: 'v1', resource: 'pods' }, operation: 'CREATE', namespace: 'hostile', userInfo: { username: 'u' }, object: { kind: 'Pod', spec: { containers: [{ name: 'a', image: 'a', imagePullPolicy: 'Always' }] } } } });
+
+  const start = async (side: 'ours' | 'baseline', name: string) => {
+    const made = createMemoryCgroup(limitMiB, `admission-chain-hostile-${process.pid}-${name}`);
+    const cgroup = 'unavailable' in made ? undefined : made;
+    const [port, metricsPort] = [await freePort(), await freePort()];
+    const args =
+      side === 'ours'
+        ? [join(root, 'dist/cli/run.js'), 'serve', '--cluster-state', state, '--plugins', plugins.join(','), '--bind-address', '127.0.0.1', '--port', String(port), '--metrics-port', String(metricsPort), '--tls-cert-file', certFile, '--tls-private-key-file', keyFile, '--shutdown-delay', '0s', '--log-level', 'warn']
+        : [join(root, 'bench/baseline.ts'), String(port), certFile, keyFile];
+    const { child, process: server } = startNode(args, { nodeOptions: side === 'ours' ? nodeFlags : [], stdout: side === 'ours' ? 'ignore' : 'pipe', ...(cgroup && { cgroup: cgroup.path }) });
+    if (side === 'baseline') await waitForLine(child, 'ready');
+    const base = `https://127.0.0.1:${port}`;
+    await waitForWebhook(`${base}/validate`, small, certs.caCert);
+    let exitCode: number | null | undefined;
+    child.once('exit', (code, signal) => (exitCode = code ?? (signal === null ? null : -1)));
+    return {
+      base,
+      metricsPort,
+      server,
+      exited: () => exitCode,
+      stop: async () => {
+        await server.stop();
+        cgroup?.remove();
+      },
+      limited: cgroup !== undefined,
+    };
+  };
+
+  const timed = async (url: string, body: string) => {
+    const started = performance.now();
+    const res = await post(url, body, certs.caCert).catch(() => ({ status: 0, text: '' }));
+    return { ms: performance.now() - started, status: res.status, allowed: /"allowed":true/.test(res.text.slice(0, 500)) };
+  };
+
+  pinSelf();
+  const lines = [
+    `| shape | ours, one request (ms) | bare express (ms) | ratio | 8 at once: answers | slowest (ms) | peak RSS (MiB) | slowest /livez (ms) | /livez over ${probeTimeoutMs / 1000} s |`,
+    '|---|---:|---:|---:|---|---:|---:|---:|---:|',
+  ];
+  let limitedAll = true;
+  for (const shape of hostileShapes()) {
+    const baseline = await start('baseline', 'baseline');
+    const bare = await timed(`${baseline.base}${shape.path}`, shape.body);
+    await baseline.stop();
+
+    const ours = await start('ours', 'ours');
+    limitedAll &&= ours.limited;
+    const one = await timed(`${ours.base}${shape.path}`, shape.body);
+    let probing = true;
+    let failed = 0;
+    let slowestProbe = 0;
+    const prober = (async () => {
+      while (probing) {
+        const ms = await livez(ours.metricsPort, probeTimeoutMs);
+        if (ms === undefined) failed++;
+        else slowestProbe = Math.max(slowestProbe, ms);
+        await new Promise((r) => setTimeout(r, 250));
+      }
+    })();
+    const eight = await Promise.all(Array.from({ length: 8 }, () => timed(`${ours.base}${shape.path}`, shape.body)));
+    probing = false;
+    await prober;
+    const peak = ours.server.peakRssMiB();
+    const died = ours.exited() !== undefined;
+    await ours.stop();
+
+    const counts = new Map<string, number>();
+    for (const answer of eight) {
+      const key = answer.status === 200 ? (answer.allowed ? '200 allowed' : '200 denied') : String(answer.status);
+      counts.set(key, (counts.get(key) ?? 0) + 1);
+    }
+    const answers = [...counts].map(([key, count]) => `${count}× ${key}`).join(', ') + (died ? ' — server died' : '');
+    lines.push(`| ${shape.name} | ${one.ms.toFixed(0)} | ${bare.ms.toFixed(0)} | ${(one.ms / bare.ms).toFixed(2)} | ${answers} | ${Math.max(...eight.map((a) => a.ms)).toFixed(0)} | ${peak.toFixed(0)} | ${slowestProbe.toFixed(0)} | ${failed} |`);
+  }
+  const note = limitedAll ? `Each server in its own memory cgroup limited to ${limitMiB} MiB (the chart's container limit).` : 'Not every server could be put in a memory cgroup on this machine: RSS is not read under the chart\'s limit.';
+  process.stdout.write(`### Scenario 5: hostile bodies (about 3 MiB each)\n\n${lines.join('\n')}\n\n${note} Plugins: ${plugins.join(', ')}; local backend (bench/cluster-state.yaml and bench/hostile-namespace.yaml).\n\n`);
+}
+
+/** A kubelet-style probe: GET /livez; its time in ms, or undefined unless 200 within the timeout. */
+function livez(port: number, timeoutMs: number): Promise<number | undefined> {
+  const started = performance.now();
+  return new Promise((resolve) => {
+    const req = httpRequest({ host: '127.0.0.1', port, path: '/livez', timeout: timeoutMs }, (res) => {
+      res.resume();
+      res.on('end', () => resolve(res.statusCode === 200 ? performance.now() - started : undefined));
+    });
+    req.on('timeout', () => req.destroy());
+    req.on('error', () => resolve(undefined));
+    req.end();
+  });
+}
+
+export type { ServerProcess };
+
+if (import.meta.main) await runHostileScenario();
