@@ -408,6 +408,22 @@ describe('request logs', () => {
     expect(debug.find((l) => l.uid === 'uid-denied')).toMatchObject({ level: 30, msg: 'admission denied' });
     for (const line of debug) expect(JSON.stringify(line)).not.toContain('nginx');
   });
+
+  it('cuts a long denial message in the log line, and answers it whole', async () => {
+    const certs = await writeTestCertificates();
+    const log = capturedLog();
+    const long = 'x'.repeat(10_000);
+    const server = await start(certs, [validating('Wordy', (a) => { throw forbidden(a, long); })], { logger: createLogger('info', log.destination) });
+    try {
+      const res = await post(`https://127.0.0.1:${server.port}/validate`, JSON.stringify(podReview({ uid: 'uid-long', pullPolicy: 'Always' })), { ca: certs.caCert });
+      const message = res.json().response.status.message as string;
+      expect(message).toBe(`pods "web" is forbidden: ${long}`);
+      const reason = log.lines().find((l) => l.uid === 'uid-long')?.reason as string;
+      expect(reason).toBe(`${message.slice(0, 2048)}… (${message.length} characters in all)`);
+    } finally {
+      await server.shutdown();
+    }
+  });
 });
 
 describe('in-flight gauge', () => {

@@ -102,6 +102,12 @@ describe('upstream admission_test.go', () => {
     { test: 'TestIgnoresNilObject', object: undefined, resource: 'pods' },
     { test: 'TestIgnoresNonPodObject', object: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'x' } }, resource: 'pods' },
     { test: 'pods/status is not handled (shouldIgnore)', object: { spec: {} }, resource: 'pods', subresource: 'status' },
+    // Bodies that would not decode into a Pod: upstream's type assertion fails the same way.
+    { test: 'a spec that is not an object', object: { kind: 'Pod', spec: true } as unknown as KubeObject, resource: 'pods' },
+    { test: 'containers that are not a list', object: { kind: 'Pod', spec: { containers: 'app' } } as unknown as KubeObject, resource: 'pods' },
+    { test: 'a container whose mounts are not a list', object: { kind: 'Pod', spec: { containers: [{ name: 'a', volumeMounts: 5 }] } } as unknown as KubeObject, resource: 'pods' },
+    { test: 'projected sources that are not a list', object: { kind: 'Pod', spec: { volumes: [{ name: 'v', projected: { sources: 1 } }] } } as unknown as KubeObject, resource: 'pods' },
+    { test: 'a service account name that is not a string', object: { kind: 'Pod', spec: { serviceAccountName: ['a'] } } as unknown as KubeObject, resource: 'pods' },
   ])('$test: admitted untouched, no lookups', async ({ object, resource, subresource }) => {
     const lookups = new RecordingLookups(fixtureLookups(''));
     const admission = plugin(lookups);
