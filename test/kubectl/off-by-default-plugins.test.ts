@@ -41,6 +41,18 @@ describe('kubectl apply --dry-run=server, tenant pinning and the other off-by-de
     expect(args).toContain('--plugins=LimitPodHardAntiAffinityTopology,AlwaysPullImages,PodNodeSelector,PodTolerationRestriction,ExtendedResourceToleration,OwnerReferencesPermissionEnforcement,DenyServiceExternalIPs');
   });
 
+  it('docs/deploy.md, "Pin tenants to node pools": every command prints what the page shows', async () => {
+    const commands = documentedConsole(readFileSync(join(repoRoot, 'docs/deploy.md'), 'utf8'), '### Pin tenants to node pools');
+    expect(commands.map((c) => c.args.at(-1))).toEqual([
+      'jsonpath={.spec.nodeSelector}', 'jsonpath={.spec.tolerations}',
+      'examples/tenant-pinning/pod-other-pool.yaml', 'examples/tenant-pinning/pod-unlisted-label.yaml', 'examples/tenant-pinning/pod-gpu-toleration.yaml',
+    ]);
+    for (const { args, output } of commands) {
+      const result = await cluster.kubectl(...args);
+      expect(`${result.stdout}${result.stderr}`.trimEnd(), args.join(' ')).toBe(output);
+    }
+  });
+
   it('a pod in the tenant namespace gets its node selector and default toleration (and memory pressure: it is not BestEffort)', async () => {
     const created = await cluster.kubectl('apply', '--dry-run=server', '-f', 'examples/tenant-pinning/pod.yaml');
     expect(created).toEqual({ code: 0, stdout: 'pod/api created (server dry run)\n', stderr: '' });
@@ -115,3 +127,23 @@ describe('kubectl apply --dry-run=server, tenant pinning and the other off-by-de
     expect(added).toEqual({ code: 1, stdout: '', stderr: `Error from server (Forbidden): ${denied('validate', 'services "web-external" is forbidden: Use of external IPs is denied by admission control')}\n` });
   });
 });
+
+/** The `$ kubectl …` lines of the console blocks in one section of a page, each with the output shown below it. */
+function documentedConsole(page: string, heading: string): { args: string[]; output: string }[] {
+  const start = page.indexOf(`\n${heading}\n`);
+  const end = page.indexOf('\n#', start + heading.length + 2);
+  const section = page.slice(start, end === -1 ? undefined : end);
+  const commands: { args: string[]; output: string[] }[] = [];
+  for (const block of section.matchAll(/```console\n([\s\S]*?)```/g)) {
+    for (const line of (block[1] ?? '').trimEnd().split('\n')) {
+      if (line.startsWith('$ kubectl ')) commands.push({ args: shellWords(line.slice('$ kubectl '.length)), output: [] });
+      else commands.at(-1)?.output.push(line);
+    }
+  }
+  return commands.map(({ args, output }) => ({ args, output: output.join('\n') }));
+}
+
+/** Words as the shell splits these lines: single quotes keep spaces and are removed. */
+function shellWords(line: string): string[] {
+  return [...line.matchAll(/(?:'[^']*'|[^\s'])+/g)].map((m) => m[0].replaceAll("'", ''));
+}
