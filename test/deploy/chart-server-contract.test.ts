@@ -1,13 +1,19 @@
 // The chart and the server must agree: every flag the chart renders is one `serve` accepts, the plugin
 // set and modes it asks for are the ones the server ends up running, and the chart's plugin catalogue
 // lists the server's plugins in the server's order. Parsed with the server's own option definitions.
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Command } from 'commander';
-import { describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
+import { afterAll, describe, expect, it } from 'vitest';
 import * as build from '../../build/entries.ts';
+import { loadAdmissionConfigurationFlag } from '../../src/config/admission-configuration.ts';
 import { addServeOptions, parseServeConfig, type RawServeOptions } from '../../src/config/serve-config.ts';
 import { defaultEnabledPlugins, orderedPlugins } from '../../src/plugins/index.ts';
+import { parseConfiguration as parseNodeSelectorConfiguration } from '../../src/plugins/podnodeselector/configuration.ts';
+import { parseConfiguration as parseTolerationConfiguration } from '../../src/plugins/podtolerationrestriction/configuration.ts';
+import { projectConfigMapMounts } from './config-map-mounts.ts';
 import { chartDir, only, renderChart, type KubeObject } from './helm.ts';
 import { repoRoot } from './tools.ts';
 
@@ -16,12 +22,13 @@ interface Container {
   args: string[];
 }
 
-function serverConfigFor(values: Record<string, unknown>) {
-  const deployment = only(renderChart({ values }), 'Deployment') as KubeObject & { spec: { template: { spec: { containers: Container[] } } } };
+function serverConfigFor(values: Record<string, unknown>, valuesFiles: string[] = []) {
+  const objects = renderChart({ values, valuesFiles });
+  const deployment = only(objects, 'Deployment') as KubeObject & { spec: { template: { spec: { containers: Container[] } } } };
   const container = deployment.spec.template.spec.containers[0] as Container;
   const serve = addServeOptions(new Command('serve')).exitOverride().allowExcessArguments(false);
   serve.parse(container.args, { from: 'user' });
-  return { container, config: parseServeConfig(serve.opts<RawServeOptions>(), orderedPlugins, defaultEnabledPlugins) };
+  return { objects, container, config: parseServeConfig(serve.opts<RawServeOptions>(), orderedPlugins, defaultEnabledPlugins) };
 }
 
 const chartPluginOrder = (): string[] => {
@@ -30,13 +37,7 @@ const chartPluginOrder = (): string[] => {
   return [...block.matchAll(/^- (\w+)$/gm)].map((m) => m[1] as string);
 };
 
-/**
- * Server plugins the chart does not offer yet: their chart values (plugins.<Name>, the rendered
- * AdmissionConfiguration, webhook rules, namespace RBAC) come with the chart work of the same issue.
- * The first test fails once the chart has them, so this list cannot outlive the gap.
- */
-const notYetInChart = ['LimitPodHardAntiAffinityTopology', 'PodNodeSelector', 'PodTolerationRestriction', 'ExtendedResourceToleration', 'DenyServiceExternalIPs'];
-const pluginNames = orderedPlugins.map((p) => p.name).filter((name) => !notYetInChart.includes(name));
+const pluginNames = orderedPlugins.map((p) => p.name);
 const enableOnly = (names: string[], modes: Record<string, string> = {}) => ({
   plugins: Object.fromEntries(chartPluginOrder().map((n) => [n, { enabled: names.includes(n), mode: modes[n] ?? 'enforce' }])),
 });
@@ -44,7 +45,14 @@ const enableOnly = (names: string[], modes: Record<string, string> = {}) => ({
 describe('chart ↔ server contract', () => {
   it('the chart knows exactly the server’s plugins, in the server’s order', () => {
     expect(chartPluginOrder()).toEqual(pluginNames);
-    for (const name of notYetInChart) expect(orderedPlugins.map((p) => p.name)).toContain(name);
+    expect(pluginNames).toHaveLength(10);
+  });
+
+  it('values.yaml lists every plugin in the server’s order, and the schema knows each of them', () => {
+    const values = parse(readFileSync(join(chartDir, 'values.yaml'), 'utf8')) as { plugins: Record<string, unknown> };
+    const schema = JSON.parse(readFileSync(join(chartDir, 'values.schema.json'), 'utf8')) as { properties: { plugins: { properties: Record<string, unknown> } } };
+    expect(Object.keys(values.plugins)).toEqual(pluginNames);
+    expect(Object.keys(schema.properties.plugins.properties).sort()).toEqual([...pluginNames].sort());
   });
 
   it('starts the entry point the production build emits (src/cli/run.ts → dist/cli/run.js)', () => {
@@ -112,5 +120,97 @@ describe('chart ↔ server contract', () => {
   it('SubjectAccessReview cache TTLs and log level reach the server', () => {
     const { config } = serverConfigFor({ server: { logLevel: 'debug', subjectAccessReviewCache: { allowedTTL: '1m', deniedTTL: '5s' } } });
     expect(config).toMatchObject({ logLevel: 'debug', sarAllowedTtlMs: 60_000, sarDeniedTtlMs: 5_000 });
+  });
+});
+
+// The chart renders the plugins' configuration as kube-apiserver's AdmissionConfiguration file; the
+// server must read back exactly what the values say, through the path the pod mounts it at.
+describe('chart ↔ server contract: the AdmissionConfiguration file', () => {
+  const scratch = mkdtempSync(join(tmpdir(), 'admission-chain-contract-'));
+  afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+  let run = 0;
+
+  /** Renders, projects the mounted ConfigMaps as the kubelet would, and loads the file as `serve` does. */
+  async function serverReads(values: Record<string, unknown>, valuesFiles: string[] = []) {
+    const { objects, config } = serverConfigFor(values, valuesFiles);
+    if (config.admissionControlConfigFile === undefined) return undefined;
+    const mounts = await projectConfigMapMounts(objects, join(scratch, String(run++)));
+    const file = mounts.localPath(config.admissionControlConfigFile);
+    expect(file, 'the flag names a file inside a mounted ConfigMap').not.toBe(config.admissionControlConfigFile);
+    const loaded = await loadAdmissionConfigurationFlag(file, config.plugins.enabled, pluginNames);
+    expect(loaded.warnings).toEqual([]);
+    return {
+      enabled: config.plugins.enabled,
+      nodeSelector: config.plugins.enabled.includes('PodNodeSelector') ? parseNodeSelectorConfiguration(loaded.configurations.for('PodNodeSelector'), 'PodNodeSelector') : undefined,
+      tolerations: config.plugins.enabled.includes('PodTolerationRestriction') ? parseTolerationConfiguration(loaded.configurations.for('PodTolerationRestriction'), 'PodTolerationRestriction') : undefined,
+      sections: ['PodNodeSelector', 'PodTolerationRestriction'].filter((name) => loaded.configurations.for(name) !== undefined),
+    };
+  }
+
+  it('PodNodeSelector and PodTolerationRestriction configured: every selector and toleration arrives as written', async () => {
+    const read = await serverReads({
+      plugins: {
+        PodNodeSelector: {
+          enabled: true,
+          mode: 'enforce',
+          clusterDefaultNodeSelector: 'pool=general',
+          // Namespace names YAML 1.1 would read as booleans, and an empty whitelist (allows any).
+          namespaceWhitelists: { 'team-a': 'pool=team-a, env=prod', no: 'pool=no', on: '' },
+        },
+        PodTolerationRestriction: {
+          enabled: true,
+          mode: 'warn',
+          defaultTolerations: [
+            { key: 'pool', operator: 'Equal', value: 'general', effect: 'NoSchedule' },
+            // Helm holds numbers as floats; a million seconds must not become 1e+06 on the way.
+            { key: 'node.kubernetes.io/unreachable', operator: 'Exists', effect: 'NoExecute', tolerationSeconds: 1000000 },
+          ],
+          whitelist: [{ operator: 'Exists', effect: 'NoSchedule' }, { key: 'pool', operator: 'Equal', value: 'true' }],
+        },
+      },
+    });
+    expect(read?.sections).toEqual(['PodNodeSelector', 'PodTolerationRestriction']);
+    expect(read?.nodeSelector).toEqual({
+      clusterDefaultNodeSelector: new Map([['pool', 'general']]),
+      whitelists: new Map([
+        ['clusterDefaultNodeSelector', new Map([['pool', 'general']])],
+        ['no', new Map([['pool', 'no']])],
+        ['on', new Map()],
+        ['team-a', new Map([['pool', 'team-a'], ['env', 'prod']])],
+      ]),
+    });
+    expect(read?.tolerations).toEqual({
+      default: [
+        { key: 'pool', operator: 'Equal', value: 'general', effect: 'NoSchedule' },
+        { key: 'node.kubernetes.io/unreachable', operator: 'Exists', effect: 'NoExecute', tolerationSeconds: 1000000 },
+      ],
+      whitelist: [{ operator: 'Exists', effect: 'NoSchedule' }, { key: 'pool', operator: 'Equal', value: 'true' }],
+    });
+  });
+
+  it('enabled without configuration: upstream’s defaults (no default selector or tolerations, no whitelists)', async () => {
+    const read = await serverReads(enableOnly(['PodNodeSelector', 'PodTolerationRestriction']));
+    expect(read?.nodeSelector).toEqual({ clusterDefaultNodeSelector: new Map(), whitelists: new Map() });
+    expect(read?.tolerations).toEqual({ default: [], whitelist: [] });
+  });
+
+  it.each([['PodNodeSelector'], ['PodTolerationRestriction']])('only %s: the file configures that plugin alone', async (name) => {
+    const read = await serverReads(enableOnly([name]));
+    expect(read?.sections).toEqual([name]);
+  });
+
+  it('neither plugin: no file, no flag, no ConfigMap', async () => {
+    expect(await serverReads(enableOnly(pluginNames.filter((n) => n !== 'PodNodeSelector' && n !== 'PodTolerationRestriction')))).toBeUndefined();
+    expect(renderChart().some((o) => o.kind === 'ConfigMap')).toBe(false);
+  });
+
+  it.each([
+    ['tenant-pinning.yaml', new Map([['team-a', new Map([['pool', 'team-a']])]])],
+    ['all-plugins.yaml', new Map()],
+  ])('examples/values/%s: the server reads its configuration', async (file, whitelists) => {
+    const read = await serverReads({}, [join(repoRoot, 'examples', 'values', file)]);
+    expect(read?.sections).toEqual(['PodNodeSelector', 'PodTolerationRestriction']);
+    expect(read?.nodeSelector).toEqual({ clusterDefaultNodeSelector: new Map(), whitelists });
+    expect(read?.tolerations).toEqual({ default: [], whitelist: [] });
   });
 });

@@ -2,6 +2,7 @@
 // non-default ones: helm lint passes, every built-in object satisfies the Kubernetes schema, and the
 // fields that matter (webhook rules per plugin, failure policies, selectors, security) are what the
 // values ask for.
+import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'yaml';
@@ -79,12 +80,18 @@ const containerOf = (objects: KubeObject[]): Container => only<Deployment>(objec
 const rulesSummary = (rules: RuleWithOperations[]): string[] =>
   rules.map((r) => `${r.apiGroups.join(',') || 'core'}/${r.resources.join(',')}@${r.scope}:${r.operations.join(',')}`).sort();
 const allPluginsOff = {
+  LimitPodHardAntiAffinityTopology: { enabled: false, mode: 'enforce' },
   ServiceAccount: { enabled: false, mode: 'enforce' },
   AlwaysPullImages: { enabled: false, mode: 'enforce' },
+  PodNodeSelector: { enabled: false, mode: 'enforce' },
+  PodTolerationRestriction: { enabled: false, mode: 'enforce' },
+  ExtendedResourceToleration: { enabled: false, mode: 'enforce' },
   StorageObjectInUseProtection: { enabled: false, mode: 'enforce' },
   OwnerReferencesPermissionEnforcement: { enabled: false, mode: 'enforce' },
   RuntimeClass: { enabled: false, mode: 'enforce' },
+  DenyServiceExternalIPs: { enabled: false, mode: 'enforce' },
 };
+const everyPlugin = Object.keys(allPluginsOff) as (keyof typeof allPluginsOff)[];
 const onlyPlugins = (...names: (keyof typeof allPluginsOff)[]): Record<string, unknown> => ({
   plugins: { ...allPluginsOff, ...Object.fromEntries(names.map((n) => [n, { enabled: true, mode: 'enforce' }])) },
 });
@@ -105,9 +112,9 @@ const matrix: [string, ChartInput][] = [
   ['cert-manager with an existing ClusterIssuer and the webhooks rendered at once', { values: { tls: { mode: 'cert-manager', certManager: { issuerRef: { name: 'platform-ca', kind: 'ClusterIssuer' } } }, webhooks: { registerWhenReady: false } } }],
   ['URL mode on hostNetwork with extra volumes and a client CA', { values: { webhooks: { url: 'https://webhook.example.com:10260' }, hostNetwork: true, containerPorts: { webhook: 10260, metrics: 10261 }, extraVolumes: [{ name: 'extra', configMap: { name: 'extra' } }], extraVolumeMounts: [{ name: 'extra', mountPath: '/etc/extra' }], tls: { clientCA: { enabled: true, existingSecret: 'apiserver-client-ca' } } } }],
   ['NetworkPolicy on', { values: { networkPolicy: { enabled: true, webhookFrom: [{ ipBlock: { cidr: '10.0.0.0/16' } }], metricsFrom: [{ namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'monitoring' } } }] } } }],
-  ['every plugin, warn and audit modes', { values: { plugins: { ...onlyPlugins('ServiceAccount', 'AlwaysPullImages', 'StorageObjectInUseProtection', 'OwnerReferencesPermissionEnforcement', 'RuntimeClass').plugins as object, RuntimeClass: { enabled: true, mode: 'audit' }, OwnerReferencesPermissionEnforcement: { enabled: true, mode: 'warn' } } } }],
-  ['only ORPE (no mutating webhook)', { values: onlyPlugins('OwnerReferencesPermissionEnforcement') }],
-  ['only StorageObjectInUseProtection (no validating webhook)', { values: onlyPlugins('StorageObjectInUseProtection') }],
+  ['every plugin, warn and audit modes', { values: { plugins: { ...onlyPlugins(...everyPlugin).plugins as object, RuntimeClass: { enabled: true, mode: 'audit' }, OwnerReferencesPermissionEnforcement: { enabled: true, mode: 'warn' }, PodTolerationRestriction: { enabled: true, mode: 'warn' } } } }],
+  ...everyPlugin.map((plugin): [string, ChartInput] => [`only ${plugin}`, { values: onlyPlugins(plugin) }]),
+  ['PodNodeSelector and PodTolerationRestriction configured', { values: { plugins: { PodNodeSelector: { enabled: true, mode: 'enforce', clusterDefaultNodeSelector: 'pool=general', namespaceWhitelists: { 'team-a': 'pool=team-a,env=prod', sandbox: '' } }, PodTolerationRestriction: { enabled: true, mode: 'audit', defaultTolerations: [{ key: 'pool', operator: 'Equal', value: 'general', effect: 'NoSchedule' }], whitelist: [{ key: 'pool', operator: 'Exists' }, { operator: 'Exists', effect: 'NoExecute', tolerationSeconds: 300 }] } } } }],
   ['HPA on', { values: { autoscaling: { enabled: true, minReplicas: 2, maxReplicas: 5, targetCPUUtilizationPercentage: 60 } } }],
   ['ServiceMonitor with the monitoring API', { apiVersions: ['monitoring.coreos.com/v1'] }],
   ['monitoring API, PrometheusRule off', { apiVersions: ['monitoring.coreos.com/v1'], values: { metrics: { prometheusRule: { enabled: false } } } }],
@@ -424,17 +431,26 @@ describe('chart with cert-manager', () => {
 });
 
 // What each plugin alone sends to each webhook, and what it may read. Rules come from the plugins'
-// upstream handlers: ServiceAccount (admit pods CREATE; validate also pods/ephemeralcontainers UPDATE),
-// AlwaysPullImages (pods CREATE/UPDATE, main resource only), StorageObjectInUseProtection (PV, PVC,
-// VolumeAttributesClass CREATE), ORPE (everything, CREATE/UPDATE), RuntimeClass (pods CREATE).
+// upstream handlers: LimitPodHardAntiAffinityTopology (validate pods CREATE/UPDATE), ServiceAccount
+// (admit pods CREATE; validate also pods/ephemeralcontainers UPDATE), AlwaysPullImages (pods
+// CREATE/UPDATE, main resource only), PodNodeSelector (pods CREATE), PodTolerationRestriction (pods
+// CREATE/UPDATE), ExtendedResourceToleration (admit pods CREATE/UPDATE), StorageObjectInUseProtection
+// (PV, PVC, VolumeAttributesClass CREATE), ORPE (everything, CREATE/UPDATE), RuntimeClass (pods
+// CREATE), DenyServiceExternalIPs (validate services CREATE/UPDATE). None of the pod plugins but
+// ServiceAccount looks at a subresource, nor DenyServiceExternalIPs at services/status.
 const sar = { apiGroups: ['authorization.k8s.io'], resources: ['subjectaccessreviews'], verbs: ['create'] };
 const serviceAccountReads = { apiGroups: [''], resources: ['serviceaccounts'], verbs: ['get', 'list', 'watch'] };
 const runtimeClassReads = { apiGroups: ['node.k8s.io'], resources: ['runtimeclasses'], verbs: ['get', 'list', 'watch'] };
+const namespaceReads = { apiGroups: [''], resources: ['namespaces'], verbs: ['get', 'list', 'watch'] };
 // Beside what the plugins read, the webhook may always read and patch its own configurations (registration).
 const registration = { apiGroups: ['admissionregistration.k8s.io'], resources: ['mutatingwebhookconfigurations', 'validatingwebhookconfigurations'], resourceNames: [fullname], verbs: ['get', 'patch'] };
 const pluginTable: { plugin: keyof typeof allPluginsOff; mutating: string[] | null; validating: string[] | null; rbac: unknown[] }[] = [
+  { plugin: 'LimitPodHardAntiAffinityTopology', mutating: null, validating: ['core/pods@Namespaced:CREATE,UPDATE'], rbac: [] },
   { plugin: 'ServiceAccount', mutating: ['core/pods@Namespaced:CREATE'], validating: ['core/pods/ephemeralcontainers@Namespaced:UPDATE', 'core/pods@Namespaced:CREATE'], rbac: [serviceAccountReads] },
   { plugin: 'AlwaysPullImages', mutating: ['core/pods@Namespaced:CREATE,UPDATE'], validating: ['core/pods@Namespaced:CREATE,UPDATE'], rbac: [] },
+  { plugin: 'PodNodeSelector', mutating: ['core/pods@Namespaced:CREATE'], validating: ['core/pods@Namespaced:CREATE'], rbac: [namespaceReads] },
+  { plugin: 'PodTolerationRestriction', mutating: ['core/pods@Namespaced:CREATE,UPDATE'], validating: ['core/pods@Namespaced:CREATE,UPDATE'], rbac: [namespaceReads] },
+  { plugin: 'ExtendedResourceToleration', mutating: ['core/pods@Namespaced:CREATE,UPDATE'], validating: null, rbac: [] },
   {
     plugin: 'StorageObjectInUseProtection',
     mutating: ['core/persistentvolumeclaims@Namespaced:CREATE', 'core/persistentvolumes@Cluster:CREATE', 'storage.k8s.io/volumeattributesclasses@Cluster:CREATE'],
@@ -443,6 +459,7 @@ const pluginTable: { plugin: keyof typeof allPluginsOff; mutating: string[] | nu
   },
   { plugin: 'OwnerReferencesPermissionEnforcement', mutating: null, validating: ['*/*/*@*:CREATE,UPDATE'], rbac: [sar] },
   { plugin: 'RuntimeClass', mutating: ['core/pods@Namespaced:CREATE'], validating: ['core/pods@Namespaced:CREATE'], rbac: [runtimeClassReads] },
+  { plugin: 'DenyServiceExternalIPs', mutating: null, validating: ['core/services@Namespaced:CREATE,UPDATE'], rbac: [] },
 ];
 
 describe.each(pluginTable)('chart with only $plugin enabled', ({ plugin, mutating, validating, rbac }) => {
@@ -528,6 +545,132 @@ describe('validating webhook: only writes carrying ownerReferences, or what anot
     const webhook = validatingWith(onlyPlugins('OwnerReferencesPermissionEnforcement', 'ServiceAccount'));
     expect(webhookIsCalled(webhook, write('', 'pods', 'UPDATE', plain, plain, 'ephemeralcontainers'))).toBe(true);
     expect(webhookIsCalled(webhook, write('', 'secrets', 'UPDATE', plain, plain))).toBe(false);
+  });
+});
+
+// The five plugins that are off by default: requests only for the main pods and services resources,
+// namespaces read only for the two plugins that read their annotations.
+describe('the off-by-default plugins: what reaches the webhook', () => {
+  const fivePlugins = ['LimitPodHardAntiAffinityTopology', 'PodNodeSelector', 'PodTolerationRestriction', 'ExtendedResourceToleration', 'DenyServiceExternalIPs'] as const;
+  const objects = renderChart({ values: onlyPlugins(...fivePlugins) });
+  const pod = { metadata: { name: 'x', namespace: 'ns' } };
+  const request = (resource: string, operation: WebhookRequest['operation'], subresource?: string): WebhookRequest => ({
+    group: '', version: 'v1', resource, subresource, operation, namespaced: true, object: pod, oldObject: operation === 'UPDATE' ? pod : undefined,
+  });
+
+  it('mutating: pod creates and updates, never a pod subresource or anything else', () => {
+    const webhook = webhookOf(objects, 'MutatingWebhookConfiguration');
+    expect(rulesSummary(webhook.rules)).toEqual(['core/pods@Namespaced:CREATE,UPDATE']);
+    expect(webhookIsCalled(webhook, request('pods', 'CREATE'))).toBe(true);
+    expect(webhookIsCalled(webhook, request('pods', 'UPDATE'))).toBe(true);
+    for (const [resource, operation, subresource] of [['pods', 'UPDATE', 'status'], ['pods', 'CREATE', 'binding'], ['pods', 'CREATE', 'eviction'], ['pods', 'UPDATE', 'ephemeralcontainers'], ['pods', 'DELETE', undefined], ['services', 'CREATE', undefined]] as const) {
+      expect(webhookIsCalled(webhook, request(resource, operation, subresource)), `${resource}/${subresource ?? ''} ${operation}`).toBe(false);
+    }
+  });
+
+  it('validating: pod and service creates and updates, never services/status, deletes or other kinds', () => {
+    const webhook = webhookOf(objects, 'ValidatingWebhookConfiguration');
+    expect(rulesSummary(webhook.rules)).toEqual(['core/pods@Namespaced:CREATE,UPDATE', 'core/services@Namespaced:CREATE,UPDATE']);
+    for (const [resource, operation] of [['pods', 'CREATE'], ['pods', 'UPDATE'], ['services', 'CREATE'], ['services', 'UPDATE']] as const) {
+      expect(webhookIsCalled(webhook, request(resource, operation)), `${resource} ${operation}`).toBe(true);
+    }
+    for (const [resource, operation, subresource] of [['services', 'UPDATE', 'status'], ['services', 'DELETE', undefined], ['pods', 'UPDATE', 'status'], ['endpoints', 'CREATE', undefined], ['configmaps', 'CREATE', undefined]] as const) {
+      expect(webhookIsCalled(webhook, request(resource, operation, subresource)), `${resource}/${subresource ?? ''} ${operation}`).toBe(false);
+    }
+  });
+
+  it('reads namespaces, nothing else but its registration; the server runs the five in its order', () => {
+    expect((only(objects, 'ClusterRole') as KubeObject & { rules: unknown[] }).rules).toEqual([namespaceReads, registration]);
+    expect(containerOf(objects).args).toContain(`--plugins=${fivePlugins.join(',')}`);
+  });
+
+  it('with ORPE, Services without ownerReferences still reach the validating webhook for DenyServiceExternalIPs', () => {
+    const webhook = webhookOf(renderChart({ values: onlyPlugins('OwnerReferencesPermissionEnforcement', 'DenyServiceExternalIPs') }), 'ValidatingWebhookConfiguration');
+    expect(webhook.matchConditions.find((c) => c.name === 'only-owner-reference-writes-or-other-plugins')?.expression).toMatch(/^\(request\.resource\.group == '' && request\.resource\.resource == 'services'\) \|\| /);
+    expect(webhookIsCalled(webhook, request('services', 'CREATE'))).toBe(true);
+    expect(webhookIsCalled(webhook, request('pods', 'CREATE'))).toBe(false);
+    expect(webhookIsCalled(webhook, request('configmaps', 'CREATE'))).toBe(false);
+  });
+});
+
+// PodNodeSelector's and PodTolerationRestriction's values become kube-apiserver's AdmissionConfiguration
+// file in a ConfigMap, mounted read-only and passed with --admission-control-config-file (what the
+// server reads from it: chart-server-contract.test.ts).
+describe('plugin configuration as an AdmissionConfiguration file', () => {
+  type ConfigMap = KubeObject & { data: Record<string, string> };
+  const configMapName = `${fullname}-admission-configuration`;
+  const mountPath = '/etc/admission-chain/admission';
+  const flag = `--admission-control-config-file=${mountPath}/admission-configuration.yaml`;
+  const configured = {
+    plugins: {
+      PodNodeSelector: { enabled: true, mode: 'enforce', clusterDefaultNodeSelector: 'pool=general', namespaceWhitelists: { 'team-a': 'pool=team-a,env=prod', sandbox: '' } },
+      PodTolerationRestriction: {
+        enabled: true,
+        mode: 'enforce',
+        defaultTolerations: [{ key: 'pool', operator: 'Equal', value: 'general', effect: 'NoSchedule' }],
+        whitelist: [{ key: 'pool', operator: 'Exists' }, { operator: 'Exists', effect: 'NoExecute', tolerationSeconds: 300 }],
+      },
+    },
+    podAnnotations: { 'example.com/team': 'platform' },
+  };
+  const podOf = (objects: KubeObject[]) => only<Deployment>(objects, 'Deployment').spec.template as Deployment['spec']['template'] & { metadata: { annotations?: Record<string, string> } };
+
+  it('default values: no file, no ConfigMap, no flag, no volume', () => {
+    const objects = renderChart();
+    expect(objects.some((o) => o.kind === 'ConfigMap')).toBe(false);
+    expect(containerOf(objects).args.some((a) => a.startsWith('--admission-control-config-file'))).toBe(false);
+    expect(podOf(objects).spec.volumes.map((v) => v.name)).toEqual(['tls', 'tmp']);
+    expect(podOf(objects).metadata.annotations).toBeUndefined();
+  });
+
+  it('renders the values as an apiserver.config.k8s.io/v1 AdmissionConfiguration, in the release namespace', () => {
+    const configMap = only<ConfigMap>(renderChart({ values: configured }), 'ConfigMap', configMapName);
+    expect(configMap.metadata.namespace).toBe(defaultNamespace);
+    expect(Object.keys(configMap.data)).toEqual(['admission-configuration.yaml']);
+    expect(parse(configMap.data['admission-configuration.yaml']!, { version: '1.1' })).toEqual({
+      apiVersion: 'apiserver.config.k8s.io/v1',
+      kind: 'AdmissionConfiguration',
+      plugins: [
+        { name: 'PodNodeSelector', configuration: { podNodeSelectorPluginConfig: { clusterDefaultNodeSelector: 'pool=general', sandbox: '', 'team-a': 'pool=team-a,env=prod' } } },
+        {
+          name: 'PodTolerationRestriction',
+          configuration: {
+            apiVersion: 'podtolerationrestriction.admission.k8s.io/v1',
+            kind: 'Configuration',
+            default: [{ key: 'pool', operator: 'Equal', value: 'general', effect: 'NoSchedule' }],
+            whitelist: [{ key: 'pool', operator: 'Exists' }, { operator: 'Exists', effect: 'NoExecute', tolerationSeconds: 300 }],
+          },
+        },
+      ],
+    });
+  });
+
+  it('mounts it read-only, passes it to the server, and rolls the pods when it changes', () => {
+    const objects = renderChart({ values: configured });
+    const configMap = only<ConfigMap>(objects, 'ConfigMap', configMapName);
+    const pod = podOf(objects);
+    expect(pod.spec.volumes).toContainEqual({ name: 'admission-configuration', configMap: { name: configMapName } });
+    expect(pod.spec.containers[0]?.volumeMounts).toContainEqual({ name: 'admission-configuration', mountPath, readOnly: true });
+    expect(containerOf(objects).args.filter((a) => a.startsWith('--admission-control-config-file'))).toEqual([flag]);
+    const checksum = createHash('sha256').update(configMap.data['admission-configuration.yaml']!.trimEnd()).digest('hex');
+    expect(pod.metadata.annotations).toEqual({ 'checksum/admission-configuration': checksum, 'example.com/team': 'platform' });
+    const changed = podOf(renderChart({ values: { ...configured, plugins: { ...configured.plugins, PodNodeSelector: { ...configured.plugins.PodNodeSelector, clusterDefaultNodeSelector: 'pool=other' } } } }));
+    expect(changed.metadata.annotations?.['checksum/admission-configuration']).not.toBe(checksum);
+  });
+
+  it('a plugin that is off contributes nothing, whatever its values say', () => {
+    const objects = renderChart({ values: { plugins: { ...configured.plugins, PodNodeSelector: { ...configured.plugins.PodNodeSelector, enabled: false } } } });
+    const text = only<ConfigMap>(objects, 'ConfigMap', configMapName).data['admission-configuration.yaml']!;
+    expect((parse(text) as { plugins: { name: string }[] }).plugins.map((p) => p.name)).toEqual(['PodTolerationRestriction']);
+    expect(text).not.toContain('pool=general');
+  });
+
+  it('enabled with no configuration: empty sections, which mean upstream’s defaults', () => {
+    const text = only<ConfigMap>(renderChart({ values: onlyPlugins('PodNodeSelector', 'PodTolerationRestriction') }), 'ConfigMap', configMapName).data['admission-configuration.yaml']!;
+    expect((parse(text) as { plugins: unknown[] }).plugins).toEqual([
+      { name: 'PodNodeSelector', configuration: { podNodeSelectorPluginConfig: {} } },
+      { name: 'PodTolerationRestriction', configuration: { apiVersion: 'podtolerationrestriction.admission.k8s.io/v1', kind: 'Configuration', default: [], whitelist: [] } },
+    ]);
   });
 });
 
@@ -770,6 +913,16 @@ describe('chart refuses values that would break the cluster or the server', () =
     ['client authentication from two sources', { tls: { clientCA: { enabled: true, existingSecret: 'a', existingConfigMap: 'b' } } }, 'tls.clientCA.enabled needs exactly one of'],
     ['a client CA given as base64 instead of PEM', { tls: { clientCA: { enabled: true, caBundle: 'LS0tLS1CRUdJTg==' } } }, 'tls.clientCA.caBundle must be a PEM bundle'],
     ['an unknown TLS mode', { tls: { mode: 'self-signed' } }, "at '/tls/mode'"],
+    ['a node selector that does not parse', { plugins: { PodNodeSelector: { enabled: true, mode: 'enforce', clusterDefaultNodeSelector: 'pool' } } }, "at '/plugins/PodNodeSelector/clusterDefaultNodeSelector'"],
+    ['a node selector with a doubled equals sign', { plugins: { PodNodeSelector: { enabled: true, mode: 'enforce', namespaceWhitelists: { 'team-a': 'pool==team-a' } } } }, "at '/plugins/PodNodeSelector/namespaceWhitelists/team-a'"],
+    ['a whitelist for a namespace name that cannot exist', { plugins: { PodNodeSelector: { enabled: true, mode: 'enforce', namespaceWhitelists: { Team_A: 'pool=a' } } } }, 'Team_A'],
+    ['PodTolerationRestriction’s upstream field name instead of the value’s', { plugins: { PodTolerationRestriction: { enabled: true, mode: 'enforce', default: [] } } }, "'default'"],
+    ['a toleration with a value under Exists', { plugins: { PodTolerationRestriction: { enabled: true, mode: 'enforce', whitelist: [{ key: 'a', operator: 'Exists', value: 'b' }] } } }, "at '/plugins/PodTolerationRestriction/whitelist/0"],
+    ['a toleration of every key that is not Exists', { plugins: { PodTolerationRestriction: { enabled: true, mode: 'enforce', defaultTolerations: [{ operator: 'Equal', value: 'b' }] } } }, "at '/plugins/PodTolerationRestriction/defaultTolerations/0"],
+    ['tolerationSeconds without NoExecute', { plugins: { PodTolerationRestriction: { enabled: true, mode: 'enforce', defaultTolerations: [{ key: 'a', operator: 'Exists', effect: 'NoSchedule', tolerationSeconds: 5 }] } } }, "at '/plugins/PodTolerationRestriction/defaultTolerations/0"],
+    ['a misspelt toleration field', { plugins: { PodTolerationRestriction: { enabled: true, mode: 'enforce', whitelist: [{ key: 'a', operator: 'Exists', Effect: 'NoSchedule' }] } } }, 'Effect'],
+    ['an unknown toleration effect', { plugins: { PodTolerationRestriction: { enabled: true, mode: 'enforce', whitelist: [{ key: 'a', operator: 'Exists', effect: 'NoEvict' }] } } }, "at '/plugins/PodTolerationRestriction/whitelist/0/effect'"],
+    ['configuration on a plugin that takes none', { plugins: { DenyServiceExternalIPs: { enabled: true, mode: 'enforce', whitelist: [] } } }, 'whitelist'],
   ])('%s', (_label, values, message) => {
     const result = runHelm('template', { values });
     expect(result.status).not.toBe(0);

@@ -2,8 +2,9 @@
 // `helm install` would create of the chart (the webhook configurations as rendered, which with
 // registerWhenReady carry their webhooks in an annotation only, and the self-managed TLS Secret),
 // and our webhook started exactly as the chart's Deployment starts it (its rendered args, with local
-// ports, a cluster-state file and a kubeconfig to the stand-in), so it registers itself, and issues
-// its certificate, through the real client-node. The chart's Service name is resolved to the local
+// ports, the ConfigMaps it mounts written where its flags look, a kubeconfig to the stand-in, and a
+// cluster-state file unless it runs the cluster backend), so it registers itself, and issues its
+// certificate, through the real client-node. The chart's Service name is resolved to the local
 // webhook port, both for the API server's calls and for the webhook's own probe; calls verify the
 // serving certificate against the caBundle the configurations hold, as kube-apiserver does.
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
@@ -16,6 +17,7 @@ import { addServeOptions, parseServeConfig, type RawServeOptions } from '../../s
 import { defaultEnabledPlugins, orderedPlugins } from '../../src/plugins/index.ts';
 import { generateCertificates } from '../../src/tls/generate.ts';
 import { startStandInApiServer, type ResourceType, type StandInApiServer } from '../apiserver/index.ts';
+import { projectConfigMapMounts, type ProjectedMounts } from '../deploy/config-map-mounts.ts';
 import { defaultNamespace, defaultRelease, isHook, only, renderChart, type KubeObject } from '../deploy/helm.ts';
 import { repoRoot } from '../deploy/tools.ts';
 import { runKubectl, type KubectlResult } from './kubectl.ts';
@@ -51,8 +53,12 @@ export interface PretendCluster {
 export interface PretendClusterOptions {
   /** Chart values over values.yaml (by default tls is the bring-your-own test certificate). */
   values?: Record<string, unknown>;
-  /** Cluster-state files (RBAC etc.) the webhook answers authorization from, concatenated. */
-  clusterState: string[];
+  /**
+   * Cluster-state files (RBAC etc.) the webhook answers authorization and lookups from, concatenated:
+   * the local backend. Without them the webhook runs the cluster backend against the stand-in itself,
+   * as in a pod: informers on what kubectl wrote (namespaces and their annotations), live reads.
+   */
+  clusterState?: string[];
   /** Start the webhook at once (default true); false shows the cluster before any replica runs. */
   startWebhook?: boolean;
 }
@@ -79,9 +85,14 @@ export async function startPretendCluster(options: PretendClusterOptions): Promi
       await writeFile(keyFile, certs.key, { mode: 0o600 });
     }
     const rendered = renderChart({ values });
-    const clusterStateFile = join(scratch, 'cluster-state.yaml');
-    const documents = await Promise.all(options.clusterState.map((file) => readFile(join(repoRoot, file), 'utf8')));
-    await writeFile(clusterStateFile, documents.map((d) => d.trim()).join('\n---\n'));
+    let clusterStateFile: string | undefined;
+    if (options.clusterState !== undefined) {
+      clusterStateFile = join(scratch, 'cluster-state.yaml');
+      const documents = await Promise.all(options.clusterState.map((file) => readFile(join(repoRoot, file), 'utf8')));
+      await writeFile(clusterStateFile, documents.map((d) => d.trim()).join('\n---\n'));
+    }
+    // The ConfigMaps the Deployment mounts (the AdmissionConfiguration file), where the pod would see them.
+    const mounts = await projectConfigMapMounts(rendered, join(scratch, 'pod'));
 
     const service = only<KubeObject & { spec: { ports: Array<{ name?: string; port: number }> } }>(rendered, 'Service', serviceName);
     const servicePort = service.spec.ports.find((p) => p.name === 'webhook')?.port ?? 443;
@@ -108,7 +119,7 @@ export async function startPretendCluster(options: PretendClusterOptions): Promi
     const home = join(scratch, 'home');
     const kubeconfig = join(scratch, 'kubeconfig');
     await writeFile(kubeconfig, standIn.kubeconfigYaml, { mode: 0o600 });
-    const files = { certFile, keyFile, clusterStateFile, kubeconfig };
+    const files = { certFile, keyFile, clusterStateFile, kubeconfig, mounts };
     const redirect = (host: string, port: number) => (isService(host, port) ? serviceTarget() : { host, port });
 
     const cluster: PretendCluster = {
@@ -151,21 +162,28 @@ export async function startPretendCluster(options: PretendClusterOptions): Promi
   }
 }
 
-/** `admission-chain serve` with the rendered Deployment's args, then local overrides (last flag wins). */
+/**
+ * `admission-chain serve` with the rendered Deployment's args (paths into mounted ConfigMaps pointed at
+ * their projected files), then local overrides (last flag wins).
+ */
 async function startWebhook(
   rendered: KubeObject[],
-  files: { certFile: string; keyFile: string; clusterStateFile: string; kubeconfig: string },
+  files: { certFile: string; keyFile: string; clusterStateFile: string | undefined; kubeconfig: string; mounts: ProjectedMounts },
   redirect: (host: string, port: number) => { host: string; port: number },
 ) {
   const deployment = only<KubeObject & { spec: { template: { spec: { containers: Container[] } } } }>(rendered, 'Deployment');
+  const chartArgs = (deployment.spec.template.spec.containers[0]?.args ?? []).map((arg) => {
+    const [flag, value] = arg.split(/=(.*)/s) as [string, string | undefined];
+    return value === undefined ? arg : `${flag}=${files.mounts.localPath(value)}`;
+  });
   const args = [
-    ...(deployment.spec.template.spec.containers[0]?.args ?? []),
+    ...chartArgs,
     '--bind-address=127.0.0.1',
     '--port=0',
     '--metrics-port=0',
     `--tls-cert-file=${files.certFile}`,
     `--tls-private-key-file=${files.keyFile}`,
-    `--cluster-state=${files.clusterStateFile}`,
+    ...(files.clusterStateFile === undefined ? [] : [`--cluster-state=${files.clusterStateFile}`]),
     `--kubeconfig=${files.kubeconfig}`,
     '--reconcile-interval=200ms',
     '--shutdown-delay=0s',

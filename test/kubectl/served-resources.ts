@@ -1,7 +1,8 @@
 // The resource types the kubectl-facing stand-in serves: what discovery lists and what the write
-// routes accept. Pods, PVs and PVCs are what our plugins act on, ConfigMaps and Deployments give
-// ORPE owners and dependents, Namespaces carry the labels namespaceSelectors match, and Widget is a
-// custom resource (kubectl sends CRDs merge patches, built-ins strategic merge patches).
+// routes accept. Pods, Services, PVs and PVCs are what our plugins act on, ConfigMaps and Deployments
+// give ORPE owners and dependents, Namespaces carry the labels namespaceSelectors match and the
+// annotations PodNodeSelector and PodTolerationRestriction read, and Widget is a custom resource
+// (kubectl sends CRDs merge patches, built-ins strategic merge patches).
 import type { ResourceType } from '../apiserver/index.ts';
 
 export interface ServedResource extends ResourceType {
@@ -18,6 +19,7 @@ const verbs = ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', '
 export const servedResources: readonly ServedResource[] = [
   { group: '', version: 'v1', resource: 'namespaces', kind: 'Namespace', namespaced: false, singularName: 'namespace', shortNames: ['ns'], subresources: { status: 'Namespace' } },
   { group: '', version: 'v1', resource: 'pods', kind: 'Pod', namespaced: true, singularName: 'pod', shortNames: ['po'], subresources: { status: 'Pod', ephemeralcontainers: 'Pod' } },
+  { group: '', version: 'v1', resource: 'services', kind: 'Service', namespaced: true, singularName: 'service', shortNames: ['svc'], subresources: { status: 'Service' } },
   { group: '', version: 'v1', resource: 'configmaps', kind: 'ConfigMap', namespaced: true, singularName: 'configmap', shortNames: ['cm'] },
   { group: '', version: 'v1', resource: 'persistentvolumes', kind: 'PersistentVolume', namespaced: false, singularName: 'persistentvolume', shortNames: ['pv'], subresources: { status: 'PersistentVolume' } },
   { group: '', version: 'v1', resource: 'persistentvolumeclaims', kind: 'PersistentVolumeClaim', namespaced: true, singularName: 'persistentvolumeclaim', shortNames: ['pvc'], subresources: { status: 'PersistentVolumeClaim' } },

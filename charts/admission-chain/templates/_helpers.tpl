@@ -95,14 +95,23 @@ over the enabled plugins: anything else never leaves the API server. Subresource
 explicitly; ORPE alone needs every resource and subresource.
 */}}
 {{- define "admission-chain.pluginOrder" -}}
+- LimitPodHardAntiAffinityTopology
 - ServiceAccount
 - AlwaysPullImages
+- PodNodeSelector
+- PodTolerationRestriction
+- ExtendedResourceToleration
 - StorageObjectInUseProtection
 - OwnerReferencesPermissionEnforcement
 - RuntimeClass
+- DenyServiceExternalIPs
 {{- end }}
 
 {{- define "admission-chain.pluginCatalog" -}}
+LimitPodHardAntiAffinityTopology:
+  # Validate only; the pods resource itself (subresources pass), CREATE and UPDATE.
+  validating:
+    - {group: "", versions: [v1], resource: pods, scope: Namespaced, operations: [CREATE, UPDATE]}
 ServiceAccount:
   # Admit defaults and mounts on pod creation; Validate also checks secrets named by ephemeral containers.
   mutating:
@@ -114,6 +123,22 @@ AlwaysPullImages:
   mutating:
     - {group: "", versions: [v1], resource: pods, scope: Namespaced, operations: [CREATE, UPDATE]}
   validating:
+    - {group: "", versions: [v1], resource: pods, scope: Namespaced, operations: [CREATE, UPDATE]}
+PodNodeSelector:
+  # Handles CREATE only; the pods resource itself.
+  mutating:
+    - {group: "", versions: [v1], resource: pods, scope: Namespaced, operations: [CREATE]}
+  validating:
+    - {group: "", versions: [v1], resource: pods, scope: Namespaced, operations: [CREATE]}
+PodTolerationRestriction:
+  # Default tolerations on CREATE; the memory-pressure toleration and the whitelist on UPDATE too.
+  mutating:
+    - {group: "", versions: [v1], resource: pods, scope: Namespaced, operations: [CREATE, UPDATE]}
+  validating:
+    - {group: "", versions: [v1], resource: pods, scope: Namespaced, operations: [CREATE, UPDATE]}
+ExtendedResourceToleration:
+  # Admit only.
+  mutating:
     - {group: "", versions: [v1], resource: pods, scope: Namespaced, operations: [CREATE, UPDATE]}
 StorageObjectInUseProtection:
   mutating:
@@ -128,6 +153,10 @@ RuntimeClass:
     - {group: "", versions: [v1], resource: pods, scope: Namespaced, operations: [CREATE]}
   validating:
     - {group: "", versions: [v1], resource: pods, scope: Namespaced, operations: [CREATE]}
+DenyServiceExternalIPs:
+  # Validate only; the services resource itself (services/status passes), CREATE and UPDATE.
+  validating:
+    - {group: "", versions: [v1], resource: services, scope: Namespaced, operations: [CREATE, UPDATE]}
 {{- end }}
 
 {{/* YAML list of the enabled plugin names, in server order. */}}
@@ -371,4 +400,63 @@ configMap:
   name: {{ $ca.existingConfigMap | default (printf "%s-client-ca" (include "admission-chain.fullname" .) | trunc 63 | trimSuffix "-") }}
   items: [{key: {{ $ca.key | quote }}, path: {{ $ca.key | quote }}}]
 {{- end }}
+{{- end }}
+
+{{/*
+kube-apiserver's AdmissionConfiguration file (apiserver.config.k8s.io/v1), as the server reads it with
+--admission-control-config-file: an inline section for each enabled plugin that takes a configuration
+(PodNodeSelector, PodTolerationRestriction), from its values; empty when neither is enabled. Map keys
+and strings are quoted and tolerations written as JSON, so no name or value can turn into a YAML 1.1
+boolean or a float in exponent notation on the way.
+*/}}
+{{- define "admission-chain.admissionConfiguration" -}}
+{{- $enabled := include "admission-chain.enabledPlugins" . | fromYamlArray }}
+{{- $nodeSelector := has "PodNodeSelector" $enabled }}
+{{- $tolerations := has "PodTolerationRestriction" $enabled }}
+{{- if or $nodeSelector $tolerations }}
+apiVersion: apiserver.config.k8s.io/v1
+kind: AdmissionConfiguration
+plugins:
+{{- if $nodeSelector }}
+{{- $config := .Values.plugins.PodNodeSelector }}
+  # kube-apiserver's legacy PodNodeSelector format: the cluster default, then each namespace's whitelist.
+  - name: PodNodeSelector
+    configuration:
+      podNodeSelectorPluginConfig:
+      {{- if or $config.clusterDefaultNodeSelector $config.namespaceWhitelists }}
+        {{- with $config.clusterDefaultNodeSelector }}
+        clusterDefaultNodeSelector: {{ . | quote }}
+        {{- end }}
+        {{- range $namespace, $selector := $config.namespaceWhitelists }}
+        {{ $namespace | quote }}: {{ $selector | quote }}
+        {{- end }}
+      {{- else }} {}
+      {{- end }}
+{{- end }}
+{{- if $tolerations }}
+{{- $config := .Values.plugins.PodTolerationRestriction }}
+  - name: PodTolerationRestriction
+    configuration:
+      apiVersion: podtolerationrestriction.admission.k8s.io/v1
+      kind: Configuration
+      default:
+        {{- include "admission-chain.tolerations" $config.defaultTolerations | trim | nindent 8 }}
+      whitelist:
+        {{- include "admission-chain.tolerations" $config.whitelist | trim | nindent 8 }}
+{{- end }}
+{{- end }}
+{{- end }}
+
+{{/* A YAML list of tolerations, one JSON object a line; [] when there are none. */}}
+{{- define "admission-chain.tolerations" -}}
+{{- if . }}
+{{- range . }}
+- {{ toJson . }}
+{{- end }}
+{{- else }}[]
+{{- end }}
+{{- end }}
+
+{{- define "admission-chain.admissionConfigurationName" -}}
+{{- printf "%s-admission-configuration" (include "admission-chain.fullname" .) | trunc 63 | trimSuffix "-" }}
 {{- end }}

@@ -1,0 +1,149 @@
+// The five off-by-default plugins through the real kubectl's `apply --dry-run=server`, with the chart
+// installed from examples/values/tenant-pinning.yaml plus ExtendedResourceToleration,
+// LimitPodHardAntiAffinityTopology and DenyServiceExternalIPs. The webhook runs the cluster backend
+// against the stand-in, as in a pod: it reads the namespaces kubectl creates (their annotations) through
+// its informer, and the plugins' configuration from the AdmissionConfiguration file the chart mounts.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parse } from 'yaml';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { repoRoot } from '../deploy/tools.ts';
+import type { PretendCluster } from './cluster.ts';
+import { demoCluster, fixture } from './scenarios.ts';
+
+const tenantPinning = parse(readFileSync(join(repoRoot, 'examples/values/tenant-pinning.yaml'), 'utf8')) as { plugins: Record<string, unknown>; webhooks: unknown };
+const enforcing = { enabled: true, mode: 'enforce' };
+const values = {
+  ...tenantPinning,
+  plugins: { ...tenantPinning.plugins, ExtendedResourceToleration: enforcing, LimitPodHardAntiAffinityTopology: enforcing, DenyServiceExternalIPs: enforcing },
+};
+
+const denied = (phase: 'mutate' | 'validate', message: string) => `admission webhook "${phase}.admission-chain.io" denied the request: ${message}`;
+
+describe('kubectl apply --dry-run=server, tenant pinning and the other off-by-default plugins', () => {
+  let cluster: PretendCluster;
+  beforeAll(async () => {
+    cluster = await demoCluster(values, { backend: 'cluster' });
+    const namespace = await cluster.kubectl('apply', '-f', 'examples/tenant-pinning/namespace.yaml');
+    expect(namespace).toEqual({ code: 0, stdout: 'namespace/team-a created\n', stderr: '' });
+  });
+  afterAll(() => cluster?.close());
+
+  const callsDuring = async (run: () => Promise<unknown>) => {
+    const before = cluster.webhookCalls.length;
+    await run();
+    return cluster.webhookCalls.slice(before);
+  };
+
+  it('the server runs the AdmissionConfiguration file the chart mounts, and no cluster-state file', () => {
+    const args = (cluster.rendered.find((o) => o.kind === 'Deployment') as unknown as { spec: { template: { spec: { containers: { args: string[] }[] } } } }).spec.template.spec.containers[0]!.args;
+    expect(args).toContain('--admission-control-config-file=/etc/admission-chain/admission/admission-configuration.yaml');
+    expect(args).toContain('--plugins=LimitPodHardAntiAffinityTopology,AlwaysPullImages,PodNodeSelector,PodTolerationRestriction,ExtendedResourceToleration,OwnerReferencesPermissionEnforcement,DenyServiceExternalIPs');
+  });
+
+  it('docs/deploy.md, "Pin tenants to node pools": every command prints what the page shows', async () => {
+    const commands = documentedConsole(readFileSync(join(repoRoot, 'docs/deploy.md'), 'utf8'), '### Pin tenants to node pools');
+    expect(commands.map((c) => c.args.at(-1))).toEqual([
+      'jsonpath={.spec.nodeSelector}', 'jsonpath={.spec.tolerations}',
+      'examples/tenant-pinning/pod-other-pool.yaml', 'examples/tenant-pinning/pod-unlisted-label.yaml', 'examples/tenant-pinning/pod-gpu-toleration.yaml',
+    ]);
+    for (const { args, output } of commands) {
+      const result = await cluster.kubectl(...args);
+      expect(`${result.stdout}${result.stderr}`.trimEnd(), args.join(' ')).toBe(output);
+    }
+  });
+
+  it('a pod in the tenant namespace gets its node selector and default toleration (and memory pressure: it is not BestEffort)', async () => {
+    const created = await cluster.kubectl('apply', '--dry-run=server', '-f', 'examples/tenant-pinning/pod.yaml');
+    expect(created).toEqual({ code: 0, stdout: 'pod/api created (server dry run)\n', stderr: '' });
+    const nodeSelector = await cluster.kubectl('apply', '--dry-run=server', '-f', 'examples/tenant-pinning/pod.yaml', '-o', 'jsonpath={.spec.nodeSelector}');
+    expect(nodeSelector).toEqual({ code: 0, stdout: '{"pool":"team-a"}', stderr: '' });
+    const tolerations = await cluster.kubectl('apply', '--dry-run=server', '-f', 'examples/tenant-pinning/pod.yaml', '-o', 'jsonpath={.spec.tolerations}');
+    expect(tolerations).toEqual({
+      code: 0,
+      stdout: '[{"effect":"NoSchedule","key":"pool","operator":"Equal","value":"team-a"},{"effect":"NoSchedule","key":"node.kubernetes.io/memory-pressure","operator":"Exists"}]',
+      stderr: '',
+    });
+  });
+
+  it('a pod asking for another pool is denied, with upstream’s message', async () => {
+    const file = 'examples/tenant-pinning/pod-other-pool.yaml';
+    const result = await cluster.kubectl('apply', '--dry-run=server', '-f', file);
+    expect(result).toEqual({ code: 1, stdout: '', stderr: `Error from server (Forbidden): error when creating "${file}": ${denied('mutate', 'pods "api-elsewhere" is forbidden: pod node label selector conflicts with its namespace node label selector')}\n` });
+  });
+
+  it('a pod selecting a label outside the namespace’s whitelist in the chart values is denied', async () => {
+    const file = 'examples/tenant-pinning/pod-unlisted-label.yaml';
+    const result = await cluster.kubectl('apply', '--dry-run=server', '-f', file);
+    expect(result).toEqual({ code: 1, stdout: '', stderr: `Error from server (Forbidden): error when creating "${file}": ${denied('mutate', 'pods "api-ssd" is forbidden: pod node label selector labels conflict with its namespace whitelist')}\n` });
+  });
+
+  it('a pod tolerating a taint outside the namespace’s whitelist is denied, with upstream’s message', async () => {
+    const file = 'examples/tenant-pinning/pod-gpu-toleration.yaml';
+    const result = await cluster.kubectl('apply', '--dry-run=server', '-f', file);
+    // A plain error upstream (no Status): kube-apiserver answers 500 with no reason, and kubectl says so.
+    expect(result).toEqual({
+      code: 1,
+      stdout: '',
+      stderr: `Error from server: error when creating "${file}": ${denied('mutate', 'pod tolerations (possibly merged with namespace default tolerations) conflict with its namespace whitelist')}\n`,
+    });
+  });
+
+  it('a pod requesting an extended resource tolerates its taint', async () => {
+    const result = await cluster.kubectl('apply', '--dry-run=server', '-f', 'test/kubectl/fixtures/pod-extended-resource.yaml', '-o', 'jsonpath={.spec.tolerations}');
+    // Requests of extended resources alone leave the pod BestEffort: no memory-pressure toleration.
+    expect(result).toEqual({ code: 0, stdout: '[{"effect":"NoSchedule","key":"example.com/gpu","operator":"Exists"}]', stderr: '' });
+  });
+
+  it('required anti-affinity per zone is denied, per node allowed', async () => {
+    const file = 'test/kubectl/fixtures/pod-zone-anti-affinity.yaml';
+    const zone = await cluster.kubectl('apply', '--dry-run=server', '-f', file);
+    expect(zone).toEqual({
+      code: 1,
+      stdout: '',
+      stderr: `Error from server (Forbidden): error when creating "${file}": ${denied('validate', 'pods "zone-hog" is forbidden: affinity.PodAntiAffinity.RequiredDuringScheduling has TopologyKey topology.kubernetes.io/zone but only key kubernetes.io/hostname is allowed')}\n`,
+    });
+    const node = await cluster.kubectl('apply', '--dry-run=server', '-f', 'test/kubectl/fixtures/pod-hostname-anti-affinity.yaml');
+    expect(node).toEqual({ code: 0, stdout: 'pod/spread created (server dry run)\n', stderr: '' });
+  });
+
+  it('a Service with externalIPs is denied; one without is allowed; only the validating webhook is called', async () => {
+    const file = 'test/kubectl/fixtures/service-external-ips.yaml';
+    const calls = await callsDuring(async () => {
+      const external = await cluster.kubectl('apply', '--dry-run=server', '-f', file);
+      expect(external).toEqual({ code: 1, stdout: '', stderr: `Error from server (Forbidden): error when creating "${file}": ${denied('validate', 'services "web-external" is forbidden: Use of external IPs is denied by admission control')}\n` });
+      const plain = await cluster.kubectl('apply', '--dry-run=server', '-f', 'test/kubectl/fixtures/service.yaml');
+      expect(plain).toEqual({ code: 0, stdout: 'service/web created (server dry run)\n', stderr: '' });
+    });
+    expect(calls.map((c) => c.webhook)).toEqual(['validate.admission-chain.io', 'validate.admission-chain.io']);
+  });
+
+  it('a Service that already has externalIPs may keep them on update, but not add one', async () => {
+    // Created before DenyServiceExternalIPs was turned on.
+    cluster.surface.putObject(fixture('test/kubectl/fixtures/service-external-ips.yaml'));
+    const kept = await cluster.kubectl('label', '--dry-run=server', '-n', 'admission-chain-demo', 'service', 'web-external', 'tier=edge');
+    expect(kept).toEqual({ code: 0, stdout: 'service/web-external labeled (server dry run)\n', stderr: '' });
+    const added = await cluster.kubectl('patch', '--dry-run=server', '-n', 'admission-chain-demo', 'service', 'web-external', '--type=merge', '-p', '{"spec":{"externalIPs":["203.0.113.10","203.0.113.11"]}}');
+    expect(added).toEqual({ code: 1, stdout: '', stderr: `Error from server (Forbidden): ${denied('validate', 'services "web-external" is forbidden: Use of external IPs is denied by admission control')}\n` });
+  });
+});
+
+/** The `$ kubectl …` lines of the console blocks in one section of a page, each with the output shown below it. */
+function documentedConsole(page: string, heading: string): { args: string[]; output: string }[] {
+  const start = page.indexOf(`\n${heading}\n`);
+  const end = page.indexOf('\n#', start + heading.length + 2);
+  const section = page.slice(start, end === -1 ? undefined : end);
+  const commands: { args: string[]; output: string[] }[] = [];
+  for (const block of section.matchAll(/```console\n([\s\S]*?)```/g)) {
+    for (const line of (block[1] ?? '').trimEnd().split('\n')) {
+      if (line.startsWith('$ kubectl ')) commands.push({ args: shellWords(line.slice('$ kubectl '.length)), output: [] });
+      else commands.at(-1)?.output.push(line);
+    }
+  }
+  return commands.map(({ args, output }) => ({ args, output: output.join('\n') }));
+}
+
+/** Words as the shell splits these lines: single quotes keep spaces and are removed. */
+function shellWords(line: string): string[] {
+  return [...line.matchAll(/(?:'[^']*'|[^\s'])+/g)].map((m) => m[0].replaceAll("'", ''));
+}
