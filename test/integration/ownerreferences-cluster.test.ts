@@ -101,4 +101,18 @@ describe('the wildcard probe over the wire', () => {
     // One discovery pass (/api, /apis, v1, apps/v1), however many owners.
     expect(discoveryCalls()).toBe(4);
   });
+
+  it('a review with 10,000 owners, each its own, sends at most the per-request limit of reviews and is denied saying why', async () => {
+    const authorizer = createClusterAuthorizer({ kubeConfig: api.kubeConfig, maxReviewsPerRequest: 100 });
+    const mapper = createClusterRestMapper({ kubeConfig: api.kubeConfig });
+    const owners = { metadata: { ownerReferences: Array.from({ length: 10_000 }, (_, i): OwnerReference => ({ apiVersion: 'v1', kind: 'ReplicationController', name: `rc-${i}`, uid: `uid-${i}`, blockOwnerDeletion: true })) } };
+    // non-node-deleter may finalize every ReplicationController: only the limit stops the questions.
+    const error = await outcome(() => new OwnerReferencesPermissionEnforcement(authorizer, mapper).validate(attributesFor({ username: 'non-node-deleter', resource: 'pods', newObj: owners }), requestContext()));
+    await Promise.all([authorizer.close(), mapper.close()]);
+
+    expect(api.calls.count(subjectAccessReviewRouteName)).toBe(100);
+    expect(error?.message).toBe(
+      "pods \"foo\" is forbidden: cannot set blockOwnerDeletion if an ownerReference refers to a resource you can't set finalizers on: , too many SubjectAccessReviews for one admission request (more than 100)",
+    );
+  });
 });

@@ -36,11 +36,17 @@ async function setUp(extraFlags: Record<string, string | string[]> = {}, beforeS
   const dir = await mkdtemp(join(tmpdir(), 'admission-chain-kubeconfig-'));
   const kubeconfig = join(dir, 'kubeconfig');
   await writeFile(kubeconfig, api.kubeconfigYaml, { mode: 0o600 });
-  const sink = new Writable({ write: (_chunk, _enc, done) => done() });
+  const logged: string[] = [];
+  const sink = new Writable({
+    write: (chunk: Buffer, _enc, done) => {
+      logged.push(chunk.toString());
+      done();
+    },
+  });
   const config = testServeConfig({ tlsCertFile: certs.certFile, tlsPrivateKeyFile: certs.keyFile, kubeconfig, logLevel: 'info', ...extraFlags });
   const server = await runServer(config, { stdout: sink });
   stop = () => server.shutdown();
-  return { server, certs, api };
+  return { server, certs, api, logged };
 }
 
 function deploymentReview(user: { username: string; groups: string[] }, refs: number) {
@@ -134,6 +140,25 @@ describe('serve on the cluster backend', () => {
     expect(metrics).toMatch(/^admission_chain_informer_lists_total\{resource="serviceaccounts"\} 1$/m);
     const lastList = Number(/^admission_chain_informer_last_list_timestamp_seconds\{resource="serviceaccounts"\} (\S+)$/m.exec(metrics)?.[1]);
     expect(Math.abs(lastList - Date.now() / 1000)).toBeLessThan(60);
+  });
+
+  it('never writes the cluster credentials, a request header or a secret\'s data to a log line or a metric', async () => {
+    const { server, certs, api, logged } = await setUp({ plugins: ['ServiceAccount', 'OwnerReferencesPermissionEnforcement'], logLevel: 'debug' }, (stand) => {
+      stand.store.put(serviceAccountType, { metadata: { name: 'default', namespace: 'default' } });
+    });
+    await expect.poll(async () => (await get(`http://127.0.0.1:${server.metricsPort}/readyz`)).status, { timeout: 5000, interval: 50 }).toBe(200);
+    const secretValue = 'c2VjcmV0LXZhbHVlLXRoYXQtbXVzdC1uZXZlci1sZWFr';
+    const headers = { authorization: 'Bearer caller-token-never-logged', cookie: 'session=never-logged' };
+    const denied = deploymentReview({ username: 'alice', groups: [] }, 1);
+    (denied.request.object as Record<string, unknown>).data = { password: secretValue };
+    await post(`https://127.0.0.1:${server.port}/validate`, JSON.stringify(denied), { ca: certs.caCert, headers });
+    // The API server failing: the errors are logged, and must not carry the token either.
+    api.inject(sarRoute, { kind: 'status', code: 500 }, { times: 10 });
+    await post(`https://127.0.0.1:${server.port}/validate`, JSON.stringify(deploymentReview({ username: 'carol', groups: [] }, 1)), { ca: certs.caCert, headers });
+    const metrics = (await get(`http://127.0.0.1:${server.metricsPort}/metrics`)).text;
+    const everything = logged.join('') + metrics;
+    expect(logged.join('')).toContain('admission denied');
+    for (const never of [api.token, 'caller-token-never-logged', 'session=never-logged', secretValue]) expect(everything).not.toContain(never);
   });
 
   it('fails start-up clearly without a usable kubeconfig', async () => {
