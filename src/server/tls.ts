@@ -58,19 +58,18 @@ export interface CertificateWatcherOptions {
 
 /** Reads and checks a key pair (and the client CA); the error names the file and what is wrong with it. */
 export async function readKeyPair(certFile: string, keyFile: string, clientCaFile?: string): Promise<KeyPair> {
-  const [cert, key, clientCa] = await Promise.all([
-    readFile(certFile, 'utf8').catch((e: Error) => {
-      throw new Error(`cannot read TLS certificate ${certFile}: ${e.message}`);
-    }),
-    readFile(keyFile, 'utf8').catch((e: Error) => {
-      throw new Error(`cannot read TLS private key ${keyFile}: ${e.message}`);
-    }),
-    clientCaFile === undefined
-      ? undefined
-      : readFile(clientCaFile, 'utf8').catch((e: Error) => {
-          throw new Error(`cannot read client CA ${clientCaFile}: ${e.message}`);
-        }),
+  // Read together, reported in order: with both files missing, the certificate is named (the
+  // first rejection of a Promise.all would name whichever read failed first).
+  const reads = await Promise.allSettled([
+    readFile(certFile, 'utf8'),
+    readFile(keyFile, 'utf8'),
+    clientCaFile === undefined ? Promise.resolve(undefined) : readFile(clientCaFile, 'utf8'),
   ]);
+  const failures = [`cannot read TLS certificate ${certFile}`, `cannot read TLS private key ${keyFile}`, `cannot read client CA ${clientCaFile}`];
+  reads.forEach((read, i) => {
+    if (read.status === 'rejected') throw new Error(`${failures[i]}: ${(read.reason as Error).message}`);
+  });
+  const [cert, key, clientCa] = reads.map((read) => (read as PromiseFulfilledResult<string | undefined>).value) as [string, string, string | undefined];
   try {
     createSecureContext({ cert, key });
   } catch (e) {
