@@ -40,18 +40,15 @@ export function describeRule(rule: PolicyRule, quote: Quote = goQuote): string {
 export function describeClosestGrant(grant: ClosestGrant, attributes: AuthorizationAttributes, quote: Quote = goQuote): string {
   if (grant.elsewhere !== undefined) return `${grant.source} allows exactly this, but only in namespace ${quote(grant.elsewhere)}`;
   const resource = attributes.resourceAttributes;
-  const lacking = grant.lacks.map((lack) => {
-    switch (lack) {
-      case GrantShortfall.Verb:
-        return `not ${resource?.verb ?? attributes.nonResourceAttributes?.verb ?? ''}`;
-      case GrantShortfall.Subresource:
-        return `not ${resource?.resource ?? ''}/${resource?.subresource ?? ''}`;
-      case GrantShortfall.ApiGroup:
-        return `not in API group ${quote(resource?.group ?? '')}`;
-      case GrantShortfall.Name:
-        return `not ${quote(resource?.name ?? '')}`;
-    }
-  });
+  const verb = resource?.verb ?? attributes.nonResourceAttributes?.verb ?? '';
+  const combined = `${resource?.resource ?? ''}/${resource?.subresource ?? ''}`;
+  const lacksVerb = grant.lacks.includes(GrantShortfall.Verb);
+  const lacksSubresource = grant.lacks.includes(GrantShortfall.Subresource);
+  const what = lacksVerb && lacksSubresource ? `${verb} on ${combined}` : lacksVerb ? verb : lacksSubresource ? combined : '';
+  const lacking: string[] = [];
+  if (what !== '') lacking.push(`not ${what}`);
+  if (grant.lacks.includes(GrantShortfall.ApiGroup)) lacking.push(`not in API group ${quote(resource?.group ?? '')}`);
+  if (grant.lacks.includes(GrantShortfall.Name)) lacking.push(`not ${quote(resource?.name ?? '')}`);
   return `${grant.source} allows ${describeRule(relevantPart(grant, attributes), quote)}, ${lacking.join(', ')}`;
 }
 

@@ -152,12 +152,14 @@ describe('as a user meets it', () => {
       '--plugin-mode', 'PodNodeSelector=warn', '--plugin-mode', 'PodTolerationRestriction=warn',
     ]);
     expect(response!.allowed).toBe(true);
-    expect(response!.warnings).toEqual([
+    // Each rejection followed by its remedy, from the mutating and then the validating phase.
+    const byPhase = [
       '[PodNodeSelector] pods "train" is forbidden: pod node label selector conflicts with its namespace node label selector',
+      `nodeSelector pool=gpu conflicts with namespace "team-a"'s node selector (pool=general): drop it from the pod; the namespace's labels are added`,
       '[PodTolerationRestriction] pod tolerations (possibly merged with namespace default tolerations) conflict with its namespace whitelist',
-      '[PodNodeSelector] pods "train" is forbidden: pod node label selector conflicts with its namespace node label selector',
-      '[PodTolerationRestriction] pod tolerations (possibly merged with namespace default tolerations) conflict with its namespace whitelist',
-    ]);
+      `toleration {"key":"pool","operator":"Equal","value":"gpu","effect":"NoSchedule"} is not in namespace "team-a"'s tolerationsWhitelist: remove it from the pod, or have the whitelist cover it`,
+    ];
+    expect(response!.warnings).toEqual([...byPhase, ...byPhase]);
   });
 
   it('enforce mode denies at the first plugin, PodNodeSelector', async () => {
