@@ -86,7 +86,7 @@ function nodeSelectorConflict(fact: NodeSelectorConflictFact): ExplanationPart {
   const required = fact.conflicts.map((c) => `${c.key}=${c.namespaceValue}`).join(', ');
   return advice(
     `the pod's nodeSelector asks for ${asked}, but namespace ${goQuote(fact.namespace)}'s node selector (its scheduler.alpha.kubernetes.io/node-selector annotation, else the PodNodeSelector configuration's clusterDefaultNodeSelector) requires ${required}: drop these labels from the pod; the namespace's own are added to it`,
-    `nodeSelector ${asked} conflicts with namespace ${goQuote(fact.namespace)}'s node selector (${required}): drop it from the pod; the namespace's labels are added`,
+    `nodeSelector ${asked} conflict${fact.conflicts.length > 1 ? '' : 's'} with namespace ${goQuote(fact.namespace)}'s node selector (${required}): drop ${fact.conflicts.length > 1 ? 'them' : 'it'} from the pod; the namespace's labels are added`,
   );
 }
 
@@ -95,7 +95,7 @@ function nodeSelectorWhitelist(fact: NodeSelectorWhitelistFact): ExplanationPart
   const them = fact.labels.length > 1 ? 'them' : 'it';
   return advice(
     `the pod's nodeSelector ${labels} ${fact.labels.length > 1 ? 'are' : 'is'} outside namespace ${goQuote(fact.namespace)}'s whitelist in the PodNodeSelector configuration (podNodeSelectorPluginConfig): remove ${them}, or have the whitelist allow ${them}`,
-    `nodeSelector ${labels} is outside namespace ${goQuote(fact.namespace)}'s PodNodeSelector whitelist: remove ${them}, or have the whitelist allow ${them}`,
+    `nodeSelector ${labels} ${fact.labels.length > 1 ? 'are' : 'is'} outside namespace ${goQuote(fact.namespace)}'s PodNodeSelector whitelist: remove ${them}, or have the whitelist allow ${them}`,
   );
 }
 

@@ -76,7 +76,11 @@ describe('PodNodeSelector: upstream TestPodAdmission through review', () => {
     expect({ code, stderr }).toEqual({ code: 0, stderr: '' });
     expect(response!.allowed).toBe(row.admit);
     if (row.admit) expect(patched(pod, response!).spec.nodeSelector).toEqual(row.mergedNodeSelector);
-    else expect(response!.status).toMatchObject({ code: 403, reason: 'Forbidden', message: expect.stringMatching(/^pods "testPod" is forbidden: pod node label selector /) });
+    else {
+      expect(response!.status).toMatchObject({ code: 403, reason: 'Forbidden', message: expect.stringMatching(/^pods "testPod" is forbidden: pod node label selector /) });
+      // Beside the message, the remedy: which labels conflict, or lie outside the whitelist.
+      expect(response!.warnings?.[0]).toMatch(/^nodeSelector \S+=.* (conflicts? with namespace "testNamespace"'s node selector|(is|are) outside namespace "testNamespace"'s PodNodeSelector whitelist)/);
+    }
   });
 });
 
@@ -95,7 +99,10 @@ describe('PodTolerationRestriction: upstream TestPodAdmission through review', (
     expect({ code, stderr }).toEqual({ code: 0, stderr: '' });
     expect(response!.allowed).toBe(row.admit);
     if (row.admit) expect(patched(pod, response!).spec.tolerations).toEqual(row.mergedTolerations);
-    else expect(response!.status).toEqual({ metadata: {}, status: 'Failure', code: 500, message: 'pod tolerations (possibly merged with namespace default tolerations) conflict with its namespace whitelist' });
+    else {
+      expect(response!.status).toEqual({ metadata: {}, status: 'Failure', code: 500, message: 'pod tolerations (possibly merged with namespace default tolerations) conflict with its namespace whitelist' });
+      expect(response!.warnings?.[0]).toMatch(/^toleration \{.*\} is not in namespace "testNamespace"'s tolerationsWhitelist: remove/);
+    }
   });
 });
 
@@ -115,7 +122,10 @@ describe('LimitPodHardAntiAffinityTopology: upstream TestInterPodAffinityAdmissi
     const { code, response } = await review(podRequest(pod, 'foo'), ['--cluster-state', namespaceState('foo'), '--plugins', 'LimitPodHardAntiAffinityTopology']);
     expect(code).toBe(0);
     expect(response!.allowed).toBe(!row.errorExpected);
-    if (row.errorExpected) expect(response!.status?.message).toBe('pods "name" is forbidden: affinity.PodAntiAffinity.RequiredDuringScheduling has TopologyKey  zone  but only key kubernetes.io/hostname is allowed');
+    if (row.errorExpected) {
+      expect(response!.status?.message).toBe('pods "name" is forbidden: affinity.PodAntiAffinity.RequiredDuringScheduling has TopologyKey  zone  but only key kubernetes.io/hostname is allowed');
+      expect(response!.warnings).toEqual([expect.stringMatching(/^required pod anti-affinity term \d+ uses topologyKey " zone "; only kubernetes.io\/hostname is allowed/)]);
+    }
   });
 });
 
@@ -133,7 +143,10 @@ describe('DenyServiceExternalIPs: upstream TestAdmission through review', () => 
     const { code, response } = await review(request, ['--cluster-state', namespaceState('test-ns'), '--plugins', 'DenyServiceExternalIPs']);
     expect(code).toBe(0);
     expect(response!.allowed).toBe(!row.fail);
-    if (row.fail) expect(response!.status).toMatchObject({ code: 403, reason: 'Forbidden', message: 'services "test-svc" is forbidden: Use of external IPs is denied by admission control' });
+    if (row.fail) {
+      expect(response!.status).toMatchObject({ code: 403, reason: 'Forbidden', message: 'services "test-svc" is forbidden: Use of external IPs is denied by admission control' });
+      expect(response!.warnings).toEqual([expect.stringMatching(/^new spec.externalIPs \S.* are denied here \(DenyServiceExternalIPs\): remove them/)]);
+    }
   });
 });
 
