@@ -145,7 +145,8 @@ describe('other plugins\' facts', () => {
       { type: FactType.TolerationWhitelist, namespace: 'team-a', scope: 'cluster', tolerations: [{ key: 'a', operator: 'Exists' }], total: 3 },
       `toleration {"key":"a","operator":"Exists"} (+2) is not in PodTolerationRestriction's cluster whitelist: remove them from the pod, or have the whitelist cover them`,
     ],
-    [{ type: FactType.ExternalIPs, added: ['203.0.113.7'], total: 1 }, 'new spec.externalIPs 203.0.113.7 are denied here (DenyServiceExternalIPs): remove them; expose the Service with type LoadBalancer or NodePort'],
+    [{ type: FactType.ExternalIPs, added: ['203.0.113.7'], total: 1 }, 'new external IP 203.0.113.7 is denied here (DenyServiceExternalIPs): remove it from spec.externalIPs; expose the Service with type LoadBalancer or NodePort'],
+    [{ type: FactType.ExternalIPs, added: ['203.0.113.7', '203.0.113.8'], total: 3 }, 'new external IPs 203.0.113.7, 203.0.113.8 and 1 more are denied here (DenyServiceExternalIPs): remove them from spec.externalIPs; expose the Service with type LoadBalancer or NodePort'],
     [
       { type: FactType.AntiAffinityTopology, topologyKey: 'topology.kubernetes.io/zone', term: 0 },
       'required pod anti-affinity term 0 uses topologyKey "topology.kubernetes.io/zone"; only kubernetes.io/hostname is allowed: use it, or make the term preferred',

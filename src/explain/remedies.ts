@@ -118,7 +118,7 @@ function externalIPs(fact: ExternalIPsFact): ExplanationPart {
   const more = fact.total > fact.added.length ? ` and ${fact.total - fact.added.length} more` : '';
   return advice(
     `the Service adds spec.externalIPs ${fact.added.join(', ')}${more}: new external IPs are denied here (DenyServiceExternalIPs), since any of them could capture traffic meant for that address; remove them, and expose the Service through type LoadBalancer or NodePort instead`,
-    `new spec.externalIPs ${fact.added.join(', ')}${more} are denied here (DenyServiceExternalIPs): remove them; expose the Service with type LoadBalancer or NodePort`,
+    `new external IP${fact.total > 1 ? 's' : ''} ${fact.added.join(', ')}${more} ${fact.total > 1 ? 'are' : 'is'} denied here (DenyServiceExternalIPs): remove ${fact.total > 1 ? 'them' : 'it'} from spec.externalIPs; expose the Service with type LoadBalancer or NodePort`,
   );
 }
 

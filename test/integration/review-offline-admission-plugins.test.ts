@@ -145,7 +145,7 @@ describe('DenyServiceExternalIPs: upstream TestAdmission through review', () => 
     expect(response!.allowed).toBe(!row.fail);
     if (row.fail) {
       expect(response!.status).toMatchObject({ code: 403, reason: 'Forbidden', message: 'services "test-svc" is forbidden: Use of external IPs is denied by admission control' });
-      expect(response!.warnings).toEqual([expect.stringMatching(/^new spec.externalIPs \S.* are denied here \(DenyServiceExternalIPs\): remove them/)]);
+      expect(response!.warnings).toEqual([expect.stringMatching(/^new external IPs? \S.* (is|are) denied here \(DenyServiceExternalIPs\): remove (it|them) from spec.externalIPs/)]);
     }
   });
 });
