@@ -3,7 +3,8 @@
 import { describe, expect, it } from 'vitest';
 import { podAttributes } from '../../test/support/attributes.ts';
 import type { Explainer } from '../explain/index.ts';
-import { AdmissionChain } from './chain.ts';
+import { orderedPlugins } from '../plugins/index.ts';
+import { AdmissionChain, annotationKey } from './chain.ts';
 import { forbidden } from './errors.ts';
 import { explained, FactType } from './explanation.ts';
 import type { AdmissionPlugin, PluginMode } from './plugin.ts';
@@ -66,5 +67,13 @@ describe('explanations in the chain', () => {
     expect(outcome.rejection?.message).toBe(message);
     expect(outcome.rejection?.code).toBe(403);
     expect(outcome.warnings).toEqual([]);
+  });
+});
+
+describe('the explanation annotation key', () => {
+  it.each(orderedPlugins.map((p) => p.name))('%s: a qualified name\'s name part, as kube-apiserver requires', (name) => {
+    const key = annotationKey(name, 'explanation');
+    expect(key.length).toBeLessThanOrEqual(63);
+    expect(key).toMatch(/^[A-Za-z0-9][-A-Za-z0-9_.]*[A-Za-z0-9]$/);
   });
 });

@@ -115,6 +115,16 @@ describe('explain, the README\'s ORPE example', () => {
   });
 });
 
+describe('explain in docs/deploy.md', () => {
+  it('prints what the page shows, up to the YAML it elides', async () => {
+    const page = readFileSync('docs/deploy.md', 'utf8');
+    const section = page.slice(page.indexOf('### Offline: `admission-chain explain` and `authorize`'));
+    const shown = /```console\n([\s\S]*?)\n…\n```/.exec(section)![1]!;
+    const result = await run(['explain', '-f', 'examples/configmap-owner-denied.yaml', '--user', 'demo-user', '--cluster-state', demoState()]);
+    expect(result.stdout.startsWith(`${shown}\n`)).toBe(true);
+  });
+});
+
 describe('explain, other plugins', () => {
   it('a missing service account: the command and the object; --apply-to makes the pod admissible', async () => {
     const state = demoState();
