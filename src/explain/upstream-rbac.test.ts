@@ -8,6 +8,8 @@ import type { ClusterRole, ClusterRoleBinding, Role, RoleBinding } from '../api/
 import type { KubeObject } from '../api/types.ts';
 import { createGrantFinder } from '../adapters/local/rbac/closest-grant.ts';
 import { createRbacAuthorizer } from '../adapters/local/rbac/index.ts';
+import type { RbacRequest } from '../adapters/local/rbac/request.ts';
+import { ruleMatchCases } from '../adapters/local/rbac/rule-match-cases.ts';
 import { upstreamCases, type State } from '../adapters/local/rbac/upstream-cases.ts';
 import type { AuthorizationAttributes } from '../ports/authorizer.ts';
 import { createExplainer } from './index.ts';
@@ -68,6 +70,41 @@ describe('every denial of the upstream RBAC table, explained', () => {
     expect(await allowed(withObjects(testCase, objects), question)).toBe(true);
     expect(await allowed(withObjects(testCase, [role]), question)).toBe(false);
     expect(await allowed(withObjects(testCase, [binding]), question)).toBe(false);
+  });
+});
+
+// TestRuleMatches: each rule bound to user "u" cluster-wide; every row it does not match is a denial.
+const ruleRows = ruleMatchCases.flatMap(({ name, rule, rows }) =>
+  rows
+    .filter(([, matches]) => !matches)
+    .map(([request]) => ({
+      state: {
+        clusterRoles: [{ apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', metadata: { name: 'r' }, rules: [rule] }],
+        clusterRoleBindings: [{ apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRoleBinding', metadata: { name: 'r' }, roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'r' }, subjects: [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'User', name: 'u' }] }],
+      } satisfies State,
+      question: questionOf(request),
+      label: `${name}: ${JSON.stringify(request.resourceRequest ? [request.verb, request.apiGroup, request.resource, request.subresource, request.name] : [request.verb, request.path])}`,
+    })),
+);
+
+function questionOf(request: RbacRequest): AuthorizationAttributes {
+  const user = { username: 'u' };
+  if (!request.resourceRequest) return { user, nonResourceAttributes: { verb: request.verb, path: request.path } };
+  return { user, resourceAttributes: { verb: request.verb, group: request.apiGroup, resource: request.resource, subresource: request.subresource, name: request.name, namespace: '' } };
+}
+
+describe('every row of upstream TestRuleMatches that a rule does not match, explained', () => {
+  it('has rows', () => {
+    expect(ruleRows.length).toBeGreaterThan(30);
+  });
+
+  it.each(ruleRows)('$label', async ({ state, question }) => {
+    expect(await allowed(state, question)).toBe(false);
+    const { objects } = await explain(state, question);
+    expect(objects.map((o) => o.kind)).toEqual(['ClusterRole', 'ClusterRoleBinding']);
+    expect(await allowed(withObjects(state, objects), question)).toBe(true);
+    expect(await allowed(withObjects(state, [objects[0]!]), question)).toBe(false);
+    expect(await allowed(withObjects(state, [objects[1]!]), question)).toBe(false);
   });
 });
 
