@@ -194,8 +194,8 @@ function kubectlCommands(role: RoleObject, binding: BindingObject): [string, str
 
 /**
  * kubectl's RESOURCE[.GROUP][/SUBRESOURCE]: it splits at the first "/" and then at the first ".",
- * so a resource with either in it, or a "*" resource given a group or subresource it would not
- * resolve the same way, cannot be written.
+ * and reads the flag as a comma-separated list, so a resource with a "." in it, or a part with a
+ * comma or a double quote, cannot be written.
  */
 function resourceArgument(group: string, combined: string): string | undefined {
   const slash = combined.indexOf('/');
