@@ -6,18 +6,23 @@ import type { PluginDefinition } from './admission/plugin.ts';
 import { loadClusterStateFile, type ClusterState } from './adapters/local/cluster-state.ts';
 import { createLocalLookups } from './adapters/local/lookups.ts';
 import { createRbacAuthorizer } from './adapters/local/rbac/index.ts';
+import { createGrantFinder } from './adapters/local/rbac/closest-grant.ts';
 import { createLocalRestMapper } from './adapters/local/rest-mapper.ts';
 import type { PluginSelection } from './config/plugins.ts';
+import { createExplainer } from './explain/index.ts';
 import type { AdmissionMetrics } from './observability/metrics.ts';
 import { instrumentAuthorizer } from './observability/instrument-authorizer.ts';
 import { instrumentLookups } from './observability/instrument-lookups.ts';
 import { systemClock, systemRandom } from './ports/clock.ts';
+import type { GrantFinder } from './ports/grants.ts';
 import type { PluginConfigurations, Ports } from './ports/index.ts';
 import type { Logger } from './ports/logger.ts';
 
 export interface Backend {
   readonly name: 'local' | 'cluster';
   readonly ports: Ports;
+  /** The requester's nearest existing grants, named when a denial is explained (local backend only). */
+  readonly grants?: GrantFinder;
   /** Reasons the backend cannot serve yet (caches syncing); [] when ready. */
   notReadyReasons(): string[];
   /** Resolves once caches have synced for the first time. */
@@ -40,6 +45,7 @@ export function createLocalBackend(state: ClusterState, logger: Logger): Backend
   return {
     name: 'local',
     ports,
+    grants: createGrantFinder(state),
     notReadyReasons: () => [],
     ready: async () => {},
     close: async () => {},
@@ -61,7 +67,7 @@ function instrumentPorts(ports: Ports, metrics: AdmissionMetrics): Ports {
 export function buildChain(
   ordered: readonly PluginDefinition[],
   selection: PluginSelection,
-  backend: Pick<Backend, 'name' | 'ports'>,
+  backend: Pick<Backend, 'name' | 'ports' | 'grants'>,
   metrics?: AdmissionMetrics,
   /** The --admission-control-config-file sections; each plugin that takes one checks it in create(). */
   configuration?: PluginConfigurations,
@@ -79,5 +85,5 @@ export function buildChain(
     const plugin = definition.create(ports);
     entries.push({ plugin: metrics ? instrumentPlugin(plugin, metrics) : plugin, mode: selection.modes[definition.name] ?? 'enforce' });
   }
-  return new AdmissionChain(entries);
+  return new AdmissionChain(entries, { explainer: createExplainer(backend.grants === undefined ? {} : { grants: backend.grants }) });
 }

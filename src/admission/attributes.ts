@@ -28,6 +28,8 @@ export interface Attributes {
 export interface RequestContext {
   /** Aborted when the request's deadline passes; every external call must honour it. */
   readonly signal: AbortSignal;
+  /** The request's deadline on performance.now()'s clock, when known (synchronous work checks it). */
+  readonly expiresAt?: number;
   /** Records an audit annotation; the chain prefixes the key with the plugin's name. */
   annotate(key: string, value: string): void;
   /** Adds an AdmissionResponse warning (shown by kubectl as "Warning: ..."). */

@@ -6,6 +6,7 @@ import type { Attributes, RequestContext } from './attributes.ts';
 import { abortedError, internalError, isStatusError, type StatusError } from './errors.ts';
 import { MutationScope } from './mutation-scope.ts';
 import { PluginMode, type AdmissionPlugin } from './plugin.ts';
+import { createExplainer, type ExplainContext, type Explained, type Explainer } from '../explain/index.ts';
 import { runSteps, settled, type MaybePromise, type Steps } from '../util/maybe-async.ts';
 
 export interface ChainEntry {
@@ -23,7 +24,22 @@ export interface PhaseOutcome {
   annotations: Record<string, string>;
   /** Rejections by plugins in warn or audit mode, admitted anyway. */
   nonEnforced?: Array<{ plugin: string; mode: PluginMode }>;
+  /** Rejections (enforced or not) whose plugin said why, explained: for the log line and the CLI. */
+  explanations?: ExplainedRejection[];
 }
+
+export interface ExplainedRejection {
+  readonly plugin: string;
+  readonly mode: PluginMode;
+  readonly explained: Explained;
+}
+
+export interface ChainOptions {
+  /** Turns a rejection's facts into warnings and an audit annotation (default: without closest grants). */
+  explainer?: Explainer;
+}
+
+const defaultExplainer = createExplainer();
 
 export class AdmissionChain {
   readonly entries: readonly ChainEntry[];
@@ -31,11 +47,15 @@ export class AdmissionChain {
   readonly mutationScope: MutationScope;
   /** Per non-enforcing mutating plugin, what to keep aside so its rejection leaves no change. */
   readonly #snapshotScopes = new Map<AdmissionPlugin, MutationScope>();
+  readonly #explainer: Explainer;
+  readonly #explainContext: ExplainContext;
 
-  constructor(entries: readonly ChainEntry[]) {
+  constructor(entries: readonly ChainEntry[], options: ChainOptions = {}) {
     this.entries = entries;
     const mutating = entries.filter((e) => e.plugin.admit);
     this.mutationScope = MutationScope.of(mutating.map((e) => e.plugin.mutates));
+    this.#explainer = options.explainer ?? defaultExplainer;
+    this.#explainContext = { mutatingPlugins: mutating.map((e) => e.plugin.name) };
     for (const { plugin, mode } of mutating) {
       if (mode !== PluginMode.Enforce) this.#snapshotScopes.set(plugin, MutationScope.of([plugin.mutates]));
     }
@@ -79,22 +99,42 @@ export class AdmissionChain {
       const snapshot = phase === 'admit' ? this.#snapshotScopes.get(plugin)?.copy(attributes.object) : undefined;
       try {
         // Waited on only when the step returned a promise: a synchronous step costs no microtask turn.
-        const pending = step.call(plugin, attributes, contextFor(plugin.name, outcome, signal));
+        const pending = step.call(plugin, attributes, contextFor(plugin.name, outcome, signal, expiresAt));
         if (pending !== undefined) yield* settled(pending);
       } catch (thrown) {
         const error = asStatusError(plugin.name, thrown);
         if (mode === PluginMode.Enforce) {
           outcome.rejection = error;
           outcome.rejectedBy = plugin.name;
+          this.#explain(outcome, plugin.name, mode, error);
           return outcome;
         }
         if (snapshot !== undefined) attributes.object = snapshot;
         (outcome.nonEnforced ??= []).push({ plugin: plugin.name, mode });
         outcome.annotations[annotationKey(plugin.name, `${mode}-rejection`)] = error.message;
         if (mode === PluginMode.Warn) outcome.warnings.push(`[${plugin.name}] ${error.message}`);
+        this.#explain(outcome, plugin.name, mode, error);
       }
     }
     return outcome;
+  }
+
+  /**
+   * The explanation travels beside the rejection: warnings (not in audit mode) and one audit
+   * annotation, never the message. Only a rejection that carries facts costs anything; a fault in
+   * explaining never changes the answer.
+   */
+  #explain(outcome: PhaseOutcome, pluginName: string, mode: PluginMode, error: StatusError): void {
+    if (error.explanation === undefined) return;
+    let explained: Explained;
+    try {
+      explained = this.#explainer.explain(error.explanation, this.#explainContext);
+    } catch {
+      return;
+    }
+    if (mode !== PluginMode.Audit) outcome.warnings.push(...explained.warnings);
+    outcome.annotations[annotationKey(pluginName, 'explanation')] = explained.text;
+    (outcome.explanations ??= []).push({ plugin: pluginName, mode, explained });
   }
 }
 
@@ -102,9 +142,10 @@ function deadlineExceeded(): Error {
   return new DOMException('admission request deadline exceeded', 'TimeoutError');
 }
 
-function contextFor(pluginName: string, outcome: PhaseOutcome, signal: AbortSignal): RequestContext {
+function contextFor(pluginName: string, outcome: PhaseOutcome, signal: AbortSignal, expiresAt: number): RequestContext {
   return {
     signal,
+    expiresAt,
     annotate: (key, value) => {
       outcome.annotations[annotationKey(pluginName, key)] = value;
     },

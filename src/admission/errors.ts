@@ -2,6 +2,7 @@
 // return, in apimachinery's wording, so a denial reads exactly like an in-tree plugin's.
 import { groupResourceString, type GroupResource, type Status } from '../api/types.ts';
 import type { Attributes } from './attributes.ts';
+import type { Explanation } from './explanation.ts';
 
 /**
  * A rejection, carrying the metav1.Status to answer with. It is an Error to every reader
@@ -14,6 +15,8 @@ export class StatusError {
   readonly status: Status;
   message: string;
   declare readonly cause?: unknown;
+  /** Why, as data (explanation.ts): kept beside the status, never in its message. */
+  declare explanation?: Explanation;
 
   constructor(status: Status, options?: { cause?: unknown }) {
     this.status = status;

@@ -97,7 +97,45 @@ describe('authorize --as (can-i)', () => {
     [['--as', 'root', '--as-group', 'system:masters', 'delete', 'nodes'], 0, 'yes\n'],
   ])('%j -> exit %i', async (args, code, stdout) => {
     const result = await run([...args, '--cluster-state', state]);
-    expect(result).toEqual({ code, stdout, stderr: warnings });
+    // The answer is the first line; after a "no" comes what would turn it into a yes.
+    const [answer, ...rest] = result.stdout.split('\n');
+    expect({ ...result, stdout: `${answer}\n` }).toEqual({ code, stdout, stderr: warnings });
+    if (code === 0) expect(rest).toEqual(['']);
+    else expect(rest.join('\n')).toMatch(/ may not [^\n]*\n[\s\S]*\nkind: (Cluster)?RoleBinding\n/);
+  });
+
+  it('after a "no", prints what is missing, the nearest grant, the kubectl commands and the YAML; adding it answers yes', async () => {
+    const result = await run(['--as', 'alice', '-n', 'team-b', 'update', 'deployments.apps', '--cluster-state', state]);
+    expect(result.code).toBe(1);
+    const cut = result.stdout.indexOf('\n---\n');
+    const [head, yaml] = [result.stdout.slice(0, cut), result.stdout.slice(cut + 5)];
+    expect(head).toBe(
+      [
+        'no',
+        'user "alice" may not update deployments (apps) in namespace "team-b"',
+        'closest existing grant: RoleBinding "alice-deploys/team-a" of Role "deployer" to User "alice" allows exactly this, but only in namespace "team-a"',
+        'the smallest grant: Role "update-deployments" and RoleBinding "update-deployments-alice"',
+        '',
+        'to grant it:',
+        '  kubectl create role update-deployments -n team-b --verb=update --resource=deployments.apps',
+        '  kubectl create rolebinding update-deployments-alice -n team-b --role=update-deployments --user=alice',
+      ].join('\n'),
+    );
+    const { mkdtemp, readFile, writeFile } = await import('node:fs/promises');
+    const { join } = await import('node:path');
+    const { tmpdir } = await import('node:os');
+    const granted = join(await mkdtemp(join(tmpdir(), 'authorize-')), 'state.yaml');
+    await writeFile(granted, `${await readFile(state, 'utf8')}\n---\n${yaml}`);
+    const again = await run(['--as', 'alice', '-n', 'team-b', 'update', 'deployments.apps', '--cluster-state', granted, '-q']);
+    expect(again.code).toBe(0);
+  });
+
+  it('a FILE review that is not allowed gets its suggestion on stderr; stdout stays the review', async () => {
+    const text = await import('node:fs/promises').then((fs) => fs.readFile(fixture('sar-denied.json'), 'utf8'));
+    const result = await run(['-', '--cluster-state', state], text);
+    expect(result.code).toBe(0);
+    expect(JSON.parse(result.stdout).status.allowed).toBe(false);
+    expect(result.stderr.slice(warnings.length)).toMatch(/ may not [\s\S]*kind: RoleBinding\n/);
   });
 
   it('--quiet prints nothing and answers with the exit code', async () => {

@@ -11,18 +11,27 @@
 //       it (a service account without --as-group gets its system:serviceaccounts groups, every
 //       user but system:anonymous gets system:authenticated); the namespace defaults to
 //       "default" as kubectl's does. Prints "yes" or "no", each followed by " - <reason>" when
-//       there is one (and " - <evaluationError>" for no).
+//       there is one (and " - <evaluationError>" for no); after a "no", what is missing, the
+//       nearest existing grant, and the smallest Role and binding that would answer yes (for a
+//       FILE, on stderr, beside the printed review).
 //
 // Exit codes: 0 yes (or a printed review), 1 no (as kubectl auth can-i), 2 bad usage or input.
 // RBAC warnings about the cluster state (see lintWarnings) go to stderr unless --quiet.
 import { CommanderError, type Command } from 'commander';
 import { loadClusterStateFile, ClusterStateError } from '../adapters/local/cluster-state.ts';
+import { createGrantFinder } from '../adapters/local/rbac/closest-grant.ts';
 import { createRbacAuthorizer, type RbacAuthorizer } from '../adapters/local/rbac/index.ts';
 import { isStatusError } from '../admission/errors.ts';
+import { FactType } from '../admission/explanation.ts';
+import { attributesFromSpec } from '../authorization/conversion.ts';
 import { decodeSubjectAccessReview, SubjectAccessReviewDecodeError } from '../authorization/decode.ts';
 import { isDNS1123Label, isDNS1123Subdomain } from '../authorization/label-validation.ts';
 import { reviewSubjectAccess } from '../authorization/review.ts';
-import { subjectAccessReviewApiVersion, subjectAccessReviewKind, type SubjectAccessReview, type SubjectAccessReviewSpec } from '../authorization/subject-access-review.ts';
+import { subjectAccessReviewApiVersion, subjectAccessReviewKind, type SubjectAccessReview, type SubjectAccessReviewSpec, type SubjectAccessReviewStatus } from '../authorization/subject-access-review.ts';
+import { createExplainer } from '../explain/index.ts';
+import { Decision, type AuthorizationResult } from '../ports/authorizer.ts';
+import type { GrantFinder } from '../ports/grants.ts';
+import { explanationLines, objectsYaml } from './explanation-text.ts';
 import { CliError, parseSingleDocument, processIO, readInput, type CliIO } from './io.ts';
 
 export const AuthorizeExitCode = { Yes: 0, No: 1, Usage: 2 } as const;
@@ -70,19 +79,42 @@ async function runAuthorize(args: string[], options: AuthorizeOptions, io: CliIO
   if (question === undefined) {
     const { text, source } = await readInput(args[0], io);
     const review = decode(parseSingleDocument(text, source), source);
-    io.stdout.write(`${JSON.stringify(await reviewSubjectAccess(review, authorizer), null, 2)}\n`);
+    const answered = await reviewSubjectAccess(review, authorizer);
+    io.stdout.write(`${JSON.stringify(answered, null, 2)}\n`);
+    // The review itself is the output; what would allow it goes beside it, on stderr.
+    if (!answered.status!.allowed && !options.quiet) io.stderr.write(suggestion(review, answered.status!, authorizer));
     return;
   }
   const status = (await reviewSubjectAccess(question, authorizer)).status!;
   if (!options.quiet) {
     if (status.allowed) io.stdout.write(`yes${status.reason ? ` - ${status.reason}` : ''}\n`);
-    else io.stdout.write(`no${status.reason ? ` - ${status.reason}` : ''}${status.evaluationError ? ` - ${status.evaluationError}` : ''}\n`);
+    else io.stdout.write(`no${status.reason ? ` - ${status.reason}` : ''}${status.evaluationError ? ` - ${status.evaluationError}` : ''}\n${suggestion(question, status, authorizer)}`);
   }
   if (!status.allowed) throw new CommanderError(AuthorizeExitCode.No, 'admission-chain.authorize.no', 'no');
 }
 
-async function loadAuthorizer(path: string): Promise<RbacAuthorizer> {
-  return createRbacAuthorizer(await loadClusterStateFile(path));
+interface LoadedAuthorizer extends RbacAuthorizer {
+  readonly grants: GrantFinder;
+}
+
+async function loadAuthorizer(path: string): Promise<LoadedAuthorizer> {
+  const state = await loadClusterStateFile(path);
+  return Object.assign(createRbacAuthorizer(state), { grants: createGrantFinder(state) });
+}
+
+/** After a "no": what is missing, the nearest grant there is, and the Role and binding that would say yes. */
+function suggestion(review: SubjectAccessReview, status: SubjectAccessReviewStatus, authorizer: LoadedAuthorizer): string {
+  const answer: AuthorizationResult = {
+    decision: status.denied ? Decision.Deny : Decision.NoOpinion,
+    reason: status.reason ?? '',
+    ...(status.evaluationError ? { error: status.evaluationError } : {}),
+  };
+  const explained = createExplainer({ grants: authorizer.grants }).explain(
+    { facts: [{ type: FactType.Authorization, attributes: attributesFromSpec(review.spec), answer }] },
+    { mutatingPlugins: [] },
+  );
+  const yaml = objectsYaml(explained.objects);
+  return `${explanationLines(explained).join('\n')}\n${yaml === '' ? '' : `---\n${yaml}`}`;
 }
 
 function decode(value: unknown, source: string): SubjectAccessReview {

@@ -1,8 +1,9 @@
-// The admission-chain command line: serve, review, authorize and unregister.
+// The admission-chain command line: serve, review, explain, authorize and unregister.
 import { readFileSync } from 'node:fs';
 import { Command, CommanderError } from 'commander';
 import { CliError, processIO, type CliIO } from './io.ts';
 import { registerAuthorizeCommand } from './authorize.ts';
+import { registerExplainCommand } from './explain.ts';
 import { registerReviewCommand } from './review.ts';
 import { registerServeCommand } from './serve.ts';
 import { registerUnregisterCommand } from './unregister.ts';
@@ -16,6 +17,7 @@ export async function main(argv: readonly string[], io: CliIO = processIO): Prom
     .showHelpAfterError(false);
   registerServeCommand(program, io);
   registerReviewCommand(program, io);
+  registerExplainCommand(program, io);
   registerAuthorizeCommand(program, io);
   registerUnregisterCommand(program, io);
   try {

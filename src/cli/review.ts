@@ -3,8 +3,9 @@
 // cluster-state file, and prints the AdmissionReview with its response.
 import { randomUUID } from 'node:crypto';
 import { Option, type Command } from 'commander';
-import { handleAdmission } from '../admission/handler.ts';
-import { BadReviewError, decodeReview, isPlainObject, responseReview, type AdmissionRequest, type AdmissionResponse } from '../admission/review.ts';
+import type { AdmissionChain, Phase } from '../admission/chain.ts';
+import { handleAdmission, type HandledReview } from '../admission/handler.ts';
+import { BadReviewError, decodeReview, isPlainObject, responseReview, type AdmissionApiVersion, type AdmissionRequest, type AdmissionResponse } from '../admission/review.ts';
 import { isOperation } from '../admission/operation.ts';
 import { parseGroupVersion, type KubeObject } from '../api/types.ts';
 import { loadAdmissionConfigurationFlag } from '../config/admission-configuration.ts';
@@ -16,7 +17,7 @@ import type { RestMapper } from '../ports/rest-mapper.ts';
 import { buildChain, loadLocalBackend } from '../wiring.ts';
 import { CliError, parseSingleDocument, readInput, type CliIO } from './io.ts';
 
-interface ReviewOptions {
+export interface ReviewOptions {
   clusterState?: string;
   phase: string;
   plugins?: string[];
@@ -38,9 +39,19 @@ interface ReviewOptions {
 const collect = (value: string, previous: string[] | undefined) => [...(previous ?? []), value];
 
 export function registerReviewCommand(program: Command, io: CliIO): void {
-  program
-    .command('review')
-    .description('run the chain offline on an AdmissionReview (FILE or stdin) and print the AdmissionReview with its response')
+  withReviewOptions(
+    program
+      .command('review')
+      .description('run the chain offline on an AdmissionReview (FILE or stdin) and print the AdmissionReview with its response'),
+  ).action(async (file: string | undefined, options: ReviewOptions) => {
+    const output = await review(file, options, io);
+    io.stdout.write(`${JSON.stringify(output, null, 2)}\n`);
+  });
+}
+
+/** The input and chain options `review` takes, for every command that reviews a request offline. */
+export function withReviewOptions(command: Command): Command {
+  return command
     .argument('[file]', 'AdmissionReview as JSON or YAML; "-" or absent reads stdin')
     .requiredOption('--cluster-state <file>', 'the local cluster state (RBAC, service accounts, discovery, ...)')
     .addOption(new Option('--phase <phase>', 'which webhook to act as').choices(['mutating', 'validating', 'all']).default('all'))
@@ -57,14 +68,25 @@ export function registerReviewCommand(program: Command, io: CliIO): void {
     .option('--old <file>', 'with -f: the existing object, for UPDATE')
     .option('--namespace <ns>', 'with -f: namespace when the manifest has none', 'default')
     .option('--subresource <name>', 'with -f: the subresource being written')
-    .option('--timeout <duration>', 'deadline for the whole review', '30s')
-    .action(async (file: string | undefined, options: ReviewOptions) => {
-      const output = await review(file, options, io);
-      io.stdout.write(`${JSON.stringify(output, null, 2)}\n`);
-    });
+    .option('--timeout <duration>', 'deadline for the whole review', '30s');
 }
 
 async function review(file: string | undefined, options: ReviewOptions, io: CliIO) {
+  const prepared = await prepareReview(file, options, io);
+  const { response } = await runPhases(prepared);
+  return { ...responseReview(prepared.apiVersion, response), request: prepared.request };
+}
+
+export interface PreparedReview {
+  apiVersion: AdmissionApiVersion;
+  request: AdmissionRequest;
+  chain: AdmissionChain;
+  phases: readonly Phase[];
+  signal: AbortSignal;
+}
+
+/** The chain, the request and the deadline, from `review`'s options: everything but running it. */
+export async function prepareReview(file: string | undefined, options: ReviewOptions, io: CliIO): Promise<PreparedReview> {
   let selection;
   try {
     selection = selectPlugins(orderedPlugins, defaultEnabledPlugins, {
@@ -104,7 +126,7 @@ async function review(file: string | undefined, options: ReviewOptions, io: CliI
   }
   const signal = AbortSignal.timeout(timeoutMs);
 
-  let apiVersion: 'admission.k8s.io/v1' | 'admission.k8s.io/v1beta1' = 'admission.k8s.io/v1';
+  let apiVersion: AdmissionApiVersion = 'admission.k8s.io/v1';
   let request: AdmissionRequest;
   if (options.filename !== undefined) {
     if (file !== undefined) throw new CliError('give either an AdmissionReview FILE or -f MANIFEST, not both', 2);
@@ -121,17 +143,23 @@ async function review(file: string | undefined, options: ReviewOptions, io: CliI
       throw error;
     }
   }
+  const phases: readonly Phase[] = options.phase === 'all' ? ['admit', 'validate'] : options.phase === 'mutating' ? ['admit'] : ['validate'];
+  return { apiVersion, request, chain, phases, signal };
+}
 
-  const phases = options.phase === 'all' ? (['admit', 'validate'] as const) : options.phase === 'mutating' ? (['admit'] as const) : (['validate'] as const);
+/** Runs the phases in order, as `kubectl apply --dry-run=server` would: the patch applied between them. */
+export async function runPhases(prepared: PreparedReview): Promise<{ response: AdmissionResponse; handled: HandledReview[] }> {
   let response: AdmissionResponse | undefined;
-  let current = request;
-  for (const phase of phases) {
-    const handled = await handleAdmission(chain, phase, current, signal);
-    response = merge(response, handled.response);
-    if (!handled.response.allowed) break;
-    if (phase === 'admit' && handled.mutatedObject !== undefined) current = { ...current, object: handled.mutatedObject };
+  const handled: HandledReview[] = [];
+  let current = prepared.request;
+  for (const phase of prepared.phases) {
+    const result = await handleAdmission(prepared.chain, phase, current, prepared.signal);
+    handled.push(result);
+    response = merge(response, result.response);
+    if (!result.response.allowed) break;
+    if (phase === 'admit' && result.mutatedObject !== undefined) current = { ...current, object: result.mutatedObject };
   }
-  return { ...responseReview(apiVersion, response!), request };
+  return { response: response!, handled };
 }
 
 /** Folds the validating answer into the mutating one: the patch stays, the decision is the last. */

@@ -324,9 +324,11 @@ function reviewHandler(phase: Phase, options: WebhookAppOptions, loopLoad: Pick<
         durationMs: Math.round(seconds * 1e6) / 1e3,
       };
       const { logger } = options;
+      // A rejection's explanation (the Role and binding that would grant it, as YAML) rides along.
+      const explanation = handled.outcome.explanations?.map((e) => e.explained.text).join('---\n');
       if (internal) logger.error({ ...fields, reason: loggedReason(response.status?.message) }, 'admission failed');
-      else if (!response.allowed) logger.info({ ...fields, reason: loggedReason(response.status?.message) }, 'admission denied');
-      else if (notEnforced !== undefined) logger.info(fields, 'admission allowed; a rejection was not enforced');
+      else if (!response.allowed) logger.info({ ...fields, reason: loggedReason(response.status?.message), explanation }, 'admission denied');
+      else if (notEnforced !== undefined) logger.info({ ...fields, explanation }, 'admission allowed; a rejection was not enforced');
       else logger.debug(fields, 'admission allowed');
     } finally {
       options.metrics.inFlight[webhook]! -= 1;

@@ -6,6 +6,7 @@ import type { OwnerReference } from '../../src/api/types.ts';
 import { createClusterAuthorizer, type ClusterAuthorizer } from '../../src/adapters/cluster/authorizer.ts';
 import { createClusterRestMapper, type ClusterRestMapper } from '../../src/adapters/cluster/rest-mapper.ts';
 import { createRbacAuthorizer } from '../../src/adapters/local/rbac/index.ts';
+import { createExplainer } from '../../src/explain/index.ts';
 import { OwnerReferencesPermissionEnforcement } from '../../src/plugins/ownerreferences/index.ts';
 import { startStandInApiServer, subjectAccessReviewRouteName, type StandInApiServer } from '../apiserver/index.ts';
 import { serveDiscovery, type ServedDiscovery } from '../fixtures/ownerreferences/discovery-routes.ts';
@@ -114,5 +115,9 @@ describe('the wildcard probe over the wire', () => {
     expect(error?.message).toBe(
       "pods \"foo\" is forbidden: cannot set blockOwnerDeletion if an ownerReference refers to a resource you can't set finalizers on: , too many SubjectAccessReviews for one admission request (more than 100)",
     );
+    // Explained as the error it is, with no Role suggested for questions nobody answered.
+    const explained = createExplainer().explain(error!.explanation!, { mutatingPlugins: [] });
+    expect(explained.objects).toEqual([]);
+    expect(explained.warnings[0]).toMatch(/^the authorizer could not answer whether user "non-node-deleter" may update replicationcontrollers\/finalizers "rc-99" in namespace "default": too many SubjectAccessReviews for one admission request \(more than 100\); no Role is suggested/);
   });
 });

@@ -119,7 +119,11 @@ describe('in the chain', () => {
     const result = await chain.validate(attributesFor(row), AbortSignal.timeout(5000));
     expect(result.rejectedBy).toBe('OwnerReferencesPermissionEnforcement');
     expect(result.rejection?.message).toBe(expectedMessage(row));
-    expect(result.annotations).toEqual({ 'OwnerReferencesPermissionEnforcement.path': 'per-reference' });
+    // Beside the path, the explanation: the Role and RoleBinding that would grant what was missing.
+    expect(result.annotations).toEqual({
+      'OwnerReferencesPermissionEnforcement.path': 'per-reference',
+      'OwnerReferencesPermissionEnforcement.explanation': expect.stringContaining('kind: Role\n'),
+    });
     expect(chain.validatingPlugins).toEqual(['OwnerReferencesPermissionEnforcement']);
     expect(chain.mutatingPlugins).toEqual([]);
   });

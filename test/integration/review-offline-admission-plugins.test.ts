@@ -76,7 +76,11 @@ describe('PodNodeSelector: upstream TestPodAdmission through review', () => {
     expect({ code, stderr }).toEqual({ code: 0, stderr: '' });
     expect(response!.allowed).toBe(row.admit);
     if (row.admit) expect(patched(pod, response!).spec.nodeSelector).toEqual(row.mergedNodeSelector);
-    else expect(response!.status).toMatchObject({ code: 403, reason: 'Forbidden', message: expect.stringMatching(/^pods "testPod" is forbidden: pod node label selector /) });
+    else {
+      expect(response!.status).toMatchObject({ code: 403, reason: 'Forbidden', message: expect.stringMatching(/^pods "testPod" is forbidden: pod node label selector /) });
+      // Beside the message, the remedy: which labels conflict, or lie outside the whitelist.
+      expect(response!.warnings?.[0]).toMatch(/^nodeSelector \S+=.* (conflicts? with namespace "testNamespace"'s node selector|(is|are) outside namespace "testNamespace"'s PodNodeSelector whitelist)/);
+    }
   });
 });
 
@@ -95,7 +99,10 @@ describe('PodTolerationRestriction: upstream TestPodAdmission through review', (
     expect({ code, stderr }).toEqual({ code: 0, stderr: '' });
     expect(response!.allowed).toBe(row.admit);
     if (row.admit) expect(patched(pod, response!).spec.tolerations).toEqual(row.mergedTolerations);
-    else expect(response!.status).toEqual({ metadata: {}, status: 'Failure', code: 500, message: 'pod tolerations (possibly merged with namespace default tolerations) conflict with its namespace whitelist' });
+    else {
+      expect(response!.status).toEqual({ metadata: {}, status: 'Failure', code: 500, message: 'pod tolerations (possibly merged with namespace default tolerations) conflict with its namespace whitelist' });
+      expect(response!.warnings?.[0]).toMatch(/^toleration \{.*\} is not in namespace "testNamespace"'s tolerationsWhitelist: remove/);
+    }
   });
 });
 
@@ -115,7 +122,10 @@ describe('LimitPodHardAntiAffinityTopology: upstream TestInterPodAffinityAdmissi
     const { code, response } = await review(podRequest(pod, 'foo'), ['--cluster-state', namespaceState('foo'), '--plugins', 'LimitPodHardAntiAffinityTopology']);
     expect(code).toBe(0);
     expect(response!.allowed).toBe(!row.errorExpected);
-    if (row.errorExpected) expect(response!.status?.message).toBe('pods "name" is forbidden: affinity.PodAntiAffinity.RequiredDuringScheduling has TopologyKey  zone  but only key kubernetes.io/hostname is allowed');
+    if (row.errorExpected) {
+      expect(response!.status?.message).toBe('pods "name" is forbidden: affinity.PodAntiAffinity.RequiredDuringScheduling has TopologyKey  zone  but only key kubernetes.io/hostname is allowed');
+      expect(response!.warnings).toEqual([expect.stringMatching(/^required pod anti-affinity term \d+ uses topologyKey " zone "; only kubernetes.io\/hostname is allowed/)]);
+    }
   });
 });
 
@@ -133,7 +143,10 @@ describe('DenyServiceExternalIPs: upstream TestAdmission through review', () => 
     const { code, response } = await review(request, ['--cluster-state', namespaceState('test-ns'), '--plugins', 'DenyServiceExternalIPs']);
     expect(code).toBe(0);
     expect(response!.allowed).toBe(!row.fail);
-    if (row.fail) expect(response!.status).toMatchObject({ code: 403, reason: 'Forbidden', message: 'services "test-svc" is forbidden: Use of external IPs is denied by admission control' });
+    if (row.fail) {
+      expect(response!.status).toMatchObject({ code: 403, reason: 'Forbidden', message: 'services "test-svc" is forbidden: Use of external IPs is denied by admission control' });
+      expect(response!.warnings).toEqual([expect.stringMatching(/^new external IPs? \S.* (is|are) denied here \(DenyServiceExternalIPs\): remove (it|them) from spec.externalIPs/)]);
+    }
   });
 });
 
@@ -152,12 +165,14 @@ describe('as a user meets it', () => {
       '--plugin-mode', 'PodNodeSelector=warn', '--plugin-mode', 'PodTolerationRestriction=warn',
     ]);
     expect(response!.allowed).toBe(true);
-    expect(response!.warnings).toEqual([
+    // Each rejection followed by its remedy, from the mutating and then the validating phase.
+    const byPhase = [
       '[PodNodeSelector] pods "train" is forbidden: pod node label selector conflicts with its namespace node label selector',
+      `nodeSelector pool=gpu conflicts with namespace "team-a"'s node selector (pool=general): drop it from the pod; the namespace's labels are added`,
       '[PodTolerationRestriction] pod tolerations (possibly merged with namespace default tolerations) conflict with its namespace whitelist',
-      '[PodNodeSelector] pods "train" is forbidden: pod node label selector conflicts with its namespace node label selector',
-      '[PodTolerationRestriction] pod tolerations (possibly merged with namespace default tolerations) conflict with its namespace whitelist',
-    ]);
+      `toleration {"key":"pool","operator":"Equal","value":"gpu","effect":"NoSchedule"} is not in namespace "team-a"'s tolerationsWhitelist: remove it from the pod, or have the whitelist cover it`,
+    ];
+    expect(response!.warnings).toEqual([...byPhase, ...byPhase]);
   });
 
   it('enforce mode denies at the first plugin, PodNodeSelector', async () => {

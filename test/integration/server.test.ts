@@ -400,6 +400,8 @@ describe('request logs', () => {
     const denied = info.find((l) => l.uid === 'uid-denied');
     expect(denied).toMatchObject({ level: 30, msg: 'admission denied', webhook: 'validate', kind: 'Pod', operation: 'CREATE', decision: 'denied', rejectedBy: 'AlwaysPullImages' });
     expect(typeof denied?.durationMs).toBe('number');
+    // The denial's explanation rides in the same line: the field without Always, and the remedy.
+    expect(denied?.explanation).toMatch(/^# spec.containers\[0\].imagePullPolicy is "IfNotPresent", not "Always": every container needs imagePullPolicy: Always/);
     // Admitted only because the plugin merely warns: what a warn-mode rollout watches the logs for.
     expect(info.find((l) => l.uid === 'uid-warned')).toMatchObject({ level: 30, msg: 'admission allowed; a rejection was not enforced', decision: 'allowed', notEnforced: ['WarnOnly:warn'] });
 

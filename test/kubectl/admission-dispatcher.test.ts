@@ -9,7 +9,7 @@ import { admit, type DispatcherEnvironment } from './admission-dispatcher.ts';
 import { startTestWebhook, type TestWebhook } from './test-webhook.ts';
 import type { Webhook, WebhookConfiguration } from './webhook-configurations.ts';
 import type { RuleWithOperations } from '../deploy/webhook-match.ts';
-import { warningHeader } from './warning-header.ts';
+import { admissionWarningHeader } from './warning-header.ts';
 
 let server: TestWebhook;
 const calledPaths = () => server.urls.map((u) => u.split('?')[0]);
@@ -135,7 +135,7 @@ describe('denials and warnings (webhookerrors.ToStatusErr, kube-apiserver 1.34)'
   it('collects warnings from both phases, and the header sends each once, quoted', async () => {
     const outcome = await run([mutating('m', [hook('m', `/warn/${encodeURIComponent('mind "this"')}`)]), validating('v', [hook('v', '/warn/and%20that')])]);
     expect(outcome).toMatchObject({ allowed: true, warnings: ['mind "this"', 'mind "this"', 'and that', 'and that'] });
-    expect(warningHeader(outcome.warnings)).toBe('299 - "mind \\"this\\"", 299 - "and that"');
+    expect(admissionWarningHeader(outcome.warnings)).toBe('299 - "mind \\"this\\"", 299 - "and that"');
   });
 });
 

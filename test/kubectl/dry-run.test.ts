@@ -2,9 +2,16 @@
 // stand-in API server, which admits every write through the chart-rendered webhook configurations
 // and our webhook started from the chart's own Deployment args. Each case asserts kubectl's exit
 // code and output, and what the webhooks were (or were not) sent.
+import { readFileSync } from 'node:fs';
+import { mkdtemp, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseAllDocuments } from 'yaml';
+import { main } from '../../src/cli/main.ts';
 import type { PretendCluster } from './cluster.ts';
-import { blockOwnerDeletionDenied, deniedByValidatingWebhook, demoCluster } from './scenarios.ts';
+import { blockOwnerDeletionDenied, clusterState, deniedByValidatingWebhook, demoCluster, ownerDenialWarnings } from './scenarios.ts';
 
 describe('kubectl apply --dry-run=server, chart defaults (AlwaysPullImages and ORPE enforcing)', () => {
   let cluster: PretendCluster;
@@ -61,13 +68,36 @@ describe('kubectl apply --dry-run=server, chart defaults (AlwaysPullImages and O
   it.each([
     ['a ConfigMap (examples/configmap-owner-denied.yaml)', 'examples/configmap-owner-denied.yaml', 'configmaps', 'owned-config'],
     ['a pod (mutated by AlwaysPullImages, then denied by ORPE)', 'test/kubectl/fixtures/pod-owner-denied.yaml', 'pods', 'owned-web'],
-  ])('denies %s that sets blockOwnerDeletion, with the upstream message', async (_what, file, resource, name) => {
+  ])('denies %s that sets blockOwnerDeletion, with the upstream message and kubectl printing the explanation', async (_what, file, resource, name) => {
     const result = await cluster.kubectl('apply', '--dry-run=server', '--as=demo-user', '-f', file);
     expect(result).toEqual({
       code: 1,
       stdout: '',
-      stderr: `Error from server (Forbidden): error when creating "${file}": ${deniedByValidatingWebhook(blockOwnerDeletionDenied(resource, name))}\n`,
+      stderr: `${ownerDenialWarnings}Error from server (Forbidden): error when creating "${file}": ${deniedByValidatingWebhook(blockOwnerDeletionDenied(resource, name))}\n`,
     });
+  });
+
+  it('the commands kubectl printed create exactly the Role and RoleBinding that admission-chain explain gives offline', async () => {
+    const denied = await cluster.kubectl('apply', '--dry-run=server', '--as=demo-user', '-f', 'examples/configmap-owner-denied.yaml');
+    const commands = denied.stderr
+      .split('\n')
+      .filter((line) => line.startsWith('Warning: kubectl create '))
+      .map((line) => line.slice('Warning: kubectl '.length).split(' '));
+    expect(commands.map((c) => c.slice(0, 2).join(' '))).toEqual(['create role', 'create rolebinding']);
+    const created: unknown[] = [];
+    for (const args of commands) {
+      const result = await cluster.kubectl(...args, '--dry-run=client', '-o', 'json');
+      expect(result.code, result.stderr).toBe(0);
+      const object = JSON.parse(result.stdout) as { metadata: Record<string, unknown> };
+      delete object.metadata.creationTimestamp;
+      created.push(object);
+    }
+    const state = join(await mkdtemp(join(tmpdir(), 'explain-state-')), 'state.yaml');
+    await writeFile(state, clusterState.map((f) => readFileSync(f, 'utf8')).join('\n---\n'));
+    let yaml = '';
+    const io = { stdin: Readable.from([]), stdout: { write: (s: string) => (yaml += s) }, stderr: { write: () => true } };
+    expect(await main(['node', 'admission-chain', 'explain', '-f', 'examples/configmap-owner-denied.yaml', '--user', 'demo-user', '--cluster-state', state, '-o', 'yaml'], io)).toBe(0);
+    expect(created).toEqual(parseAllDocuments(yaml).map((d) => d.toJS()));
   });
 
   describe('the UPDATE path: an existing object gains blockOwnerDeletion', () => {
@@ -85,7 +115,7 @@ describe('kubectl apply --dry-run=server, chart defaults (AlwaysPullImages and O
       const calls = await callsDuring(async () => {
         const denied = await cluster.kubectl('apply', '--dry-run=server', '--as=demo-user', '-f', file);
         expect(denied.code).toBe(1);
-        expect(denied.stderr).toMatch(/^Error from server \(Forbidden\): error when applying patch:\n/);
+        expect(denied.stderr.startsWith(`${ownerDenialWarnings}Error from server (Forbidden): error when applying patch:\n`)).toBe(true);
         expect(denied.stderr).toContain(`error when patching "${file}": ${deniedByValidatingWebhook(blockOwnerDeletionDenied(resource, name))}\n`);
       });
       expect(calls).toHaveLength(1);
@@ -166,7 +196,7 @@ describe('kubectl apply --dry-run=server, ORPE in warn mode and StorageObjectInU
     expect(result).toEqual({
       code: 0,
       stdout: `${printed} created (server dry run)\n`,
-      stderr: `Warning: [OwnerReferencesPermissionEnforcement] ${blockOwnerDeletionDenied(resource, name)}\n`,
+      stderr: `Warning: [OwnerReferencesPermissionEnforcement] ${blockOwnerDeletionDenied(resource, name)}\n${ownerDenialWarnings}`,
     });
   });
 

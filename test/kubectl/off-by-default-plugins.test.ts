@@ -69,13 +69,26 @@ describe('kubectl apply --dry-run=server, tenant pinning and the other off-by-de
   it('a pod asking for another pool is denied, with upstream’s message', async () => {
     const file = 'examples/tenant-pinning/pod-other-pool.yaml';
     const result = await cluster.kubectl('apply', '--dry-run=server', '-f', file);
-    expect(result).toEqual({ code: 1, stdout: '', stderr: `Error from server (Forbidden): error when creating "${file}": ${denied('mutate', 'pods "api-elsewhere" is forbidden: pod node label selector conflicts with its namespace node label selector')}\n` });
+    // kubectl prints the remedy first, then upstream's denial.
+    expect(result).toEqual({
+      code: 1,
+      stdout: '',
+      stderr:
+        `Warning: nodeSelector pool=general conflicts with namespace "team-a"'s node selector (pool=team-a): drop it from the pod; the namespace's labels are added\n` +
+        `Error from server (Forbidden): error when creating "${file}": ${denied('mutate', 'pods "api-elsewhere" is forbidden: pod node label selector conflicts with its namespace node label selector')}\n`,
+    });
   });
 
   it('a pod selecting a label outside the namespace’s whitelist in the chart values is denied', async () => {
     const file = 'examples/tenant-pinning/pod-unlisted-label.yaml';
     const result = await cluster.kubectl('apply', '--dry-run=server', '-f', file);
-    expect(result).toEqual({ code: 1, stdout: '', stderr: `Error from server (Forbidden): error when creating "${file}": ${denied('mutate', 'pods "api-ssd" is forbidden: pod node label selector labels conflict with its namespace whitelist')}\n` });
+    expect(result).toEqual({
+      code: 1,
+      stdout: '',
+      stderr:
+        `Warning: nodeSelector disktype=ssd is outside namespace "team-a"'s PodNodeSelector whitelist: remove it, or have the whitelist allow it\n` +
+        `Error from server (Forbidden): error when creating "${file}": ${denied('mutate', 'pods "api-ssd" is forbidden: pod node label selector labels conflict with its namespace whitelist')}\n`,
+    });
   });
 
   it('a pod tolerating a taint outside the namespace’s whitelist is denied, with upstream’s message', async () => {
@@ -85,7 +98,9 @@ describe('kubectl apply --dry-run=server, tenant pinning and the other off-by-de
     expect(result).toEqual({
       code: 1,
       stdout: '',
-      stderr: `Error from server: error when creating "${file}": ${denied('mutate', 'pod tolerations (possibly merged with namespace default tolerations) conflict with its namespace whitelist')}\n`,
+      stderr:
+        `Warning: toleration {"key":"nvidia.com/gpu","operator":"Exists","effect":"NoSchedule"} is not in namespace "team-a"'s tolerationsWhitelist: remove it from the pod, or have the whitelist cover it\n` +
+        `Error from server: error when creating "${file}": ${denied('mutate', 'pod tolerations (possibly merged with namespace default tolerations) conflict with its namespace whitelist')}\n`,
     });
   });
 
@@ -101,7 +116,9 @@ describe('kubectl apply --dry-run=server, tenant pinning and the other off-by-de
     expect(zone).toEqual({
       code: 1,
       stdout: '',
-      stderr: `Error from server (Forbidden): error when creating "${file}": ${denied('validate', 'pods "zone-hog" is forbidden: affinity.PodAntiAffinity.RequiredDuringScheduling has TopologyKey topology.kubernetes.io/zone but only key kubernetes.io/hostname is allowed')}\n`,
+      stderr:
+        'Warning: required pod anti-affinity term 0 uses topologyKey "topology.kubernetes.io/zone"; only kubernetes.io/hostname is allowed: use it, or make the term preferred\n' +
+        `Error from server (Forbidden): error when creating "${file}": ${denied('validate', 'pods "zone-hog" is forbidden: affinity.PodAntiAffinity.RequiredDuringScheduling has TopologyKey topology.kubernetes.io/zone but only key kubernetes.io/hostname is allowed')}\n`,
     });
     const node = await cluster.kubectl('apply', '--dry-run=server', '-f', 'test/kubectl/fixtures/pod-hostname-anti-affinity.yaml');
     expect(node).toEqual({ code: 0, stdout: 'pod/spread created (server dry run)\n', stderr: '' });
@@ -111,7 +128,13 @@ describe('kubectl apply --dry-run=server, tenant pinning and the other off-by-de
     const file = 'test/kubectl/fixtures/service-external-ips.yaml';
     const calls = await callsDuring(async () => {
       const external = await cluster.kubectl('apply', '--dry-run=server', '-f', file);
-      expect(external).toEqual({ code: 1, stdout: '', stderr: `Error from server (Forbidden): error when creating "${file}": ${denied('validate', 'services "web-external" is forbidden: Use of external IPs is denied by admission control')}\n` });
+      expect(external).toEqual({
+        code: 1,
+        stdout: '',
+        stderr:
+          'Warning: new external IP 203.0.113.10 is denied here (DenyServiceExternalIPs): remove it from spec.externalIPs; expose the Service with type LoadBalancer or NodePort\n' +
+          `Error from server (Forbidden): error when creating "${file}": ${denied('validate', 'services "web-external" is forbidden: Use of external IPs is denied by admission control')}\n`,
+      });
       const plain = await cluster.kubectl('apply', '--dry-run=server', '-f', 'test/kubectl/fixtures/service.yaml');
       expect(plain).toEqual({ code: 0, stdout: 'service/web created (server dry run)\n', stderr: '' });
     });
@@ -124,7 +147,14 @@ describe('kubectl apply --dry-run=server, tenant pinning and the other off-by-de
     const kept = await cluster.kubectl('label', '--dry-run=server', '-n', 'admission-chain-demo', 'service', 'web-external', 'tier=edge');
     expect(kept).toEqual({ code: 0, stdout: 'service/web-external labeled (server dry run)\n', stderr: '' });
     const added = await cluster.kubectl('patch', '--dry-run=server', '-n', 'admission-chain-demo', 'service', 'web-external', '--type=merge', '-p', '{"spec":{"externalIPs":["203.0.113.10","203.0.113.11"]}}');
-    expect(added).toEqual({ code: 1, stdout: '', stderr: `Error from server (Forbidden): ${denied('validate', 'services "web-external" is forbidden: Use of external IPs is denied by admission control')}\n` });
+    // Only the IP being added is named: the one the Service had may stay.
+    expect(added).toEqual({
+      code: 1,
+      stdout: '',
+      stderr:
+        'Warning: new external IP 203.0.113.11 is denied here (DenyServiceExternalIPs): remove it from spec.externalIPs; expose the Service with type LoadBalancer or NodePort\n' +
+        `Error from server (Forbidden): ${denied('validate', 'services "web-external" is forbidden: Use of external IPs is denied by admission control')}\n`,
+    });
   });
 });
 

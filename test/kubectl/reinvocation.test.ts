@@ -68,7 +68,11 @@ describe('a sidecar injector after our mutating webhook', () => {
     expect(result).toEqual({
       code: 1,
       stdout: '',
-      stderr: `Error from server: error when creating "examples/pod.yaml": ${deniedByValidatingWebhook('pods "web" is forbidden: spec.containers[1].imagePullPolicy: Unsupported value: "IfNotPresent": supported values: "Always"')}\n`,
+      // The explanation names the field, and why our mutating webhook did not fix it: a later one changed it.
+      stderr:
+        'Warning: spec.containers[1].imagePullPolicy is "IfNotPresent", not "Always": every container needs imagePullPolicy: Always (and every image volume pullPolicy: Always)\n' +
+        'Warning: the mutating webhook sets Always (AlwaysPullImages in /mutate): it did not see this pod, or a later webhook changed the policy back\n' +
+        `Error from server: error when creating "examples/pod.yaml": ${deniedByValidatingWebhook('pods "web" is forbidden: spec.containers[1].imagePullPolicy: Unsupported value: "IfNotPresent": supported values: "Always"')}\n`,
     });
     const calls = never.webhookCalls.slice(before);
     expect(calls.map((c) => c.webhook)).toEqual(['mutate.admission-chain.io', 'inject.sidecar.example', 'validate.admission-chain.io']);

@@ -14,7 +14,7 @@ import { applyJsonPatch, applyMergePatch, applyStrategicMergePatch } from './app
 import { requestUser } from './impersonation.ts';
 import { kubeStatus, type KubeStatus } from './kube-status.ts';
 import { apiVersionOf, namespaceType, type ServedResource } from './served-resources.ts';
-import { warningHeader } from './warning-header.ts';
+import { admissionWarningHeader } from './warning-header.ts';
 
 const nonStrategicPatchTypes = 'application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml';
 
@@ -151,7 +151,8 @@ export function writeRoutes(store: ObjectStore, type: ServedResource, environmen
       oldObject,
     };
     const outcome = await admit(attributes, environment);
-    const headers: Record<string, string> = outcome.warnings.length > 0 ? { Warning: warningHeader(outcome.warnings) } : {};
+    const warning = admissionWarningHeader(outcome.warnings);
+    const headers: Record<string, string> = warning === undefined ? {} : { Warning: warning };
     return outcome.allowed ? { ok: true, object: outcome.object ?? object, headers } : { ok: false, status: outcome.status, headers };
   }
 

@@ -86,8 +86,13 @@ describe('warn mode', () => {
   it('admits an unmutated CREATE with a warning and an audit annotation carrying the message', async () => {
     const outcome = await chainWith(PluginMode.Warn).validate(fixtureAttributes('create-pod.json'), signal());
     expect(outcome.rejection).toBeUndefined();
-    expect(outcome.warnings).toEqual([`[AlwaysPullImages] ${expectedRejection}`]);
-    expect(outcome.annotations).toEqual({ 'AlwaysPullImages.warn-rejection': expectedRejection });
+    // The rejection as a warning, then its explanation: the first field, and who would have set Always.
+    expect(outcome.warnings).toEqual([
+      `[AlwaysPullImages] ${expectedRejection}`,
+      'spec.initContainers[0].imagePullPolicy is "IfNotPresent" (and 2 more), not "Always": every container needs imagePullPolicy: Always (and every image volume pullPolicy: Always)',
+      'the mutating webhook sets Always (AlwaysPullImages in /mutate): it did not see this pod, or a later webhook changed the policy back',
+    ]);
+    expect(outcome.annotations).toEqual({ 'AlwaysPullImages.warn-rejection': expectedRejection, 'AlwaysPullImages.explanation': expect.stringMatching(/^# spec.initContainers\[0\]/) });
   });
 
   it('still mutates: warn mode changes what a rejection does, not the mutation', async () => {

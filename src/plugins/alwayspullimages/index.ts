@@ -7,6 +7,7 @@
  */
 import type { Attributes } from '../../admission/attributes.ts';
 import { badRequest, forbidden, type StatusError } from '../../admission/errors.ts';
+import { explained, FactType, maxFactItems } from '../../admission/explanation.ts';
 import { Operation } from '../../admission/operation.ts';
 import type { AdmissionPlugin, PluginDefinition } from '../../admission/plugin.ts';
 import type { Pod } from '../../api/core.ts';
@@ -50,16 +51,19 @@ export function alwaysPullImages(logger: Logger = silentLogger): AdmissionPlugin
       if (shouldIgnore(attributes, logger)) return;
       const pod = podOf(attributes);
       const errors: StatusError[] = [];
+      // What the explanation names: the first fields without Always (the message names them all).
+      const fields: Array<{ path: string; value: string }> = [];
       const reject = (path: string, value: string | null | undefined) => {
         if (value === pullAlways) return;
         errors.push(forbidden(attributes, notSupported(path, stringField(value), [pullAlways])));
+        if (fields.length < maxFactItems) fields.push({ path, value: stringField(value) });
       };
       visitContainersWithPath(pod, (container, path) => {
         reject(`${path}.imagePullPolicy`, container.imagePullPolicy);
         return true;
       });
       for (const { image, path } of imageVolumesWithPath(pod)) reject(`${path}.pullPolicy`, image.pullPolicy);
-      if (errors.length > 0) throw aggregate(errors);
+      if (errors.length > 0) throw explained(aggregate(errors), { facts: [{ type: FactType.PullPolicy, fields, total: errors.length }] });
     },
   };
 }

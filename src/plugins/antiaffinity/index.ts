@@ -3,6 +3,7 @@
 // whole zone or any other topology domain, which lets one pod keep many nodes to itself.
 import type { Attributes } from '../../admission/attributes.ts';
 import { badRequest, newForbidden } from '../../admission/errors.ts';
+import { explained, FactType } from '../../admission/explanation.ts';
 import { Operation } from '../../admission/operation.ts';
 import type { AdmissionPlugin, PluginDefinition } from '../../admission/plugin.ts';
 
@@ -26,14 +27,15 @@ export function limitPodHardAntiAffinityTopology(): AdmissionPlugin {
       if (attributes.subresource !== '' || attributes.resource.group !== '' || attributes.resource.resource !== 'pods') return;
       const terms = requiredAntiAffinityTerms(attributes.object);
       // RequiredDuringSchedulingRequiredDuringExecution is not implemented upstream either.
-      for (const term of terms) {
+      for (const [index, term] of terms.entries()) {
         const topologyKey = term.topologyKey ?? '';
         if (topologyKey !== labelHostname) {
-          throw newForbidden(
+          const rejection = newForbidden(
             attributes.resource,
             podName(attributes),
             `affinity.PodAntiAffinity.RequiredDuringScheduling has TopologyKey ${topologyKey} but only key ${labelHostname} is allowed`,
           );
+          throw explained(rejection, { facts: [{ type: FactType.AntiAffinityTopology, topologyKey, term: index }] });
         }
       }
     },

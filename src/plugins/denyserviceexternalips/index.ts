@@ -3,6 +3,7 @@
 // intercept its traffic inside the cluster (CVE-2020-8554); existing IPs may stay or be removed.
 import type { Attributes } from '../../admission/attributes.ts';
 import { forbidden, internalError } from '../../admission/errors.ts';
+import { explained, FactType, maxFactItems } from '../../admission/explanation.ts';
 import { Operation } from '../../admission/operation.ts';
 import type { AdmissionPlugin, PluginDefinition } from '../../admission/plugin.ts';
 
@@ -24,7 +25,10 @@ export function denyServiceExternalIPs(): AdmissionPlugin {
       // An absent old object (a CREATE) allows no IP at all.
       const oldIPs = attributes.oldObject === undefined || attributes.oldObject === null ? undefined : externalIPsOf(attributes, attributes.oldObject);
       if (isSubset(newIPs, oldIPs)) return;
-      throw forbidden(attributes, 'Use of external IPs is denied by admission control');
+      const added = addedIPs(newIPs, oldIPs);
+      throw explained(forbidden(attributes, 'Use of external IPs is denied by admission control'), {
+        facts: [{ type: FactType.ExternalIPs, added: added.slice(0, maxFactItems), total: added.length }],
+      });
     },
   };
 }
@@ -35,6 +39,12 @@ function isSubset(newIPs: readonly string[], oldIPs: readonly string[] | undefin
   if (oldIPs === undefined) return false;
   const old = new Set(oldIPs);
   return newIPs.every((ip) => old.has(ip));
+}
+
+/** The IPs the Service adds, each once, in order. */
+function addedIPs(newIPs: readonly string[], oldIPs: readonly string[] | undefined): string[] {
+  const old = new Set(oldIPs ?? []);
+  return [...new Set(newIPs)].filter((ip) => !old.has(ip));
 }
 
 /** spec.externalIPs of a body that decodes as a Service; anything else is upstream's internal error. */

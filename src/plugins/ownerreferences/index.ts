@@ -5,6 +5,7 @@
 // spares privileged users the per-owner discovery and authorization work.
 import type { Attributes, RequestContext } from '../../admission/attributes.ts';
 import { forbidden, goErrorString } from '../../admission/errors.ts';
+import { FactType, type AuthorizationFact } from '../../admission/explanation.ts';
 import { Operation } from '../../admission/operation.ts';
 import type { AdmissionPlugin, PluginDefinition } from '../../admission/plugin.ts';
 import { parseGroupVersion } from '../../api/types.ts';
@@ -12,6 +13,7 @@ import { Decision, type AuthorizationAttributes, type AuthorizationResult, type 
 import type { RestMapper, RestMapping } from '../../ports/rest-mapper.ts';
 import { isPromiseLike, runSteps, settled, type MaybePromise, type Steps } from '../../util/maybe-async.ts';
 import { deleteDependentRecord, finalizeAnythingRecord, ownerFinalizersRecord } from './authorization-records.ts';
+import { Denials } from './denials.ts';
 import { isChangingOwnerReferences, newlyBlockingReferences, readReferences, type NormalisedOwnerReference, type ReferencePair } from './owner-references.ts';
 
 export const pluginName = 'OwnerReferencesPermissionEnforcement';
@@ -59,60 +61,97 @@ export class OwnerReferencesPermissionEnforcement implements AdmissionPlugin {
     if (isWhitelisted(attributes)) return took(DecisionPath.Whitelisted);
     const refs = readReferences(attributes.object, attributes.oldObject);
     if (!isChangingOwnerReferences(refs)) return took(DecisionPath.Unchanged);
-    return runSteps(this.#checkPermissions(attributes, refs, took, context.signal));
+    return runSteps(this.#checkPermissions(attributes, refs, took, context));
   }
 
   // A step generator (src/util/maybe-async.ts): `yield* settled(x)` reads as `await x`. Each one is
   // taken only when x is really pending, so a request whose answers are all cached runs straight
-  // through: no promise, no generator per question.
-  *#checkPermissions(attributes: Attributes, refs: ReferencePair, took: (path: DecisionPath) => void, signal: AbortSignal): Steps<void> {
+  // through: no promise, no generator per question. The first "no" decides; the questions after it
+  // only gather the explanation (denials.ts), and the path recorded is the one taken before it.
+  *#checkPermissions(attributes: Attributes, refs: ReferencePair, took: (path: DecisionPath) => void, context: RequestContext): Steps<void> {
+    const { signal } = context;
+    const denials = new Denials(context.expiresAt);
+    const tookUnlessDenied = (path: DecisionPath) => {
+      if (!denials.denied) took(path);
+    };
+
     // A creator could simply not have created the object, so only non-create requests need
     // delete permission on it. The owner check below still applies to creates.
     if (attributes.operation !== Operation.Create) {
-      const answer = this.#authorize(deleteDependentRecord(attributes), signal);
-      const { decision, reason, error } = isPromiseLike(answer) ? yield* settled(answer) : answer;
-      if (decision !== Decision.Allow) {
-        throw forbidden(attributes, `cannot set an ownerRef on a resource you can't delete: ${reason}, ${goErrorString(error)}`);
+      const record = deleteDependentRecord(attributes);
+      const answer = this.#authorize(record, signal);
+      const result = isPromiseLike(answer) ? yield* settled(answer) : answer;
+      if (result.decision !== Decision.Allow) {
+        denials.record(forbidden(attributes, `cannot set an ownerRef on a resource you can't delete: ${result.reason}, ${goErrorString(result.error)}`), authorizationFact(record, result));
       }
     }
 
     const blockingRefs = newlyBlockingReferences(refs);
-    if (blockingRefs.length === 0) return took(DecisionPath.NoNewBlockingRefs);
+    if (blockingRefs.length === 0) {
+      tookUnlessDenied(DecisionPath.NoNewBlockingRefs);
+      return denials.finish();
+    }
 
     // Discovery can hang when the network is down, and inside admission a hang looks like a dead
     // API server; one question settles every owner for users who may finalize anything.
-    const answer = this.#authorize(finalizeAnythingRecord(attributes.userInfo), signal);
+    if (!denials.mayAsk()) return denials.finish();
+    const answer = denials.inTime(this.#authorize(finalizeAnythingRecord(attributes.userInfo), signal));
     const probe = isPromiseLike(answer) ? yield* settled(answer) : answer;
-    if (probe.decision === Decision.Allow) return took(DecisionPath.WildcardProbe);
+    if (probe?.decision === Decision.Allow) {
+      tookUnlessDenied(DecisionPath.WildcardProbe);
+      return denials.finish();
+    }
 
-    took(DecisionPath.PerReference);
+    tookUnlessDenied(DecisionPath.PerReference);
     // Owners of one kind (a Deployment's ReplicaSets) share one REST mapping look-up per request,
     // and an owner listed twice is asked about once: the same question has the same answer.
     const kinds = new Map<string, KindMappings>();
     for (const ref of distinctOwners(blockingRefs)) {
-      let mappings: RestMapping[];
-      try {
-        const kind = this.#kindOf(ref, kinds, signal);
-        // Once they arrive, the next owner of this kind takes them without waiting on them again.
-        mappings = isPromiseLike(kind.mappings) ? (kind.mappings = yield* settled(kind.mappings)) : kind.mappings;
-      } catch (error) {
-        throw forbidden(
-          attributes,
-          `cannot set blockOwnerDeletion in this case because cannot find RESTMapping for APIVersion ${ref.apiVersion} Kind ${ref.kind}: ${errorMessage(error)}`,
+      if (!denials.mayAsk()) return denials.finish();
+      const unmapped = (error: unknown) =>
+        denials.record(
+          forbidden(attributes, `cannot set blockOwnerDeletion in this case because cannot find RESTMapping for APIVersion ${ref.apiVersion} Kind ${ref.kind}: ${errorMessage(error)}`),
+          { type: FactType.UnmappedOwner, apiVersion: ref.apiVersion, kind: ref.kind, name: ref.name, error: errorMessage(error) },
         );
+      let kind: KindMappings;
+      try {
+        kind = this.#kindOf(ref, kinds, signal);
+      } catch (error) {
+        unmapped(error);
+        continue;
+      }
+      let mappings: RestMapping[] | undefined;
+      if (isPromiseLike(kind.mappings)) {
+        try {
+          const arrived = denials.inTime(kind.mappings);
+          mappings = isPromiseLike(arrived) ? yield* settled(arrived) : arrived;
+        } catch (error) {
+          unmapped(error);
+          continue;
+        }
+        // Out of time while explaining: what was gathered is the explanation.
+        if (mappings === undefined) return denials.finish();
+        // Once they arrive, the next owner of this kind takes them without waiting on them again.
+        kind.mappings = mappings;
+      } else {
+        mappings = kind.mappings;
       }
       // A kind may map to several resources; the user must be allowed on every one of them.
       for (const mapping of mappings) {
-        const answer = this.#authorize(ownerFinalizersRecord(attributes, ref, mapping), signal);
-        const { decision, reason, error } = isPromiseLike(answer) ? yield* settled(answer) : answer;
-        if (decision !== Decision.Allow) {
-          throw forbidden(
-            attributes,
-            `cannot set blockOwnerDeletion if an ownerReference refers to a resource you can't set finalizers on: ${reason}, ${goErrorString(error)}`,
+        if (!denials.mayAsk()) return denials.finish();
+        const record = ownerFinalizersRecord(attributes, ref, mapping);
+        const answer = denials.inTime(this.#authorize(record, signal));
+        const result = isPromiseLike(answer) ? yield* settled(answer) : answer;
+        if (result === undefined) return denials.finish();
+        if (result.decision !== Decision.Allow) {
+          denials.record(
+            forbidden(attributes, `cannot set blockOwnerDeletion if an ownerReference refers to a resource you can't set finalizers on: ${result.reason}, ${goErrorString(result.error)}`),
+            authorizationFact(record, result),
           );
         }
       }
     }
+    denials.finish();
   }
 
   /** The owner kind's REST mappings, looked up once per request (the look-up may still be pending). */
@@ -159,6 +198,10 @@ function isWhitelisted(attributes: Attributes): boolean {
   return whitelist.some(
     (item) => item.group === attributes.resource.group && item.resource === attributes.resource.resource && item.subresource === attributes.subresource,
   );
+}
+
+function authorizationFact(attributes: AuthorizationAttributes, answer: AuthorizationResult): AuthorizationFact {
+  return { type: FactType.Authorization, attributes, answer };
 }
 
 function errorMessage(error: unknown): string {

@@ -4,6 +4,7 @@
 // outside its namespace's whitelist, is denied — so tenants stay on the node pools they are given.
 import type { Attributes, RequestContext } from '../../admission/attributes.ts';
 import { newForbidden } from '../../admission/errors.ts';
+import { explained, FactType, maxFactItems } from '../../admission/explanation.ts';
 import { Operation } from '../../admission/operation.ts';
 import type { AdmissionPlugin, PluginDefinition } from '../../admission/plugin.ts';
 import type { Pod } from '../../api/core.ts';
@@ -53,7 +54,7 @@ export function podNodeSelector(namespaces: ResourceLookup<Namespace>, configura
       if (pod === undefined) return;
       return withNamespaceSelector(attributes, context, (namespaceSelector) => {
         const podSelector = nodeSelectorOf(pod);
-        if (labelsConflict(namespaceSelector, podSelector)) throw conflict(attributes, pod);
+        if (labelsConflict(namespaceSelector, podSelector)) throw conflict(attributes, pod, namespaceSelector, podSelector);
         mergeInto(pod, namespaceSelector, podSelector);
         // Upstream's Admit ends by running Validate on the merged pod.
         checkWhitelist(attributes, pod, configuration);
@@ -64,7 +65,8 @@ export function podNodeSelector(namespaces: ResourceLookup<Namespace>, configura
       const pod = podOf(attributes);
       if (pod === undefined) return;
       return withNamespaceSelector(attributes, context, (namespaceSelector) => {
-        if (labelsConflict(namespaceSelector, nodeSelectorOf(pod))) throw conflict(attributes, pod);
+        const podSelector = nodeSelectorOf(pod);
+        if (labelsConflict(namespaceSelector, podSelector)) throw conflict(attributes, pod, namespaceSelector, podSelector);
         checkWhitelist(attributes, pod, configuration);
       });
     },
@@ -88,13 +90,30 @@ function mergeInto(pod: Pod, namespaceSelector: LabelSet, podSelector: LabelSet)
 function checkWhitelist(attributes: Attributes, pod: Pod, configuration: PodNodeSelectorConfiguration): void {
   const whitelist = configuration.whitelists.get(attributes.namespace);
   if (whitelist === undefined || whitelist.size === 0) return;
-  for (const [key, value] of nodeSelectorOf(pod)) {
-    if (whitelist.get(key) !== value) throw forbidden(attributes, pod, 'pod node label selector labels conflict with its namespace whitelist');
+  const podSelector = nodeSelectorOf(pod);
+  for (const [key, value] of podSelector) {
+    if (whitelist.get(key) === value) continue;
+    // Every label outside the whitelist is named, not only the first one upstream stops at.
+    const labels: Array<{ key: string; value: string; allowed?: string }> = [];
+    for (const [k, v] of podSelector) {
+      if (labels.length >= maxFactItems) break;
+      const allowed = whitelist.get(k);
+      if (allowed !== v) labels.push(allowed === undefined ? { key: k, value: v } : { key: k, value: v, allowed });
+    }
+    const rejection = forbidden(attributes, pod, 'pod node label selector labels conflict with its namespace whitelist');
+    throw explained(rejection, { facts: [{ type: FactType.NodeSelectorWhitelist, namespace: attributes.namespace, labels }] });
   }
 }
 
-function conflict(attributes: Attributes, pod: Pod) {
-  return forbidden(attributes, pod, 'pod node label selector conflicts with its namespace node label selector');
+function conflict(attributes: Attributes, pod: Pod, namespaceSelector: LabelSet, podSelector: LabelSet) {
+  const conflicts: Array<{ key: string; podValue: string; namespaceValue: string }> = [];
+  for (const [key, podValue] of podSelector) {
+    if (conflicts.length >= maxFactItems) break;
+    const namespaceValue = namespaceSelector.get(key);
+    if (namespaceValue !== undefined && namespaceValue !== podValue) conflicts.push({ key, podValue, namespaceValue });
+  }
+  const rejection = forbidden(attributes, pod, 'pod node label selector conflicts with its namespace node label selector');
+  return explained(rejection, { facts: [{ type: FactType.NodeSelectorConflict, namespace: attributes.namespace, conflicts }] });
 }
 
 /** errors.NewForbidden(resource, pod.Name, err): the pod's own name, "" before generateName runs. */

@@ -4,11 +4,13 @@
 // whitelist (or the cluster's) is denied — so tenants cannot tolerate their way onto tainted nodes.
 import type { Attributes } from '../../admission/attributes.ts';
 import { nonStatusError } from '../../admission/errors.ts';
+import { explained, FactType, maxFactItems } from '../../admission/explanation.ts';
 import { Operation } from '../../admission/operation.ts';
 import type { AdmissionPlugin, PluginDefinition } from '../../admission/plugin.ts';
 import type { Toleration } from '../../api/core.ts';
 import { mergeTolerations, verifyAgainstWhitelist } from '../../api/tolerations/merge.ts';
 import { fieldsOf, tolerationJson } from '../../api/tolerations/toleration.ts';
+import { uncoveredTolerations } from '../../api/tolerations/uncovered.ts';
 import type { Logger } from '../../ports/logger.ts';
 import type { Namespace, ResourceLookup } from '../../ports/lookups.ts';
 import { runSteps, settled, type MaybePromise, type Steps } from '../../util/maybe-async.ts';
@@ -58,10 +60,10 @@ export function podTolerationRestriction(
     if (!isBestEffort(pod)) extra.push({ ...memoryPressureToleration });
     if (extra.length > 0) pod.spec = { ...pod.spec, tolerations: mergeTolerations(pod.spec?.tolerations ?? [], extra) };
     // Upstream's Admit ends by running Validate on the merged pod.
-    yield* validateSteps(pod, namespace);
+    yield* validateSteps(attributes, pod, namespace);
   }
 
-  function* validateSteps(pod: PodForTolerations, namespace: NamespaceSource): Steps<void> {
+  function* validateSteps(attributes: Attributes, pod: PodForTolerations, namespace: NamespaceSource): Steps<void> {
     const tolerations = pod.spec?.tolerations ?? [];
     if (tolerations.length === 0) return;
     let whitelist = annotatedTolerations(yield* settled(namespace()), tolerationsWhitelistAnnotation);
@@ -71,7 +73,10 @@ export function podTolerationRestriction(
       scope = 'cluster';
     }
     if (whitelist.length > 0 && !verifyAgainstWhitelist(tolerations, whitelist)) {
-      throw nonStatusError(`pod tolerations (possibly merged with namespace default tolerations) conflict with its ${scope} whitelist`);
+      const uncovered = uncoveredTolerations(tolerations, whitelist, maxFactItems);
+      throw explained(nonStatusError(`pod tolerations (possibly merged with namespace default tolerations) conflict with its ${scope} whitelist`), {
+        facts: [{ type: FactType.TolerationWhitelist, namespace: attributes.namespace, scope: scope === 'namespace' ? 'namespace' : 'cluster', tolerations: uncovered.first, total: uncovered.total }],
+      });
     }
   }
 
@@ -88,7 +93,7 @@ export function podTolerationRestriction(
     validate(attributes, context) {
       const pod = podOf(attributes);
       if (pod === undefined) return;
-      return runSteps(validateSteps(pod, namespaceOnce(namespaces, attributes.namespace, context.signal)));
+      return runSteps(validateSteps(attributes, pod, namespaceOnce(namespaces, attributes.namespace, context.signal)));
     },
   };
 }

@@ -11,11 +11,14 @@ import { defaultServiceAccountAttempts, defaultServiceAccountName, otherServiceA
 export class ServiceAccountLookupError extends Error {
   /** errors.As(err, Forbidden) would see through a %w wrap of this error. */
   readonly forbidden: boolean;
+  /** The account does not exist (after every attempt): the one failure creating it fixes. */
+  readonly notFound: boolean;
 
-  constructor(message: string, options: { forbidden: boolean; cause?: unknown }) {
+  constructor(message: string, options: { forbidden: boolean; notFound?: boolean; cause?: unknown }) {
     super(message, { cause: options.cause });
     this.name = 'ServiceAccountLookupError';
     this.forbidden = options.forbidden;
+    this.notFound = options.notFound ?? false;
   }
 }
 
@@ -53,7 +56,7 @@ export async function getServiceAccount(
     }
     if (found !== undefined) return found;
   }
-  throw new ServiceAccountLookupError(`serviceaccount ${goQuote(name)} not found`, { forbidden: false });
+  throw new ServiceAccountLookupError(`serviceaccount ${goQuote(name)} not found`, { forbidden: false, notFound: true });
 }
 
 function errorText(error: unknown): string {

@@ -4,6 +4,7 @@
 // with code 500 and an empty (Unknown) reason. Two upstream paths land there, so we do too.
 import type { Attributes } from '../../admission/attributes.ts';
 import { forbidden, StatusError } from '../../admission/errors.ts';
+import { explained, FactType } from '../../admission/explanation.ts';
 import { ServiceAccountLookupError } from './lookup.ts';
 
 /** A plain Go error as kube-apiserver's ErrorToAPIStatus renders it. */
@@ -25,5 +26,7 @@ export function lookupRejection(
   if (!(error instanceof ServiceAccountLookupError)) throw error;
   const message = `error looking up service account ${attributes.namespace}/${serviceAccountName}: ${error.message}`;
   if (wrap === '%w' && error.forbidden) return unknownError(message, error);
-  return forbidden(attributes, message);
+  const rejection = forbidden(attributes, message);
+  if (!error.notFound) return rejection;
+  return explained(rejection, { facts: [{ type: FactType.MissingServiceAccount, namespace: attributes.namespace, name: serviceAccountName }] });
 }

@@ -1,0 +1,96 @@
+// `admission-chain explain`: why a request is denied and what would admit it, offline. Takes what
+// `review` takes (an AdmissionReview, `review`'s own output, or a manifest with -f and --user),
+// runs the chain against the cluster-state file, and prints the decision, the explanation and the
+// remedy's objects as YAML. `--apply-to FILE` writes the cluster state with those objects added, so
+// the same review can be run again against it.
+import { readFile, writeFile } from 'node:fs/promises';
+import { Option, type Command } from 'commander';
+import type { ExplainedRejection } from '../admission/chain.ts';
+import { parseClusterState, type ClusterState } from '../adapters/local/cluster-state.ts';
+import type { KubeObject } from '../api/types.ts';
+import { objectKey, withObjectsAppended } from '../explain/apply.ts';
+import { explanationLines, objectsYaml } from './explanation-text.ts';
+import { CliError, type CliIO } from './io.ts';
+import { prepareReview, runPhases, withReviewOptions, type ReviewOptions } from './review.ts';
+
+interface ExplainOptions extends ReviewOptions {
+  applyTo?: string;
+  output: 'text' | 'yaml';
+}
+
+export function registerExplainCommand(program: Command, io: CliIO): void {
+  withReviewOptions(
+    program
+      .command('explain')
+      .description('run the chain offline like review, and say why a request is denied and what would admit it (the Role and binding to add, as YAML)'),
+  )
+    .option('--apply-to <file>', 'write the cluster state with the suggested objects added to FILE (it may be the --cluster-state file)')
+    .addOption(new Option('-o, --output <format>', 'text: the decision, the explanation and the YAML; yaml: only the objects to add').choices(['text', 'yaml']).default('text'))
+    .action(async (file: string | undefined, options: ExplainOptions) => {
+      await explain(file, options, io);
+    });
+}
+
+async function explain(file: string | undefined, options: ExplainOptions, io: CliIO): Promise<void> {
+  const prepared = await prepareReview(file, options, io);
+  const { response, handled } = await runPhases(prepared);
+  const explanations = handled.flatMap((h) => h.outcome.explanations ?? []);
+  const objects = distinctObjects(explanations.flatMap((e) => e.explained.objects));
+
+  if (options.output === 'yaml') {
+    io.stdout.write(objectsYaml(objects));
+  } else {
+    const rejectedBy = handled.find((h) => h.rejectedBy !== undefined)?.rejectedBy;
+    const decision = response.allowed
+      ? 'allowed'
+      : `denied${rejectedBy === undefined ? '' : ` by ${rejectedBy}`} (${response.status?.code ?? 403}): ${response.status?.message ?? ''}`;
+    const sections = [decision];
+    for (const explanation of explanations) sections.push(describe(explanation));
+    if (!response.allowed && !explanations.some((e) => e.mode === 'enforce')) sections.push('no remedy is known for this denial');
+    if (objects.length > 0) sections.push(`---\n${objectsYaml(objects).trimEnd()}`);
+    io.stdout.write(`${sections.join('\n\n')}\n`);
+  }
+
+  if (options.applyTo !== undefined) await applyTo(options.clusterState!, options.applyTo, objects, io);
+}
+
+function describe({ plugin, mode, explained }: ExplainedRejection): string {
+  const heading = mode === 'enforce' ? `why (${plugin}):` : `${plugin} (${mode} mode) would have denied it:`;
+  return [heading, ...explanationLines(explained, '  ')].join('\n');
+}
+
+/** Each object once (the same remedy can come from the mutating and the validating phase). */
+function distinctObjects(objects: readonly KubeObject[]): KubeObject[] {
+  const seen = new Set<string>();
+  return objects.filter((object) => {
+    const key = objectKey(object);
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+}
+
+/** The cluster state with the objects it does not have yet; objects it has are left as they are. */
+async function applyTo(statePath: string, target: string, objects: readonly KubeObject[], io: CliIO): Promise<void> {
+  let text: string;
+  try {
+    text = await readFile(statePath, 'utf8');
+  } catch (error) {
+    throw new CliError(`cannot read ${statePath}: ${(error as Error).message}`);
+  }
+  const present = new Set(stateObjects(parseClusterState(text, statePath)).map(objectKey));
+  const added = objects.filter((o) => !present.has(objectKey(o)));
+  const names = (list: readonly KubeObject[]) => list.map((o) => `${o.kind} ${o.metadata?.namespace ? `${o.metadata.namespace}/` : ''}${o.metadata?.name}`).join(', ');
+  const already = objects.filter((o) => present.has(objectKey(o)));
+  try {
+    await writeFile(target, withObjectsAppended(text, added, 'added by admission-chain explain'));
+  } catch (error) {
+    throw new CliError(`cannot write ${target}: ${(error as Error).message}`);
+  }
+  if (already.length > 0) io.stderr.write(`admission-chain: ${statePath} already has ${names(already)}; left as it is\n`);
+  io.stderr.write(added.length === 0 ? `admission-chain: wrote ${target}: nothing to add\n` : `admission-chain: wrote ${target}: added ${names(added)}\n`);
+}
+
+function stateObjects(state: ClusterState): KubeObject[] {
+  return [...state.roles, ...state.clusterRoles, ...state.roleBindings, ...state.clusterRoleBindings, ...state.serviceAccounts, ...state.namespaces];
+}

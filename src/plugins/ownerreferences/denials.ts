@@ -1,0 +1,81 @@
+// After its first "no" the plugin keeps asking the questions it would have asked next, so the
+// explanation names every missing permission and granting them all admits the request. Only the
+// first rejection is thrown, message untouched; what is gathered after it is bounded in questions
+// and in time, and never changes the decision.
+import type { StatusError } from '../../admission/errors.ts';
+import { explained, type DenialFact } from '../../admission/explanation.ts';
+import { isPromiseLike, type MaybePromise } from '../../util/maybe-async.ts';
+
+/** Questions (authorizations and REST mapping look-ups) asked after the first denial, at most. */
+export const maxQuestionsAfterDenial = 16;
+/** Time given to them, at most; never more than half of what is left before the request's deadline. */
+export const explanationBudgetMs = 1000;
+
+export class Denials {
+  readonly #expiresAt: number;
+  #first: StatusError | undefined;
+  readonly #facts: DenialFact[] = [];
+  #asked = 0;
+  #incomplete = false;
+  /** When gathering stops (performance.now() time); set at the first denial. */
+  #stopAt = Number.POSITIVE_INFINITY;
+
+  /** `expiresAt`: the request's deadline on performance.now()'s clock, when known. */
+  constructor(expiresAt = Number.POSITIVE_INFINITY) {
+    this.#expiresAt = expiresAt;
+  }
+
+  /** True once the request is denied: the rest is explanation. */
+  get denied(): boolean {
+    return this.#first !== undefined;
+  }
+
+  record(error: StatusError, fact: DenialFact): void {
+    if (this.#first === undefined) {
+      this.#first = error;
+      const now = performance.now();
+      this.#stopAt = now + Math.min(explanationBudgetMs, Math.max(0, (this.#expiresAt - now) / 2));
+    }
+    this.#facts.push(fact);
+  }
+
+  /** Whether one more question may be asked: always before a denial, within the bounds after. */
+  mayAsk(): boolean {
+    if (this.#first === undefined) return true;
+    if (this.#asked >= maxQuestionsAfterDenial || performance.now() >= this.#stopAt) {
+      this.#incomplete = true;
+      return false;
+    }
+    this.#asked += 1;
+    return true;
+  }
+
+  /**
+   * Before a denial, the answer as it is. After one, a pending answer waits only for what is left of
+   * the time given to explaining: undefined when that runs out first (the question still settles in
+   * the background, as every question does, within the request's own deadline).
+   */
+  inTime<T>(answer: MaybePromise<T>): MaybePromise<T | undefined> {
+    if (this.#first === undefined || !isPromiseLike(answer)) return answer;
+    const left = this.#stopAt - performance.now();
+    if (left <= 0) {
+      this.#incomplete = true;
+      return undefined;
+    }
+    let timer: NodeJS.Timeout | undefined;
+    const outOfTime = new Promise<undefined>((resolve) => {
+      timer = setTimeout(() => {
+        this.#incomplete = true;
+        resolve(undefined);
+      }, left);
+      timer.unref();
+    });
+    return Promise.race([Promise.resolve(answer), outOfTime]).finally(() => clearTimeout(timer));
+  }
+
+  /** Throws the first rejection with every fact gathered; returns when nothing was denied. */
+  finish(): void {
+    if (this.#first === undefined) return;
+    throw explained(this.#first, this.#incomplete ? { facts: this.#facts, incomplete: true } : { facts: this.#facts });
+  }
+}
