@@ -59,18 +59,24 @@ export class OwnerReferencesPermissionEnforcement implements AdmissionPlugin {
     if (isWhitelisted(attributes)) return took(DecisionPath.Whitelisted);
     const refs = readReferences(attributes.object, attributes.oldObject);
     if (!isChangingOwnerReferences(refs)) return took(DecisionPath.Unchanged);
-    return runSteps(this.#checkPermissions(attributes, refs, took, context.signal));
+    return runSteps(this.#checkPermissions(attributes, refs, took, context.signal, answeredByAnnotation(context)));
   }
 
   // A step generator (src/util/maybe-async.ts): `yield* settled(x)` reads as `await x`. Each one is
   // taken only when x is really pending, so a request whose answers are all cached runs straight
   // through: no promise, no generator per question.
-  *#checkPermissions(attributes: Attributes, refs: ReferencePair, took: (path: DecisionPath) => void, signal: AbortSignal): Steps<void> {
+  *#checkPermissions(
+    attributes: Attributes,
+    refs: ReferencePair,
+    took: (path: DecisionPath) => void,
+    signal: AbortSignal,
+    noted: (result: AuthorizationResult) => AuthorizationResult,
+  ): Steps<void> {
     // A creator could simply not have created the object, so only non-create requests need
     // delete permission on it. The owner check below still applies to creates.
     if (attributes.operation !== Operation.Create) {
       const answer = this.#authorize(deleteDependentRecord(attributes), signal);
-      const { decision, reason, error } = isPromiseLike(answer) ? yield* settled(answer) : answer;
+      const { decision, reason, error } = noted(isPromiseLike(answer) ? yield* settled(answer) : answer);
       if (decision !== Decision.Allow) {
         throw forbidden(attributes, `cannot set an ownerRef on a resource you can't delete: ${reason}, ${goErrorString(error)}`);
       }
@@ -82,7 +88,7 @@ export class OwnerReferencesPermissionEnforcement implements AdmissionPlugin {
     // Discovery can hang when the network is down, and inside admission a hang looks like a dead
     // API server; one question settles every owner for users who may finalize anything.
     const answer = this.#authorize(finalizeAnythingRecord(attributes.userInfo), signal);
-    const probe = isPromiseLike(answer) ? yield* settled(answer) : answer;
+    const probe = noted(isPromiseLike(answer) ? yield* settled(answer) : answer);
     if (probe.decision === Decision.Allow) return took(DecisionPath.WildcardProbe);
 
     took(DecisionPath.PerReference);
@@ -104,7 +110,7 @@ export class OwnerReferencesPermissionEnforcement implements AdmissionPlugin {
       // A kind may map to several resources; the user must be allowed on every one of them.
       for (const mapping of mappings) {
         const answer = this.#authorize(ownerFinalizersRecord(attributes, ref, mapping), signal);
-        const { decision, reason, error } = isPromiseLike(answer) ? yield* settled(answer) : answer;
+        const { decision, reason, error } = noted(isPromiseLike(answer) ? yield* settled(answer) : answer);
         if (decision !== Decision.Allow) {
           throw forbidden(
             attributes,
@@ -141,6 +147,23 @@ export class OwnerReferencesPermissionEnforcement implements AdmissionPlugin {
 /** The REST mappings of one owner kind, shared by its owners within a request. */
 interface KindMappings {
   mappings: MaybePromise<RestMapping[]>;
+}
+
+/**
+ * Records, as the `authorized-by` audit annotation, which authorizers answered this request's
+ * questions, in the order first seen ("rbac-mirror", "subjectaccessreview,rbac-mirror"), when the
+ * backend composes several (--authorizer=rbac-mirror); otherwise answers carry no such mark.
+ */
+function answeredByAnnotation(context: RequestContext): (result: AuthorizationResult) => AuthorizationResult {
+  let seen: string[] | undefined;
+  return (result) => {
+    const by = result.answeredBy;
+    if (by !== undefined && !seen?.includes(by)) {
+      (seen ??= []).push(by);
+      context.annotate('authorized-by', seen.join(','));
+    }
+    return result;
+  };
 }
 
 /** The references in order with repeats of an owner (same apiVersion, kind and name) left out. */
