@@ -99,6 +99,20 @@ export class ObjectStore {
   }
 
   /**
+   * One page of a LIST: the objects whose "namespace/name" key sorts after `after` (code-unit
+   * order; "" for the first page), at most `limit` of them (0: all), copied; and how many follow.
+   * Only the page is copied, so paging through 10,000 objects stays linear.
+   */
+  listPage(type: ResourceType, namespace: string | undefined, after: string, limit: number): { items: StoredObject[]; remaining: number } {
+    const keys = [...this.#collection(type).keys()]
+      .filter((key) => (namespace === undefined || key.startsWith(`${namespace}/`)) && (after === '' || key > after))
+      .sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+    const taken = limit > 0 ? keys.slice(0, limit) : keys;
+    const objects = this.#collection(type);
+    return { items: taken.map((key) => structuredClone(objects.get(key)!)), remaining: keys.length - taken.length };
+  }
+
+  /**
    * Events for a type after resourceVersion `since` (replayed from the log), then live ones,
    * until the returned function is called.
    */

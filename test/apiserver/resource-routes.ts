@@ -32,20 +32,14 @@ function listPage(store: ObjectStore, type: ResourceType, namespace: string | un
       return { error: `continue key is not valid: ${token}` };
     }
   }
-  const keyOf = (object: StoredObject) => `${object.metadata?.namespace ?? ''}/${object.metadata?.name ?? ''}`;
-  // Ordered by key in code-unit order, the order the continue token's comparison uses.
-  const all = store
-    .list(type, namespace)
-    .map((object) => ({ key: keyOf(object), object }))
-    .sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0))
-    .filter(({ key }) => after === '' || key > after)
-    .map(({ object }) => object);
-  const items = Number.isInteger(limit) && limit > 0 ? all.slice(0, limit) : all;
+  const page = store.listPage(type, namespace, after, Number.isInteger(limit) && limit > 0 ? limit : 0);
   const metadata: Record<string, unknown> = { resourceVersion };
-  if (items.length < all.length) {
-    metadata.continue = Buffer.from(JSON.stringify({ rv: resourceVersion, after: keyOf(items[items.length - 1]!) })).toString('base64url');
-    metadata.remainingItemCount = all.length - items.length;
+  const last = page.items[page.items.length - 1];
+  if (page.remaining > 0 && last !== undefined) {
+    metadata.continue = Buffer.from(JSON.stringify({ rv: resourceVersion, after: `${last.metadata?.namespace ?? ''}/${last.metadata?.name ?? ''}` })).toString('base64url');
+    metadata.remainingItemCount = page.remaining;
   }
+  const items = page.items;
   return { metadata, items };
 }
 

@@ -53,7 +53,7 @@ export interface RbacMirrorAuthorizerOptions extends Omit<RbacInformersOptions, 
 
 export interface RbacMirrorAuthorizer extends Authorizer {
   readonly mirror: RbacMirror;
-  /** Resolves when the four caches have listed. */
+  /** Resolves when the four caches have listed and the mirror has built its evaluator from them. */
   ready(): Promise<void>;
   notReadyReasons(): string[];
   /** Stops the informers (the fallback is closed by whoever made it). */
@@ -74,8 +74,14 @@ export function createRbacMirrorAuthorizer(options: RbacMirrorAuthorizerOptions)
   return {
     mirror,
     authorize: authorizer.authorize,
-    ready: () => informers.ready(),
-    notReadyReasons: () => informers.notReadyReasons(),
+    ready: async () => {
+      await informers.ready();
+      await mirror.whenBuilt();
+    },
+    notReadyReasons: () => {
+      const reasons = informers.notReadyReasons();
+      return reasons.length === 0 && !mirror.built ? ['the RBAC mirror has not built its evaluator yet'] : reasons;
+    },
     close: () => informers.close(),
   };
 }
