@@ -11,7 +11,7 @@ import type { Clock, Random } from '../../ports/clock.ts';
 import type { Logger } from '../../ports/logger.ts';
 import { isPromiseLike } from '../../util/maybe-async.ts';
 import { createRbacInformers, type RbacInformerRecorder, type RbacInformersOptions } from './rbac-informers.ts';
-import { createRbacMirror, type RbacMirror, type RbacMirrorState } from './rbac-mirror.ts';
+import { createRbacMirror, type RbacMirror, type RbacMirrorOptions, type RbacMirrorState } from './rbac-mirror.ts';
 
 export const answeredBySubjectAccessReview = 'subjectaccessreview';
 
@@ -49,6 +49,8 @@ export interface RbacMirrorAuthorizerOptions extends Omit<RbacInformersOptions, 
   clock?: Clock;
   random?: Random;
   recorder?: RbacMirrorRecorder;
+  /** When the mirror rebuilds its evaluator after changes (rbac-mirror.ts; the defaults suit a cluster). */
+  rebuild?: Pick<RbacMirrorOptions, 'rebuildQuietMs' | 'rebuildMaxDelayMs' | 'rebuildMinIntervalMs'>;
 }
 
 export interface RbacMirrorAuthorizer extends Authorizer {
@@ -61,11 +63,12 @@ export interface RbacMirrorAuthorizer extends Authorizer {
 }
 
 export function createRbacMirrorAuthorizer(options: RbacMirrorAuthorizerOptions): RbacMirrorAuthorizer {
-  const { fallback, recorder = {}, ...informerOptions } = options;
+  const { fallback, recorder = {}, rebuild = {}, ...informerOptions } = options;
   let mirror: RbacMirror | undefined;
   const informers = createRbacInformers({ ...informerOptions, recorder, onChange: () => mirror?.invalidate() });
   mirror = createRbacMirror({
     informers,
+    ...rebuild,
     ...(informerOptions.clock ? { clock: informerOptions.clock } : {}),
     ...(recorder.rebuilt ? { rebuilt: (observation) => recorder.rebuilt?.(observation) } : {}),
   });

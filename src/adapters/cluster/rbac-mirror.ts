@@ -7,8 +7,9 @@
 //
 // The evaluator indexes bindings by subject once, so it is rebuilt from the caches after they
 // change — once the changes stop for a moment (a LIST delivers thousands at once, an operator's
-// install a few dozen), and at the latest a fixed time after the first. A rebuild walks every cached
-// object (tens of milliseconds for 10,000 RoleBindings), so it never runs on a request's path, and
+// install a few dozen), at the latest a fixed time after the first, and never more often than a
+// fixed rate. A rebuild walks every cached object (tens of milliseconds for 10,000 RoleBindings),
+// so it never runs on a request's path, and
 // until it has run the mirror answers nothing: an answer never lags an event the caches have
 // received, and a question asked meanwhile goes to SubjectAccessReview. Each evaluator's verdicts
 // are kept until the next rebuild, under the keys the SubjectAccessReview cache uses: a narrowly
@@ -44,8 +45,10 @@ export interface RbacMirrorOptions {
   clock?: Clock;
   /** Rebuild once no change has arrived for this long (default 20 ms)... */
   rebuildQuietMs?: number;
-  /** ...or this long after the first change still waiting, whichever comes first (default 250 ms). */
+  /** ...or this long after the first change still waiting, whichever comes first (default 250 ms)... */
   rebuildMaxDelayMs?: number;
+  /** ...but never sooner than this after the previous rebuild (default 250 ms: at most four a second). */
+  rebuildMinIntervalMs?: number;
   /** Verdicts kept per evaluator (least recently used dropped first; default 8192, in 16 MiB of keys). */
   cacheSize?: number;
   /** Each rebuild of the evaluator, for metrics. */
@@ -55,7 +58,7 @@ export interface RbacMirrorOptions {
 export const answeredByMirror = 'rbac-mirror';
 
 export function createRbacMirror(options: RbacMirrorOptions): RbacMirror {
-  const { informers, clock = systemClock, rebuilt, rebuildQuietMs = 20, rebuildMaxDelayMs = 250, cacheSize = 8192 } = options;
+  const { informers, clock = systemClock, rebuilt, rebuildQuietMs = 20, rebuildMaxDelayMs = 250, rebuildMinIntervalMs = 250, cacheSize = 8192 } = options;
   const keys = new ReviewKeys(cacheSize);
   // Valid for as long as the evaluator that gave them: cleared at every rebuild.
   const verdicts = new TtlCache<MirrorVerdict>(cacheSize, 16 * 1024 * 1024);
@@ -63,6 +66,7 @@ export function createRbacMirror(options: RbacMirrorOptions): RbacMirror {
   let stale = true;
   let firstPending: number | undefined;
   let timer: NodeJS.Timeout | undefined;
+  let lastRebuild = Number.NEGATIVE_INFINITY;
   let firstBuilt!: () => void;
   const built = new Promise<void>((resolve) => (firstBuilt = resolve));
 
@@ -72,6 +76,7 @@ export function createRbacMirror(options: RbacMirrorOptions): RbacMirror {
     // A cache still (re)listing will change again when it has listed; its LIST schedules the rebuild.
     if (!informers.inSync) return;
     const started = clock.now();
+    lastRebuild = started;
     evaluator = createRbacAuthorizer(informers.objects(), { aggregation: 'as-stored' });
     verdicts.clear();
     stale = false;
@@ -92,8 +97,11 @@ export function createRbacMirror(options: RbacMirrorOptions): RbacMirror {
       stale = true;
       const now = clock.now();
       firstPending ??= now;
+      const earliest = lastRebuild + rebuildMinIntervalMs;
+      const latest = Math.max(earliest, firstPending + rebuildMaxDelayMs);
+      const due = Math.min(Math.max(now + rebuildQuietMs, earliest), latest);
       if (timer !== undefined) clearTimeout(timer);
-      timer = setTimeout(rebuild, Math.max(0, Math.min(rebuildQuietMs, firstPending + rebuildMaxDelayMs - now))).unref();
+      timer = setTimeout(rebuild, Math.max(0, due - now)).unref();
     },
     evaluate(attributes) {
       if (stale || evaluator === undefined || !informers.inSync) return 'not-synced';
