@@ -25,10 +25,11 @@ import { chartMemoryLimitMiB, createMemoryCgroup, type MemoryCgroup } from './me
 import { freePort, loadCore, pinning, pinSelf, post, startNode, waitForLine, waitForWebhook, type ServerProcess } from './processes.ts';
 import { printTable, type Row } from './table.ts';
 import { runHostileScenario } from './hostile.ts';
+import { runRbacMirrorScenario } from './rbac-mirror.ts';
 
 const durationSeconds = Number(process.env.BENCH_DURATION ?? 10);
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 10);
-const scenarios = new Set((process.env.BENCH_SCENARIOS ?? '1,2,3,4,5').split(','));
+const scenarios = new Set((process.env.BENCH_SCENARIOS ?? '1,2,3,4,5,6').split(','));
 const profileDir = process.env.BENCH_CPU_PROF === '1' ? join(import.meta.dirname, 'profiles') : undefined;
 const fixedRate = 1000;
 const fixedSeconds = Number(process.env.BENCH_FIXED_SECONDS ?? 30);
@@ -395,3 +396,5 @@ if (scenarios.has('4')) {
   }
 }
 if (scenarios.has('5')) await runHostileScenario();
+// Scenario 3 with --authorizer=sar and --authorizer=rbac-mirror side by side (bench/rbac-mirror.ts).
+if (scenarios.has('6')) await runRbacMirrorScenario();

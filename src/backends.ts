@@ -5,6 +5,7 @@
 import type { PluginDefinition } from './admission/plugin.ts';
 import type { ServeConfig } from './config/serve-config.ts';
 import type { AuthorizationRecorder, DiscoveryRecorder, InformerRecorder } from './observability/recorders.ts';
+import type { RbacMirrorRecorder } from './adapters/cluster/rbac-mirror-authorizer.ts';
 import type { Logger } from './ports/logger.ts';
 import { loadLocalBackend, type Backend } from './wiring.ts';
 
@@ -13,10 +14,12 @@ export interface ClusterObservers {
   authorization?: AuthorizationRecorder;
   discovery?: DiscoveryRecorder;
   informers?: InformerRecorder;
+  /** With --authorizer=rbac-mirror. */
+  rbacMirror?: RbacMirrorRecorder;
 }
 
 export type BackendConfig = Pick<ServeConfig, 'clusterState' | 'kubeconfig' | 'sarAllowedTtlMs' | 'sarDeniedTtlMs' | 'discoveryRefreshIntervalMs' | 'requestTimeoutMs'> &
-  Partial<Pick<ServeConfig, 'maxSubjectAccessReviewsPerRequest'>>;
+  Partial<Pick<ServeConfig, 'maxSubjectAccessReviewsPerRequest' | 'authorizer'>>;
 
 export async function createBackend(
   config: BackendConfig,

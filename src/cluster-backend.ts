@@ -4,6 +4,7 @@
 import { KubeConfig } from '@kubernetes/client-node';
 import type { PluginDefinition } from './admission/plugin.ts';
 import { createClusterAuthorizer } from './adapters/cluster/authorizer.ts';
+import { createRbacMirrorAuthorizer } from './adapters/cluster/rbac-mirror-authorizer.ts';
 import { createClusterLookups, type LookupResource } from './adapters/cluster/lookups.ts';
 import { createClusterRestMapper } from './adapters/cluster/rest-mapper.ts';
 import type { BackendConfig, ClusterObservers } from './backends.ts';
@@ -60,6 +61,13 @@ export function createClusterBackend(
     });
     ports.authorizer = authorizer;
     closers.push(() => authorizer.close());
+    if (config.authorizer === 'rbac-mirror') {
+      const mirrored = createRbacMirrorAuthorizer({ kubeConfig, fallback: authorizer, logger, ...(observers.rbacMirror ? { recorder: observers.rbacMirror } : {}) });
+      ports.authorizer = mirrored;
+      waits.push(mirrored.ready());
+      reasons.push(() => mirrored.notReadyReasons());
+      closers.push(() => mirrored.close());
+    }
   }
   if (needs.has('restMapper')) {
     const restMapper = createClusterRestMapper({

@@ -4,6 +4,7 @@ import { loadAdmissionConfigurationFlag } from '../config/admission-configuratio
 import { addServeOptions, parseServeConfig, type RawServeOptions, type ServeConfig } from '../config/serve-config.ts';
 import { createLogger } from '../observability/logger.ts';
 import { createMetrics } from '../observability/metrics.ts';
+import { rbacMirrorRecorder } from '../observability/rbac-mirror-metrics.ts';
 import { defaultEnabledPlugins, orderedPlugins } from '../plugins/index.ts';
 import { startServer, type RunningServer } from '../server/server.ts';
 import { createBackend } from '../backends.ts';
@@ -55,6 +56,7 @@ export async function runServer(config: ServeConfig, io: Pick<CliIO, 'stdout'>, 
     authorization: metrics.recorders.authorization,
     discovery: metrics.recorders.discovery,
     informers: metrics.recorders.informers,
+    ...(config.authorizer === 'rbac-mirror' && enabled.some((p) => p.needs.includes('authorizer')) ? { rbacMirror: rbacMirrorRecorder(metrics.registry, metrics.lookups) } : {}),
   }).catch(async (error: Error) => {
     await management?.stop();
     throw new CliError(error.message);

@@ -7,6 +7,16 @@ import { selectPlugins, type PluginSelection } from './plugins.ts';
 import type { PluginDefinition } from '../admission/plugin.ts';
 import { addManagementOptions, parseManagementOptions, type ManagementConfig, type RawManagementOptions } from '../registration/options.ts';
 
+/** Who answers authorization questions on the cluster backend. */
+export const AuthorizerMode = {
+  /** Every question goes to the SubjectAccessReview API. */
+  SubjectAccessReview: 'sar',
+  /** RBAC informers answer "allow" locally; everything else goes to SubjectAccessReview. */
+  RbacMirror: 'rbac-mirror',
+} as const;
+export type AuthorizerMode = (typeof AuthorizerMode)[keyof typeof AuthorizerMode];
+const authorizerModes: readonly string[] = Object.values(AuthorizerMode);
+
 export interface ServeConfig {
   host: string | undefined;
   port: number;
@@ -28,6 +38,8 @@ export interface ServeConfig {
   maxInFlightBytes: number;
   maxConnections: number;
   maxSubjectAccessReviewsPerRequest: number;
+  /** Absent means "sar". */
+  authorizer?: AuthorizerMode;
   admissionControlConfigFile: string | undefined;
   /** Registration in the webhook configurations and self-managed TLS (src/registration). */
   management?: ManagementConfig;
@@ -64,6 +76,7 @@ export function addServeOptions(command: Command): Command {
     .addOption(opt('--max-in-flight-bytes <bytes>', 'estimated heap all requests in flight may hold together; others wait for room until their deadline', 'MAX_IN_FLIGHT_BYTES').default(String(160 * 1024 * 1024)))
     .addOption(opt('--max-connections <n>', 'webhook connections open at once; more are closed on arrival', 'MAX_CONNECTIONS').default('500'))
     .addOption(opt('--max-subject-access-reviews-per-request <n>', 'SubjectAccessReviews one admission request may send (cache hits are free); beyond, the check fails closed', 'MAX_SUBJECT_ACCESS_REVIEWS_PER_REQUEST').default('100'))
+    .addOption(opt('--authorizer <mode>', `who answers authorization questions on the cluster backend: ${authorizerModes.join(' or ')} (rbac-mirror: RBAC informers answer "allow" locally, the rest goes to SubjectAccessReview)`, 'AUTHORIZER').default(AuthorizerMode.SubjectAccessReview))
     .addOption(opt('--admission-control-config-file <file>', "kube-apiserver's AdmissionConfiguration file: the plugins' configuration", 'ADMISSION_CONTROL_CONFIG_FILE'));
   return addManagementOptions(command);
 }
@@ -92,6 +105,7 @@ export interface RawServeOptions extends RawManagementOptions {
   maxInFlightBytes: string;
   maxConnections: string;
   maxSubjectAccessReviewsPerRequest: string;
+  authorizer?: string;
   admissionControlConfigFile?: string;
 }
 
@@ -129,6 +143,7 @@ export function parseServeConfig(raw: RawServeOptions, ordered: readonly PluginD
     maxInFlightBytes: count('--max-in-flight-bytes', raw.maxInFlightBytes, 1024 * 1024),
     maxConnections: count('--max-connections', raw.maxConnections, 1),
     maxSubjectAccessReviewsPerRequest: count('--max-subject-access-reviews-per-request', raw.maxSubjectAccessReviewsPerRequest, 1),
+    authorizer: authorizerMode(raw.authorizer ?? AuthorizerMode.SubjectAccessReview, raw.clusterState),
     admissionControlConfigFile: raw.admissionControlConfigFile,
     management: parseManagementOptions(raw),
   };
@@ -140,6 +155,13 @@ export function parseServeConfig(raw: RawServeOptions, ordered: readonly PluginD
     throw new Error(`--port and --metrics-port must differ (both ${config.port})`);
   }
   return config;
+}
+
+function authorizerMode(value: string, clusterState: string | undefined): AuthorizerMode {
+  if (!authorizerModes.includes(value)) throw new Error(`--authorizer ${JSON.stringify(value)}: expected one of ${authorizerModes.join(', ')}`);
+  // The local backend answers every question from the file's RBAC already.
+  if (value === AuthorizerMode.RbacMirror && clusterState !== undefined) throw new Error('--authorizer rbac-mirror needs the cluster backend; --cluster-state answers from the file\'s RBAC already');
+  return value as AuthorizerMode;
 }
 
 function list(value: string[] | string | undefined): string[] | undefined {

@@ -9,19 +9,18 @@ import type { KubeObject } from '../api/types.ts';
 import { createGrantFinder } from '../adapters/local/rbac/closest-grant.ts';
 import { createRbacAuthorizer } from '../adapters/local/rbac/index.ts';
 import type { RbacRequest } from '../adapters/local/rbac/request.ts';
-import { ruleMatchCases } from '../adapters/local/rbac/rule-match-cases.ts';
-import { upstreamCases, type State } from '../adapters/local/rbac/upstream-cases.ts';
+import { authorizerCases, ruleMatchesCases, type RbacTableState } from '../adapters/local/rbac/upstream-cases.ts';
 import type { AuthorizationAttributes } from '../ports/authorizer.ts';
 import { createExplainer } from './index.ts';
 
-const objectsOf = (state: State) => ({
+const objectsOf = (state: RbacTableState) => ({
   roles: [...(state.roles ?? [])],
   clusterRoles: [...(state.clusterRoles ?? [])],
   roleBindings: [...(state.roleBindings ?? [])],
   clusterRoleBindings: [...(state.clusterRoleBindings ?? [])],
 });
 
-function withObjects(state: State, objects: readonly KubeObject[]): ReturnType<typeof objectsOf> {
+function withObjects(state: RbacTableState, objects: readonly KubeObject[]): ReturnType<typeof objectsOf> {
   const next = objectsOf(state);
   for (const object of objects) {
     if (object.kind === 'Role') next.roles.push(object as Role);
@@ -33,13 +32,13 @@ function withObjects(state: State, objects: readonly KubeObject[]): ReturnType<t
   return next;
 }
 
-const allowed = async (state: State, question: AuthorizationAttributes) => (await createRbacAuthorizer(objectsOf(state)).authorize(question)).decision === 'allow';
+const allowed = async (state: RbacTableState, question: AuthorizationAttributes) => (await createRbacAuthorizer(objectsOf(state)).authorize(question)).decision === 'allow';
 
-const rows = upstreamCases.flatMap((testCase) =>
+const rows = authorizerCases.flatMap((testCase) =>
   testCase.shouldFail.map((question) => ({ testCase, question, label: `${testCase.name}: ${JSON.stringify({ user: question.user, ...(question.resourceAttributes ?? question.nonResourceAttributes) })}` })),
 );
 
-async function explain(state: State, question: AuthorizationAttributes) {
+async function explain(state: RbacTableState, question: AuthorizationAttributes) {
   const answer = await createRbacAuthorizer(objectsOf(state)).authorize(question);
   const explainer = createExplainer({ grants: createGrantFinder(objectsOf(state)) });
   return explainer.explain({ facts: [{ type: FactType.Authorization, attributes: question, answer }] }, { mutatingPlugins: [] });
@@ -74,14 +73,14 @@ describe('every denial of the upstream RBAC table, explained', () => {
 });
 
 // TestRuleMatches: each rule bound to user "u" cluster-wide; every row it does not match is a denial.
-const ruleRows = ruleMatchCases.flatMap(({ name, rule, rows }) =>
+const ruleRows = ruleMatchesCases.flatMap(({ name, rule, rows }) =>
   rows
     .filter(([, matches]) => !matches)
     .map(([request]) => ({
       state: {
         clusterRoles: [{ apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', metadata: { name: 'r' }, rules: [rule] }],
         clusterRoleBindings: [{ apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRoleBinding', metadata: { name: 'r' }, roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'r' }, subjects: [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'User', name: 'u' }] }],
-      } satisfies State,
+      } satisfies RbacTableState,
       question: questionOf(request),
       label: `${name}: ${JSON.stringify(request.resourceRequest ? [request.verb, request.apiGroup, request.resource, request.subresource, request.name] : [request.verb, request.path])}`,
     })),
@@ -110,7 +109,7 @@ describe('every row of upstream TestRuleMatches that a rule does not match, expl
 
 describe('the closest existing grant', () => {
   it('names a rule that grants the resource but not the subresource asked about', async () => {
-    const testCase = upstreamCases.find((c) => c.name.startsWith('case 2'))!;
+    const testCase = authorizerCases.find((c) => c.name.startsWith('case 2'))!;
     const { lines, warnings } = await explain(testCase, testCase.shouldFail[0]!);
     const closest = 'closest existing grant: RoleBinding "/ns1" of ClusterRole "admin" to User "admin" allows * on pods (*), not pods/status';
     expect(lines).toContain(closest);
@@ -118,7 +117,7 @@ describe('the closest existing grant', () => {
   });
 
   it('names a RoleBinding that allows exactly this, in another namespace', async () => {
-    const testCase = upstreamCases.find((c) => c.name.startsWith('case 0'))!;
+    const testCase = authorizerCases.find((c) => c.name.startsWith('case 0'))!;
     const question = testCase.shouldFail[0]!;
     expect(question.resourceAttributes).toMatchObject({ verb: 'GET', namespace: 'ns2' });
     const elsewhere = { ...question, resourceAttributes: { ...question.resourceAttributes!, verb: 'get' } };
@@ -127,13 +126,13 @@ describe('the closest existing grant', () => {
   });
 
   it('names a rule that lacks only the verb', async () => {
-    const testCase = upstreamCases.find((c) => c.name.startsWith('case 1'))!;
+    const testCase = authorizerCases.find((c) => c.name.startsWith('case 1'))!;
     const { lines } = await explain(testCase, testCase.shouldFail[0]!);
     expect(lines).toContain('closest existing grant: ClusterRoleBinding "" of ClusterRole "non-resource-url-getter" to User "foo" allows get on "/apis", not watch');
   });
 
   it('is not named when the requester has nothing near', async () => {
-    const testCase = upstreamCases.find((c) => c.name.startsWith('case 1'))!;
+    const testCase = authorizerCases.find((c) => c.name.startsWith('case 1'))!;
     const { lines } = await explain(testCase, testCase.shouldFail[2]!);
     expect(lines.some((l) => l.startsWith('closest'))).toBe(false);
   });

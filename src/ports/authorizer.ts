@@ -53,6 +53,11 @@ export interface AuthorizationResult {
    * A result may carry both an allow and an error; messages print it as "<nil>" when absent.
    */
   error?: string;
+  /**
+   * Which of several composed authorizers gave this answer ("rbac-mirror", "subjectaccessreview"),
+   * set only where a backend composes them; plugins may record it, never decide on it.
+   */
+  answeredBy?: string;
 }
 
 export interface Authorizer {

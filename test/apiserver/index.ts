@@ -7,4 +7,5 @@ export type { RecordedRequest } from './call-log.ts';
 export { subjectAccessReviewRouteName } from './subject-access-review.ts';
 export { ruleTableAuthorizer, type AuthorizationRule } from './rule-table-authorizer.ts';
 export * as apiStatus from './status.ts';
-export { namespaceType } from './resource-types.ts';
+export { namespaceType, rbacTypes, roleType, clusterRoleType, roleBindingType, clusterRoleBindingType } from './resource-types.ts';
+export { storeRbacAuthorizer } from './store-rbac-authorizer.ts';

@@ -41,7 +41,8 @@ export class ObjectStore {
   #uid = 0;
   readonly #objects = new Map<string, Map<string, StoredObject>>();
   readonly #log: LoggedEvent[] = [];
-  readonly #listeners = new Set<Listener>();
+  /** Each open watch's listener, and what ends its stream when the store drops it. */
+  readonly #listeners = new Map<Listener, (() => void) | undefined>();
 
   get resourceVersion(): string {
     return String(this.#resourceVersion);
@@ -98,10 +99,24 @@ export class ObjectStore {
   }
 
   /**
+   * One page of a LIST: the objects whose "namespace/name" key sorts after `after` (code-unit
+   * order; "" for the first page), at most `limit` of them (0: all), copied; and how many follow.
+   * Only the page is copied, so paging through 10,000 objects stays linear.
+   */
+  listPage(type: ResourceType, namespace: string | undefined, after: string, limit: number): { items: StoredObject[]; remaining: number } {
+    const keys = [...this.#collection(type).keys()]
+      .filter((key) => (namespace === undefined || key.startsWith(`${namespace}/`)) && (after === '' || key > after))
+      .sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+    const taken = limit > 0 ? keys.slice(0, limit) : keys;
+    const objects = this.#collection(type);
+    return { items: taken.map((key) => structuredClone(objects.get(key)!)), remaining: keys.length - taken.length };
+  }
+
+  /**
    * Events for a type after resourceVersion `since` (replayed from the log), then live ones,
    * until the returned function is called.
    */
-  watch(type: ResourceType, namespace: string | undefined, since: number, onEvent: (event: WatchEvent) => void): () => void {
+  watch(type: ResourceType, namespace: string | undefined, since: number, onEvent: (event: WatchEvent) => void, onDropped?: () => void): () => void {
     const key = resourceKey(type);
     const wanted = (e: LoggedEvent) => e.resourceKey === key && (namespace === undefined || e.namespace === namespace);
     for (const event of this.#log) {
@@ -110,8 +125,19 @@ export class ObjectStore {
     const listener: Listener = (event) => {
       if (wanted(event)) onEvent({ type: event.type, object: structuredClone(event.object) });
     };
-    this.#listeners.add(listener);
+    this.#listeners.set(listener, onDropped);
     return () => this.#listeners.delete(listener);
+  }
+
+  /**
+   * Ends every open watch, as an API server restart or a load balancer cutting idle streams would;
+   * clients must watch again (or relist). Returns how many watches were ended.
+   */
+  dropWatches(): number {
+    const dropped = [...this.#listeners.values()];
+    this.#listeners.clear();
+    for (const end of dropped) end?.();
+    return dropped.length;
   }
 
   #collection(type: ResourceType): Map<string, StoredObject> {
@@ -127,6 +153,6 @@ export class ObjectStore {
   #emit(type: ResourceType, namespace: string, eventType: WatchEventType, object: StoredObject): void {
     const event: LoggedEvent = { type: eventType, object, resourceKey: resourceKey(type), namespace, resourceVersion: this.#resourceVersion };
     this.#log.push(event);
-    for (const listener of this.#listeners) listener(event);
+    for (const listener of [...this.#listeners.keys()]) listener(event);
   }
 }

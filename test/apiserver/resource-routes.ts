@@ -1,7 +1,7 @@
 // Generic GET / LIST / WATCH endpoints over the object store for one resource type, on the same
 // paths kube-apiserver serves them (core group under /api, others under /apis).
-import { notFound } from './status.ts';
-import type { ObjectStore, ResourceType } from './object-store.ts';
+import { badRequest, notFound } from './status.ts';
+import type { ObjectStore, ResourceType, StoredObject } from './object-store.ts';
 import type { Route } from './routes.ts';
 
 function groupVersionPath(type: ResourceType): string {
@@ -10,6 +10,38 @@ function groupVersionPath(type: ResourceType): string {
 
 const isWatch = (query: URLSearchParams) => query.get('watch') === 'true' || query.get('watch') === '1';
 const isList = (query: URLSearchParams) => !isWatch(query);
+
+/**
+ * One LIST page, as kube-apiserver pages with `limit` and `continue`: every page carries the first
+ * page's resourceVersion (the watch resumes from there), and a page that stops short carries an
+ * opaque token to the next. The store keeps no snapshots, so later pages show objects as they are
+ * now; the watch from the first page's resourceVersion replays what changed meanwhile, so a cache
+ * filled this way ends up exactly where a snapshot would have left it.
+ */
+function listPage(store: ObjectStore, type: ResourceType, namespace: string | undefined, query: URLSearchParams): { error: string } | { metadata: Record<string, unknown>; items: StoredObject[] } {
+  const limit = Number(query.get('limit') ?? 0);
+  const token = query.get('continue');
+  let resourceVersion = store.resourceVersion;
+  let after = '';
+  if (token) {
+    try {
+      const decoded = JSON.parse(Buffer.from(token, 'base64url').toString('utf8')) as { rv: string; after: string };
+      if (typeof decoded.rv !== 'string' || typeof decoded.after !== 'string') throw new Error('malformed');
+      ({ rv: resourceVersion, after } = decoded);
+    } catch {
+      return { error: `continue key is not valid: ${token}` };
+    }
+  }
+  const page = store.listPage(type, namespace, after, Number.isInteger(limit) && limit > 0 ? limit : 0);
+  const metadata: Record<string, unknown> = { resourceVersion };
+  const last = page.items[page.items.length - 1];
+  if (page.remaining > 0 && last !== undefined) {
+    metadata.continue = Buffer.from(JSON.stringify({ rv: resourceVersion, after: `${last.metadata?.namespace ?? ''}/${last.metadata?.name ?? ''}` })).toString('base64url');
+    metadata.remainingItemCount = page.remaining;
+  }
+  const items = page.items;
+  return { metadata, items };
+}
 
 /** Route names: "get serviceaccounts", "list serviceaccounts", "watch serviceaccounts". */
 export function resourceRoutes(store: ObjectStore, type: ResourceType): Route[] {
@@ -40,12 +72,9 @@ export function resourceRoutes(store: ObjectStore, type: ResourceType): Route[] 
         pattern,
         when: isList,
         handle(request, respond) {
-          respond.json(200, {
-            apiVersion,
-            kind: `${type.kind}List`,
-            metadata: { resourceVersion: store.resourceVersion },
-            items: store.list(type, request.params.namespace),
-          });
+          const page = listPage(store, type, request.params.namespace, request.query);
+          if ('error' in page) respond.status(badRequest(page.error));
+          else respond.json(200, { apiVersion, kind: `${type.kind}List`, metadata: page.metadata, items: page.items });
         },
       },
       {
@@ -56,7 +85,7 @@ export function resourceRoutes(store: ObjectStore, type: ResourceType): Route[] 
         handle(request, respond) {
           const since = Number(request.query.get('resourceVersion') ?? store.resourceVersion) || 0;
           const stream = respond.stream();
-          const stop = store.watch(type, request.params.namespace, since, (event) => stream.send(event));
+          const stop = store.watch(type, request.params.namespace, since, (event) => stream.send(event), () => stream.end());
           const timeoutSeconds = Number(request.query.get('timeoutSeconds') ?? 0);
           const timer = timeoutSeconds > 0 ? setTimeout(() => stream.end(), timeoutSeconds * 1000) : undefined;
           request.signal.addEventListener('abort', () => {

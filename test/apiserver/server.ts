@@ -19,8 +19,11 @@ import { subjectAccessReviewRoute } from './subject-access-review.ts';
 import { writeRoutes } from './write-routes.ts';
 
 export interface StandInOptions {
-  /** Answers SubjectAccessReviews; without one the endpoint is not served. */
-  authorizer?: Authorizer;
+  /**
+   * Answers SubjectAccessReviews; without one the endpoint is not served. A function is given the
+   * stand-in's object store (storeRbacAuthorizer: RBAC over the objects the stand-in serves).
+   */
+  authorizer?: Authorizer | ((store: ObjectStore) => Authorizer);
   /** Resource types to serve GET/LIST/WATCH for from the object store. */
   resources?: ResourceType[];
   /** Resource types also written through the API: create, update, patch and delete (write-routes.ts). */
@@ -59,7 +62,7 @@ export async function startStandInApiServer(options: StandInOptions = {}): Promi
   const faults = new FaultTable();
   const store = new ObjectStore();
   const routes: Route[] = [...(options.routes ?? [])];
-  if (options.authorizer !== undefined) routes.push(subjectAccessReviewRoute(options.authorizer));
+  if (options.authorizer !== undefined) routes.push(subjectAccessReviewRoute(typeof options.authorizer === 'function' ? options.authorizer(store) : options.authorizer));
   for (const type of options.resources ?? []) routes.push(...resourceRoutes(store, type));
   for (const type of options.writableResources ?? []) routes.push(...resourceRoutes(store, type), ...writeRoutes(store, type));
 

@@ -25,6 +25,8 @@ export interface InformerObserver {
   listed?(): void;
   failed?(): void;
   restarted?(reason: RestartReason): void;
+  /** The cache changed: a LIST replaced it, or a watched event added, changed or removed an object. */
+  changed?(): void;
 }
 
 export interface InformerOptions<T extends KubeObject> {
@@ -56,6 +58,8 @@ export class Informer<T extends KubeObject> {
   #objects = new Map<string, T>();
   #generation: Generation | undefined;
   #synced = false;
+  /** A generation has listed and nothing has failed or stopped since: the cache follows the server. */
+  #current = false;
   #resolveSynced!: () => void;
   #rejectSynced!: (error: Error) => void;
   readonly #syncedPromise: Promise<void>;
@@ -86,6 +90,23 @@ export class Informer<T extends KubeObject> {
 
   get synced(): boolean {
     return this.#synced;
+  }
+
+  /**
+   * True while the cache follows the server: the running generation has listed, and no error,
+   * stall or resync has ended it since. False from an error until the next LIST completes.
+   */
+  get current(): boolean {
+    return this.#current;
+  }
+
+  /** The cached objects themselves, not copies: for readers that never change them. */
+  values(): IterableIterator<T> {
+    return this.#objects.values();
+  }
+
+  get size(): number {
+    return this.#objects.size;
   }
 
   /** Resolves at the first successful LIST; rejects if the informer closes first. */
@@ -154,12 +175,16 @@ export class Informer<T extends KubeObject> {
       delayFn: (ms) => clock.sleep(ms, signal).catch(() => {}),
     });
     const store = (object: KubernetesObject) => {
-      if (!signal.aborted) this.#objects.set(keyOf(object), object as unknown as T);
+      if (signal.aborted) return;
+      this.#objects.set(keyOf(object), object as unknown as T);
+      this.#options.observer?.changed?.();
     };
     listWatch.on('add', store);
     listWatch.on('update', store);
     listWatch.on('delete', (object) => {
-      if (!signal.aborted) this.#objects.delete(keyOf(object));
+      if (signal.aborted) return;
+      this.#objects.delete(keyOf(object));
+      this.#options.observer?.changed?.();
     });
     listWatch.on('error', (error) => {
       if (!signal.aborted) this.#failed(error);
@@ -178,7 +203,9 @@ export class Informer<T extends KubeObject> {
     this.#objects = new Map(items.map((item) => [keyOf(item), item]));
     this.#lastListed = this.#lastActivity = this.#options.clock.now();
     this.#lastError = undefined;
+    this.#current = true;
     this.#options.observer?.listed?.();
+    this.#options.observer?.changed?.();
     if (!this.#synced) {
       this.#synced = true;
       this.#resolveSynced();
@@ -212,6 +239,7 @@ export class Informer<T extends KubeObject> {
 
   #stopGeneration(): void {
     const generation = this.#generation;
+    this.#current = false;
     if (generation === undefined) return;
     this.#generation = undefined;
     generation.stop.abort(new Error(`${this.resource} informer generation stopped`));

@@ -218,7 +218,7 @@ export function createClusterLookups(options: ClusterLookupsOptions): ClusterLoo
  * Every page of a LIST, each projected as it arrives (a page of Secrets is dropped before the
  * next is fetched); the first page's resourceVersion is the snapshot the watch resumes from.
  */
-async function listAll<T>(
+export async function listAll<T>(
   listPage: (page: { limit: number; _continue?: string }) => Promise<{ items: unknown[]; metadata?: V1ListMeta }>,
   project: (object: unknown) => T,
   limit: number,

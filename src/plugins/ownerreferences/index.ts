@@ -61,14 +61,20 @@ export class OwnerReferencesPermissionEnforcement implements AdmissionPlugin {
     if (isWhitelisted(attributes)) return took(DecisionPath.Whitelisted);
     const refs = readReferences(attributes.object, attributes.oldObject);
     if (!isChangingOwnerReferences(refs)) return took(DecisionPath.Unchanged);
-    return runSteps(this.#checkPermissions(attributes, refs, took, context));
+    return runSteps(this.#checkPermissions(attributes, refs, took, context, answeredByAnnotation(context)));
   }
 
   // A step generator (src/util/maybe-async.ts): `yield* settled(x)` reads as `await x`. Each one is
   // taken only when x is really pending, so a request whose answers are all cached runs straight
   // through: no promise, no generator per question. The first "no" decides; the questions after it
   // only gather the explanation (denials.ts), and the path recorded is the one taken before it.
-  *#checkPermissions(attributes: Attributes, refs: ReferencePair, took: (path: DecisionPath) => void, context: RequestContext): Steps<void> {
+  *#checkPermissions(
+    attributes: Attributes,
+    refs: ReferencePair,
+    took: (path: DecisionPath) => void,
+    context: RequestContext,
+    noted: (result: AuthorizationResult) => AuthorizationResult,
+  ): Steps<void> {
     const { signal } = context;
     const denials = new Denials(context.expiresAt);
     const tookUnlessDenied = (path: DecisionPath) => {
@@ -80,7 +86,7 @@ export class OwnerReferencesPermissionEnforcement implements AdmissionPlugin {
     if (attributes.operation !== Operation.Create) {
       const record = deleteDependentRecord(attributes);
       const answer = this.#authorize(record, signal);
-      const result = isPromiseLike(answer) ? yield* settled(answer) : answer;
+      const result = noted(isPromiseLike(answer) ? yield* settled(answer) : answer);
       if (result.decision !== Decision.Allow) {
         denials.record(forbidden(attributes, `cannot set an ownerRef on a resource you can't delete: ${result.reason}, ${goErrorString(result.error)}`), authorizationFact(record, result));
       }
@@ -97,6 +103,7 @@ export class OwnerReferencesPermissionEnforcement implements AdmissionPlugin {
     if (!denials.mayAsk()) return denials.finish();
     const answer = denials.inTime(this.#authorize(finalizeAnythingRecord(attributes.userInfo), signal));
     const probe = isPromiseLike(answer) ? yield* settled(answer) : answer;
+    if (probe !== undefined) noted(probe);
     if (probe?.decision === Decision.Allow) {
       tookUnlessDenied(DecisionPath.WildcardProbe);
       return denials.finish();
@@ -143,6 +150,7 @@ export class OwnerReferencesPermissionEnforcement implements AdmissionPlugin {
         const answer = denials.inTime(this.#authorize(record, signal));
         const result = isPromiseLike(answer) ? yield* settled(answer) : answer;
         if (result === undefined) return denials.finish();
+        noted(result);
         if (result.decision !== Decision.Allow) {
           denials.record(
             forbidden(attributes, `cannot set blockOwnerDeletion if an ownerReference refers to a resource you can't set finalizers on: ${result.reason}, ${goErrorString(result.error)}`),
@@ -192,6 +200,23 @@ function distinctOwners(refs: readonly NormalisedOwnerReference[]): readonly Nor
     seen.add(key);
     return true;
   });
+}
+
+/**
+ * Records, as the `authorized-by` audit annotation, which authorizers answered this request's
+ * questions, in the order first seen ("rbac-mirror", "subjectaccessreview,rbac-mirror"), when the
+ * backend composes several (--authorizer=rbac-mirror); otherwise answers carry no such mark.
+ */
+function answeredByAnnotation(context: RequestContext): (result: AuthorizationResult) => AuthorizationResult {
+  let seen: string[] | undefined;
+  return (result) => {
+    const by = result.answeredBy;
+    if (by !== undefined && !seen?.includes(by)) {
+      (seen ??= []).push(by);
+      context.annotate('authorized-by', seen.join(','));
+    }
+    return result;
+  };
 }
 
 function isWhitelisted(attributes: Attributes): boolean {

@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import type { RoleBinding } from '../../../api/rbac.ts';
 import type { AuthorizationAttributes } from '../../../ports/authorizer.ts';
 import { createRbacAuthorizer } from './index.ts';
+import { authorizerCases, type RbacTableState } from './upstream-cases.ts';
 import {
   bindToClusterRole,
   bindToRole,
@@ -16,15 +17,15 @@ import {
   nonResourceAttributes,
   resourceAttributes as attrs,
 } from './test-helpers.ts';
-import { upstreamCases, type State } from './upstream-cases.ts';
 
+type State = RbacTableState;
 const authorizerFor = (state: State) =>
   createRbacAuthorizer({ roles: state.roles ?? [], roleBindings: state.roleBindings ?? [], clusterRoles: state.clusterRoles ?? [], clusterRoleBindings: state.clusterRoleBindings ?? [] });
 
 const label = (a: AuthorizationAttributes) =>
   JSON.stringify({ user: a.user.username ?? '', groups: a.user.groups ?? [], ...(a.resourceAttributes ?? a.nonResourceAttributes) });
 
-describe.each(upstreamCases)('TestAuthorizer $name', (testCase) => {
+describe.each(authorizerCases)('TestAuthorizer $name', (testCase) => {
   const authorizer = authorizerFor(testCase);
   it.each(testCase.shouldPass.map((a) => ({ a, l: label(a) })))('allows $l', async ({ a }) => {
     expect((await authorizer.authorize(a)).decision).toBe('allow');

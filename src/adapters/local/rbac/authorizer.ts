@@ -5,6 +5,7 @@
 // the reason names its binding; there is no deny. Role-resolution errors never stop the walk; like
 // upstream they are reported only when nothing allowed, inside the reason ("RBAC: ..."), and the
 // authorizer's own error stays nil — that is what a cluster's SubjectAccessReview shows too.
+import type { PolicyRule } from '../../../api/rbac.ts';
 import type { ClusterState } from '../cluster-state.ts';
 import { Decision, type AuthorizationAttributes, type AuthorizationResult, type Authorizer } from '../../../ports/authorizer.ts';
 import { aggregateMessage } from '../../../authorization/aggregate.ts';
@@ -19,16 +20,26 @@ export const SystemPrivilegedGroup = 'system:masters';
 export interface RbacAuthorizerOptions {
   /** Groups allowed everything before RBAC is consulted; default ["system:masters"], [] for none. */
   privilegedGroups?: readonly string[];
+  /**
+   * "resolve" (default): fill aggregated ClusterRoles from their selectors, as the aggregation
+   * controller would (a cluster-state file may come from source manifests). "as-stored": read every
+   * ClusterRole's rules as they are, as kube-apiserver's RBAC authorizer does — for objects read
+   * from a cluster, where the controller has already written them.
+   */
+  aggregation?: 'resolve' | 'as-stored';
 }
 
 export type RbacAuthorizer = Authorizer & {
   /** Manifest problems found at load (overbroad non-resource URLs, missing roles, ...). */
   lintWarnings(): string[];
+  /** The same answer as authorize(), returned directly. */
+  evaluate(attributes: AuthorizationAttributes): AuthorizationResult;
 };
 
 export function createRbacAuthorizer(state: Pick<ClusterState, 'roles' | 'clusterRoles' | 'roleBindings' | 'clusterRoleBindings'>, options: RbacAuthorizerOptions = {}): RbacAuthorizer {
   const privilegedGroups = new Set(options.privilegedGroups ?? [SystemPrivilegedGroup]);
-  const { clusterRoles, handWrittenRules } = resolveAggregation(state.clusterRoles);
+  const { clusterRoles, handWrittenRules } =
+    options.aggregation === 'as-stored' ? { clusterRoles: state.clusterRoles, handWrittenRules: new Map<string, PolicyRule[]>() } : resolveAggregation(state.clusterRoles);
   const objects = { roles: state.roles, clusterRoles, roleBindings: state.roleBindings, clusterRoleBindings: state.clusterRoleBindings };
   const resolver = new RuleResolver(objects);
   let warnings: string[] | undefined;
@@ -55,5 +66,6 @@ export function createRbacAuthorizer(state: Pick<ClusterState, 'roles' | 'cluste
   return {
     authorize: async (attributes) => decide(attributes),
     lintWarnings: () => [...(warnings ??= lintRbac(objects, resolver, handWrittenRules))],
+    evaluate: decide,
   };
 }
