@@ -4,7 +4,7 @@
 // loaded from node_modules.
 import type { PluginDefinition } from './admission/plugin.ts';
 import type { ServeConfig } from './config/serve-config.ts';
-import type { AuthorizationRecorder, DiscoveryRecorder, InformerRecorder } from './observability/recorders.ts';
+import type { AuthorizationRecorder, DiscoveryRecorder, InformerRecorder } from './ports/recorders.ts';
 import type { Logger } from './ports/logger.ts';
 import { loadLocalBackend, type Backend } from './wiring.ts';
 

@@ -4,7 +4,8 @@
 import { KubeConfig } from '@kubernetes/client-node';
 import type { PluginDefinition } from './admission/plugin.ts';
 import { createClusterAuthorizer } from './adapters/cluster/authorizer.ts';
-import { createClusterLookups, type LookupResource } from './adapters/cluster/lookups.ts';
+import { createClusterLookups } from './adapters/cluster/lookups.ts';
+import type { LookupResource } from './ports/recorders.ts';
 import { createClusterRestMapper } from './adapters/cluster/rest-mapper.ts';
 import type { BackendConfig, ClusterObservers } from './backends.ts';
 import { systemClock, systemRandom } from './ports/clock.ts';
@@ -56,7 +57,7 @@ export function createClusterBackend(
       timeoutMs: config.requestTimeoutMs,
       ...(config.maxSubjectAccessReviewsPerRequest !== undefined ? { maxReviewsPerRequest: config.maxSubjectAccessReviewsPerRequest } : {}),
       logger: logger.child({ subsystem: 'subjectaccessreview' }),
-      ...(observers.authorization ? { metrics: observers.authorization } : {}),
+      ...(observers.authorization ? { recorder: observers.authorization } : {}),
     });
     ports.authorizer = authorizer;
     closers.push(() => authorizer.close());

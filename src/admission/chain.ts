@@ -3,7 +3,8 @@
 // an enforcing plugin ends the phase. Plugins in warn or audit mode never reject: their
 // rejection becomes a warning and/or an audit annotation, and the chain goes on.
 import type { Attributes, RequestContext } from './attributes.ts';
-import { abortedError, internalError, isStatusError, type StatusError } from './errors.ts';
+import { abortedError } from './errors.ts';
+import { internalError, isStatusError, type StatusError } from '../api/status-error.ts';
 import { MutationScope } from './mutation-scope.ts';
 import { PluginMode, type AdmissionPlugin } from './plugin.ts';
 import { runSteps, settled, type MaybePromise, type Steps } from '../util/maybe-async.ts';

@@ -4,7 +4,8 @@
 import type { KubeObject, Status } from '../api/types.ts';
 import type { Attributes } from './attributes.ts';
 import type { AdmissionChain, Phase, PhaseOutcome } from './chain.ts';
-import { abortedError, internalError, isStatusError, type StatusError } from './errors.ts';
+import { abortedError } from './errors.ts';
+import { internalError, isStatusError, type StatusError } from '../api/status-error.ts';
 import { attributesFrom, type AdmissionRequest, type AdmissionResponse } from './review.ts';
 import { isPromiseLike } from '../util/maybe-async.ts';
 import { raceWithSignal } from '../util/signals.ts';

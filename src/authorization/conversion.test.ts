@@ -7,7 +7,7 @@ import { subjectAccessReviewSpec } from '../adapters/cluster/authorizer.ts';
 import { attributesFromSpec, statusFromResult } from './conversion.ts';
 import { decodeSubjectAccessReview, SubjectAccessReviewDecodeError } from './decode.ts';
 import { reviewSubjectAccess } from './review.ts';
-import { isStatusError } from '../admission/errors.ts';
+import { isStatusError } from '../api/status-error.ts';
 
 class RecordingAuthorizer implements Authorizer {
   readonly seen: AuthorizationAttributes[] = [];

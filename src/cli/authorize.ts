@@ -18,7 +18,7 @@
 import { CommanderError, type Command } from 'commander';
 import { loadClusterStateFile, ClusterStateError } from '../adapters/local/cluster-state.ts';
 import { createRbacAuthorizer, type RbacAuthorizer } from '../adapters/local/rbac/index.ts';
-import { isStatusError } from '../admission/errors.ts';
+import { isStatusError } from '../api/status-error.ts';
 import { decodeSubjectAccessReview, SubjectAccessReviewDecodeError } from '../authorization/decode.ts';
 import { isDNS1123Label, isDNS1123Subdomain } from '../authorization/label-validation.ts';
 import { reviewSubjectAccess } from '../authorization/review.ts';

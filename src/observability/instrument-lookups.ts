@@ -3,7 +3,7 @@
 // answered NotFound moments ago: that is the ServiceAccount plugin waiting for `default`.
 import type { KubeObject } from '../api/types.ts';
 import type { Lookups, ResourceLookup } from '../ports/lookups.ts';
-import type { LookupRecorder, LookupResource } from './recorders.ts';
+import type { LookupRecorder, LookupResource } from '../ports/recorders.ts';
 
 export interface InstrumentLookupsOptions {
   /** Milliseconds, monotonic (default performance.now). */

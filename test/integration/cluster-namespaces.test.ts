@@ -5,7 +5,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createClusterLookups, type ClusterLookups } from '../../src/adapters/cluster/lookups.ts';
 import type { RequestContext } from '../../src/admission/attributes.ts';
-import { isStatusError, StatusError } from '../../src/admission/errors.ts';
+import { isStatusError, StatusError } from '../../src/api/status-error.ts';
 import type { Pod } from '../../src/api/core.ts';
 import { createClusterBackend } from '../../src/cluster-backend.ts';
 import { systemClock, systemRandom } from '../../src/ports/clock.ts';

@@ -2,7 +2,7 @@
 // @kubernetes/client-node: loading, caching, refresh on a miss (rate-limited, one in flight), and
 // discovery that is slow, down, or down for one group version only.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { isStatusError } from '../../src/admission/errors.ts';
+import { isStatusError } from '../../src/api/status-error.ts';
 import type { APIResourceList } from '../../src/adapters/local/cluster-state.ts';
 import { createClusterRestMapper, type ClusterRestMapper, type ClusterRestMapperOptions } from '../../src/adapters/cluster/rest-mapper.ts';
 import type { Clock } from '../../src/ports/clock.ts';

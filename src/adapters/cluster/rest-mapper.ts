@@ -9,6 +9,7 @@ import type { KubeConfig } from '@kubernetes/client-node';
 import type { RestMapper, RestMapping } from '../../ports/rest-mapper.ts';
 import { systemClock, type Clock } from '../../ports/clock.ts';
 import { silentLogger, type Logger } from '../../ports/logger.ts';
+import type { DiscoveryRecorder } from '../../ports/recorders.ts';
 import type { APIResource } from '../local/cluster-state.ts';
 import type { DiscoveredGroup } from '../discovery/documents.ts';
 import { isNoMatchError } from '../discovery/errors.ts';
@@ -25,7 +26,7 @@ export interface ClusterRestMapperOptions {
   logger?: Logger;
   clock?: Clock;
   /** Told the outcome of every discovery pass (metrics). */
-  recorder?: { refreshCompleted(observation: { result: 'success' | 'partial' | 'error'; durationSeconds: number }): void };
+  recorder?: DiscoveryRecorder;
 }
 
 export interface ClusterRestMapper extends RestMapper {

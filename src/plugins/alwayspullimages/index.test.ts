@@ -1,7 +1,7 @@
 // Upstream plugin/pkg/admission/alwayspullimages/admission_test.go, every test and row, with the Go
 // Pod structs written as the JSON pods a webhook receives (zero-valued Go fields are simply absent).
 import { describe, expect, it } from 'vitest';
-import { isStatusError, type StatusError } from '../../admission/errors.ts';
+import { isStatusError, type StatusError } from '../../api/status-error.ts';
 import { Operation } from '../../admission/operation.ts';
 import type { Pod } from '../../api/core.ts';
 import { attributesFor, noContext } from './attributes.fixture.ts';

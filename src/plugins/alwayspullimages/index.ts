@@ -6,7 +6,8 @@
  * The validating half rejects pods that still lack Always after later mutations.
  */
 import type { Attributes } from '../../admission/attributes.ts';
-import { badRequest, forbidden, type StatusError } from '../../admission/errors.ts';
+import { badRequest, type StatusError } from '../../api/status-error.ts';
+import { forbidden } from '../../admission/errors.ts';
 import { Operation } from '../../admission/operation.ts';
 import type { AdmissionPlugin, PluginDefinition } from '../../admission/plugin.ts';
 import type { Pod } from '../../api/core.ts';

@@ -1,7 +1,7 @@
 // Which requests the plugin acts on (upstream shouldIgnore), which bodies count as a Pod, and the
 // exact messages a user sees.
 import { describe, expect, it } from 'vitest';
-import { isStatusError, type StatusError } from '../../admission/errors.ts';
+import { isStatusError, type StatusError } from '../../api/status-error.ts';
 import { Operation } from '../../admission/operation.ts';
 import type { Pod } from '../../api/core.ts';
 import { attributesFor, noContext } from './attributes.fixture.ts';

@@ -1,7 +1,7 @@
 // The UPDATE skip (upstream isUpdateWithNoNewImages, applied by shouldIgnore in both admit and
 // validate): an update that brings no container image the old pod lacked is left alone.
 import { describe, expect, it } from 'vitest';
-import { isStatusError } from '../../admission/errors.ts';
+import { isStatusError } from '../../api/status-error.ts';
 import { Operation } from '../../admission/operation.ts';
 import type { Pod } from '../../api/core.ts';
 import type { Logger } from '../../ports/logger.ts';

@@ -2,7 +2,7 @@
 // not to share a node with others (required anti-affinity on kubernetes.io/hostname), but not a
 // whole zone or any other topology domain, which lets one pod keep many nodes to itself.
 import type { Attributes } from '../../admission/attributes.ts';
-import { badRequest, newForbidden } from '../../admission/errors.ts';
+import { badRequest, newForbidden } from '../../api/status-error.ts';
 import { Operation } from '../../admission/operation.ts';
 import type { AdmissionPlugin, PluginDefinition } from '../../admission/plugin.ts';
 

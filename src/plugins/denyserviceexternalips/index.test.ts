@@ -2,7 +2,7 @@
 // every row; then the message, the requests upstream leaves alone, and bodies that are not Services.
 import { describe, expect, it } from 'vitest';
 import type { Attributes } from '../../admission/attributes.ts';
-import { isStatusError, type StatusError } from '../../admission/errors.ts';
+import { isStatusError, type StatusError } from '../../api/status-error.ts';
 import { allOperations, Operation } from '../../admission/operation.ts';
 import { silentLogger } from '../../ports/logger.ts';
 import { systemClock, systemRandom } from '../../ports/clock.ts';

@@ -3,7 +3,7 @@
 // tens of thousands of tolerations and resources.
 import { describe, expect, it } from 'vitest';
 import type { Attributes } from '../../admission/attributes.ts';
-import { isStatusError } from '../../admission/errors.ts';
+import { isStatusError } from '../../api/status-error.ts';
 import { allOperations, Operation } from '../../admission/operation.ts';
 import type { Pod, Toleration } from '../../api/core.ts';
 import { silentLogger } from '../../ports/logger.ts';

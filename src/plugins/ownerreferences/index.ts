@@ -4,7 +4,8 @@
 // owner needs update on that owner's finalizers. Cheap exits come first, and one wildcard probe
 // spares privileged users the per-owner discovery and authorization work.
 import type { Attributes, RequestContext } from '../../admission/attributes.ts';
-import { forbidden, goErrorString } from '../../admission/errors.ts';
+import { forbidden } from '../../admission/errors.ts';
+import { goErrorString } from '../../api/go-format.ts';
 import { Operation } from '../../admission/operation.ts';
 import type { AdmissionPlugin, PluginDefinition } from '../../admission/plugin.ts';
 import { parseGroupVersion } from '../../api/types.ts';

@@ -3,7 +3,7 @@
 // namespace comes from (cache, then one live read), malformed annotations, and what is ignored.
 import { describe, expect, it } from 'vitest';
 import type { Attributes, RequestContext } from '../../admission/attributes.ts';
-import { isStatusError, newForbidden, type StatusError } from '../../admission/errors.ts';
+import { isStatusError, newForbidden, type StatusError } from '../../api/status-error.ts';
 import { allOperations, Operation } from '../../admission/operation.ts';
 import type { Pod } from '../../api/core.ts';
 import { convertSelectorToLabelsMap } from '../../api/labels.ts';

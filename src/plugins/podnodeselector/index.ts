@@ -3,7 +3,7 @@
 // every new pod's nodeSelector, and a pod asking for other values of those labels, or for labels
 // outside its namespace's whitelist, is denied — so tenants stay on the node pools they are given.
 import type { Attributes, RequestContext } from '../../admission/attributes.ts';
-import { newForbidden } from '../../admission/errors.ts';
+import { newForbidden } from '../../api/status-error.ts';
 import { Operation } from '../../admission/operation.ts';
 import type { AdmissionPlugin, PluginDefinition } from '../../admission/plugin.ts';
 import type { Pod } from '../../api/core.ts';

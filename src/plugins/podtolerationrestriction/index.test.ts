@@ -3,7 +3,7 @@
 // the exact denials, where the namespace comes from, malformed annotations, QoS and what is ignored.
 import { describe, expect, it } from 'vitest';
 import type { Attributes, RequestContext } from '../../admission/attributes.ts';
-import { isStatusError, newForbidden, type StatusError } from '../../admission/errors.ts';
+import { isStatusError, newForbidden, type StatusError } from '../../api/status-error.ts';
 import { allOperations, Operation } from '../../admission/operation.ts';
 import type { Toleration } from '../../api/core.ts';
 import { silentLogger } from '../../ports/logger.ts';

@@ -3,7 +3,7 @@
 // else the cluster-wide default), and a pod whose tolerations are not all covered by its namespace's
 // whitelist (or the cluster's) is denied — so tenants cannot tolerate their way onto tainted nodes.
 import type { Attributes } from '../../admission/attributes.ts';
-import { nonStatusError } from '../../admission/errors.ts';
+import { nonStatusError } from '../../api/status-error.ts';
 import { Operation } from '../../admission/operation.ts';
 import type { AdmissionPlugin, PluginDefinition } from '../../admission/plugin.ts';
 import type { Toleration } from '../../api/core.ts';

@@ -4,7 +4,7 @@
 import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { isStatusError } from '../../admission/errors.ts';
+import { isStatusError } from '../../api/status-error.ts';
 import { loadClusterStateFile } from '../../adapters/local/cluster-state.ts';
 import { createLocalLookups } from '../../adapters/local/lookups.ts';
 import { systemClock, systemRandom } from '../../ports/clock.ts';

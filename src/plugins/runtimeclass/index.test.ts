@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Pod } from '../../api/core.ts';
 import { allOperations, Operation } from '../../admission/operation.ts';
-import { isStatusError, newForbidden, StatusError } from '../../admission/errors.ts';
+import { isStatusError, newForbidden, StatusError } from '../../api/status-error.ts';
 import type { AdmissionPlugin } from '../../admission/plugin.ts';
 import type { Attributes } from '../../admission/attributes.ts';
 import { createLocalLookups } from '../../adapters/local/lookups.ts';

@@ -4,7 +4,7 @@
 // setOverhead never touches; upstream never compares it. We check the resources stay.)
 import { describe, expect, it } from 'vitest';
 import type { Pod } from '../../api/core.ts';
-import { isStatusError } from '../../admission/errors.ts';
+import { isStatusError } from '../../api/status-error.ts';
 import type { RuntimeClass } from '../../ports/lookups.ts';
 import { setOverhead, validateOverhead } from './overhead.ts';
 import { guaranteedResources, newOverheadValidPod, patchedThroughWebhook, podAttributes, runtimeClass } from './testing.ts';

@@ -2,7 +2,7 @@
 // exact conflict message), plus toleration merging through the plugin's path.
 import { describe, expect, it } from 'vitest';
 import type { Pod } from '../../api/core.ts';
-import { isStatusError } from '../../admission/errors.ts';
+import { isStatusError } from '../../api/status-error.ts';
 import type { RuntimeClass } from '../../ports/lookups.ts';
 import { setScheduling } from './scheduling.ts';
 import { newSchedulingValidPod, patchedThroughWebhook, podAttributes, runtimeClass } from './testing.ts';

@@ -5,7 +5,7 @@
 import jsonpatch from 'fast-json-patch';
 import { describe, expect, it } from 'vitest';
 import { AdmissionChain } from '../../admission/chain.ts';
-import { isStatusError, newForbidden, type StatusError } from '../../admission/errors.ts';
+import { isStatusError, newForbidden, type StatusError } from '../../api/status-error.ts';
 import type { AdmissionPlugin } from '../../admission/plugin.ts';
 import type { Pod } from '../../api/core.ts';
 import type { ServiceAccount } from '../../ports/lookups.ts';

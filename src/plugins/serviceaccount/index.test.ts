@@ -9,7 +9,7 @@
 // internal Go types are noted at the rows they touch.
 import jsonpatch from 'fast-json-patch';
 import { describe, expect, it } from 'vitest';
-import { isStatusError, type StatusError } from '../../admission/errors.ts';
+import { isStatusError, type StatusError } from '../../api/status-error.ts';
 import type { Attributes } from '../../admission/attributes.ts';
 import type { Operation } from '../../admission/operation.ts';
 import type { AdmissionPlugin } from '../../admission/plugin.ts';

@@ -3,7 +3,7 @@
 // for any other name; one interval of 100 + rand(100) ms drawn once and reused between attempts;
 // any error other than NotFound ends the search at once.
 import { describe, expect, it } from 'vitest';
-import { newForbidden, StatusError } from '../../admission/errors.ts';
+import { newForbidden, StatusError } from '../../api/status-error.ts';
 import type { Clock } from '../../ports/clock.ts';
 import type { ServiceAccount } from '../../ports/lookups.ts';
 import { getServiceAccount, ServiceAccountLookupError } from './lookup.ts';

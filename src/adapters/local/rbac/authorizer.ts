@@ -7,7 +7,7 @@
 // authorizer's own error stays nil — that is what a cluster's SubjectAccessReview shows too.
 import type { ClusterState } from '../cluster-state.ts';
 import { Decision, type AuthorizationAttributes, type AuthorizationResult, type Authorizer } from '../../../ports/authorizer.ts';
-import { aggregateMessage } from '../../../authorization/aggregate.ts';
+import { aggregateMessage } from '../../../api/aggregate.ts';
 import { resolveAggregation } from './aggregation.ts';
 import { lintRbac } from './lint.ts';
 import { rbacRequestFrom } from './request.ts';

@@ -1,11 +1,9 @@
-// What the adapters observe, as small recorder interfaces with no prom-client in them: adapters
-// take one optionally and call it; the wiring hands them the Prometheus implementations in this
-// folder. Every field here becomes a bounded label, so none carries a name, namespace or user.
+// What the adapters and the port decorators observe, as small recorder interfaces with no
+// prom-client in them: adapters take one optionally and call it; the composition root hands them
+// the Prometheus implementations in src/observability. Every field here becomes a bounded label,
+// so none carries a name, namespace or user.
 
-/**
- * The cluster SubjectAccessReview authorizer's observations; structurally the same as
- * ClusterAuthorizerMetrics in src/adapters/cluster/authorizer.ts (a type test keeps them equal).
- */
+/** The cluster SubjectAccessReview authorizer's observations. */
 export interface AuthorizationRecorder {
   cacheHit(): void;
   cacheMiss(): void;
@@ -29,6 +27,7 @@ export interface DiscoveryRecorder {
 /** The lookups a plugin may make (the keys of the Lookups port), as plural resource names. */
 export type LookupResource = 'serviceaccounts' | 'secrets' | 'runtimeclasses' | 'namespaces';
 
+/** Reads through the Lookups port, as its decorator (src/observability/instrument-lookups.ts) sees them. */
 export interface LookupRecorder {
   /** A read from the informer cache (or local state). */
   cacheRead(observation: { resource: LookupResource; found: boolean }): void;
@@ -41,10 +40,7 @@ export interface LookupRecorder {
 /** Why an informer cache started over: an error, a watchdog-detected stall, or the periodic resync. */
 export type InformerRestartReason = 'error' | 'stall' | 'resync';
 
-/**
- * The cluster lookups' informer caches (one LIST + WATCH per resource); structurally what
- * createClusterLookups' `recorder` option takes for them (a type test keeps them compatible).
- */
+/** The cluster lookups' informer caches (one LIST + WATCH per resource). */
 export interface InformerRecorder {
   /** A LIST completed and replaced the cache (the first one, a relist after a restart, a resync). */
   informerList(resource: LookupResource): void;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { goQuote } from './errors.ts';
+import { goQuote } from './go-format.ts';
 
 describe('goQuote', () => {
   // The fast path for plain ASCII must quote exactly as the general path (JSON's encoder) does.
