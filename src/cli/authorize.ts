@@ -16,13 +16,12 @@
 // Exit codes: 0 yes (or a printed review), 1 no (as kubectl auth can-i), 2 bad usage or input.
 // RBAC warnings about the cluster state (see lintWarnings) go to stderr unless --quiet.
 import { CommanderError, type Command } from 'commander';
-import { loadClusterStateFile, ClusterStateError } from '../adapters/local/cluster-state.ts';
-import { createRbacAuthorizer, type RbacAuthorizer } from '../adapters/local/rbac/index.ts';
 import { isStatusError } from '../api/status-error.ts';
 import { decodeSubjectAccessReview, SubjectAccessReviewDecodeError } from '../authorization/decode.ts';
 import { isDNS1123Label, isDNS1123Subdomain } from '../authorization/label-validation.ts';
 import { reviewSubjectAccess } from '../authorization/review.ts';
 import { subjectAccessReviewApiVersion, subjectAccessReviewKind, type SubjectAccessReview, type SubjectAccessReviewSpec } from '../authorization/subject-access-review.ts';
+import { loadLocalAuthorizer } from '../wiring/index.ts';
 import { CliError, parseSingleDocument, processIO, readInput, type CliIO } from './io.ts';
 
 export const AuthorizeExitCode = { Yes: 0, No: 1, Usage: 2 } as const;
@@ -64,7 +63,7 @@ async function runAuthorize(args: string[], options: AuthorizeOptions, io: CliIO
   if (!canI && args.length > 1) {
     throw new CliError(`expected at most one FILE, got ${args.length} arguments; to ask "can USER VERB RESOURCE", give --as USER`, AuthorizeExitCode.Usage);
   }
-  const authorizer = await loadAuthorizer(options.clusterState);
+  const authorizer = await loadLocalAuthorizer(options.clusterState);
   if (!options.quiet) for (const warning of authorizer.lintWarnings()) io.stderr.write(`Warning: ${warning}\n`);
 
   if (question === undefined) {
@@ -79,10 +78,6 @@ async function runAuthorize(args: string[], options: AuthorizeOptions, io: CliIO
     else io.stdout.write(`no${status.reason ? ` - ${status.reason}` : ''}${status.evaluationError ? ` - ${status.evaluationError}` : ''}\n`);
   }
   if (!status.allowed) throw new CommanderError(AuthorizeExitCode.No, 'admission-chain.authorize.no', 'no');
-}
-
-async function loadAuthorizer(path: string): Promise<RbacAuthorizer> {
-  return createRbacAuthorizer(await loadClusterStateFile(path));
 }
 
 function decode(value: unknown, source: string): SubjectAccessReview {
@@ -149,7 +144,6 @@ export function impersonatedGroups(username: string, requested: readonly string[
 function asCliError(error: unknown): unknown {
   if (error instanceof CommanderError) return error;
   if (error instanceof CliError) return error.exitCode === AuthorizeExitCode.Usage ? error : new CliError(error.message, AuthorizeExitCode.Usage);
-  if (error instanceof ClusterStateError) return new CliError(error.message, AuthorizeExitCode.Usage);
   if (isStatusError(error)) return new CliError(error.message, AuthorizeExitCode.Usage);
   return new CliError(error instanceof Error ? error.message : String(error), AuthorizeExitCode.Usage);
 }

@@ -19,7 +19,7 @@ export function instrumentLookups(lookups: Lookups, recorder: LookupRecorder, op
     serviceAccounts: instrumentLookup(lookups.serviceAccounts, 'serviceaccounts', recorder, options),
     secrets: instrumentLookup(lookups.secrets, 'secrets', recorder, options),
     runtimeClasses: instrumentLookup(lookups.runtimeClasses, 'runtimeclasses', recorder, options),
-    ...(lookups.namespaces ? { namespaces: instrumentLookup(lookups.namespaces, 'namespaces', recorder, options) } : {}),
+    namespaces: instrumentLookup(lookups.namespaces, 'namespaces', recorder, options),
   };
 }
 

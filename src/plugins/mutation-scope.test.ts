@@ -7,10 +7,10 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { AdmissionChain } from '../admission/chain.ts';
 import { handleAdmission } from '../admission/handler.ts';
-import type { AdmissionPlugin } from '../admission/plugin.ts';
+import { createPlugin, type AdmissionPlugin } from '../admission/plugin.ts';
 import { decodeReview, type AdmissionRequest } from '../admission/review.ts';
 import { parseClusterState } from '../adapters/local/cluster-state.ts';
-import { createLocalBackend } from '../wiring.ts';
+import { createLocalBackend } from '../wiring/local.ts';
 import { silentLogger } from '../ports/logger.ts';
 import { orderedPlugins } from './index.ts';
 
@@ -88,7 +88,7 @@ function deepFreeze<T>(value: T): T {
   return value;
 }
 
-const mutating = orderedPlugins.map((definition) => definition.create(fixedPorts)).filter((plugin) => plugin.admit !== undefined);
+const mutating = orderedPlugins.map((definition) => createPlugin(definition, fixedPorts, 'local')).filter((plugin) => plugin.admit !== undefined);
 
 describe('mutating plugins write only where they say', () => {
   it('every mutating plugin says where it writes', () => {

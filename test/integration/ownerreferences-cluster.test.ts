@@ -6,7 +6,7 @@ import type { OwnerReference } from '../../src/api/types.ts';
 import { createClusterAuthorizer, type ClusterAuthorizer } from '../../src/adapters/cluster/authorizer.ts';
 import { createClusterRestMapper, type ClusterRestMapper } from '../../src/adapters/cluster/rest-mapper.ts';
 import { createRbacAuthorizer } from '../../src/adapters/local/rbac/index.ts';
-import { OwnerReferencesPermissionEnforcement } from '../../src/plugins/ownerreferences/index.ts';
+import { ownerReferencesPermissionEnforcement } from '../../src/plugins/ownerreferences/index.ts';
 import { startStandInApiServer, subjectAccessReviewRouteName, type StandInApiServer } from '../apiserver/index.ts';
 import { serveDiscovery, type ServedDiscovery } from '../fixtures/ownerreferences/discovery-routes.ts';
 import {
@@ -47,7 +47,7 @@ describe('OwnerReferencesPermissionEnforcement, upstream tables, SubjectAccessRe
   it.each(allUpstreamCases)('$name', async (c) => {
     const recordedMapper = recordingRestMapper(c.hangingRestMapper ? neverReturningRestMapper : mapper);
     const recordedAuthorizer = recordingAuthorizer(authorizer);
-    const plugin = new OwnerReferencesPermissionEnforcement(recordedAuthorizer, recordedMapper);
+    const plugin = ownerReferencesPermissionEnforcement(recordedAuthorizer, recordedMapper);
     const context = requestContext(AbortSignal.timeout(10_000));
 
     const error = await outcome(() => plugin.validate(attributesFor(c), context));
@@ -74,7 +74,7 @@ describe('the wildcard probe over the wire', () => {
     const mapper = createClusterRestMapper({ kubeConfig: api.kubeConfig });
     const identity = { username: 'super', uid: 'u-1', groups: ['ops', 'system:authenticated'], extra: { 'authentication.kubernetes.io/credential-id': ['X509SHA256=abc'] } };
     const context = requestContext();
-    await new OwnerReferencesPermissionEnforcement(authorizer, mapper).validate(attributesFor({ username: 'super', resource: 'pods', newObj }, identity), context);
+    await ownerReferencesPermissionEnforcement(authorizer, mapper).validate(attributesFor({ username: 'super', resource: 'pods', newObj }, identity), context);
     await Promise.all([authorizer.close(), mapper.close()]);
 
     expect(api.calls.count(subjectAccessReviewRouteName)).toBe(1);
@@ -94,7 +94,7 @@ describe('the wildcard probe over the wire', () => {
   it('denied, discovery is loaded once and each owner checked: 1 probe + 10 SubjectAccessReviews', async () => {
     const authorizer = createClusterAuthorizer({ kubeConfig: api.kubeConfig });
     const mapper = createClusterRestMapper({ kubeConfig: api.kubeConfig });
-    await new OwnerReferencesPermissionEnforcement(authorizer, mapper).validate(attributesFor({ username: 'non-node-deleter', resource: 'pods', newObj }), requestContext());
+    await ownerReferencesPermissionEnforcement(authorizer, mapper).validate(attributesFor({ username: 'non-node-deleter', resource: 'pods', newObj }), requestContext());
     await Promise.all([authorizer.close(), mapper.close()]);
 
     expect(api.calls.count(subjectAccessReviewRouteName)).toBe(11);

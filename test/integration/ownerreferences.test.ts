@@ -9,7 +9,7 @@ import { createRbacAuthorizer } from '../../src/adapters/local/rbac/index.ts';
 import { createLocalRestMapper } from '../../src/adapters/local/rest-mapper.ts';
 import { systemClock, systemRandom } from '../../src/ports/clock.ts';
 import { silentLogger } from '../../src/ports/logger.ts';
-import { definition, OwnerReferencesPermissionEnforcement } from '../../src/plugins/ownerreferences/index.ts';
+import { definition, ownerReferencesPermissionEnforcement } from '../../src/plugins/ownerreferences/index.ts';
 import {
   outcome,
   attributesFor,
@@ -31,7 +31,7 @@ describe('the RBAC fixture is a faithful translation of upstream\'s fakeAuthoriz
   // Every question the plugin asks in the tables, answered by both: allow must agree exactly.
   it.each(allUpstreamCases)('$name', async (c) => {
     const fake = recordingAuthorizer(upstreamFakeAuthorizer);
-    const plugin = new OwnerReferencesPermissionEnforcement(fake, c.hangingRestMapper ? neverReturningRestMapper : restMapper);
+    const plugin = ownerReferencesPermissionEnforcement(fake, c.hangingRestMapper ? neverReturningRestMapper : restMapper);
     await outcome(() => plugin.validate(attributesFor(c), requestContext()));
     for (const [i, question] of fake.calls.entries()) {
       const answer = await rbac.authorize(question);
@@ -48,7 +48,7 @@ describe('OwnerReferencesPermissionEnforcement, upstream tables, embedded RBAC +
   it.each(allUpstreamCases)('$name', async (c) => {
     const authorizer = recordingAuthorizer(rbac);
     const mapper = recordingRestMapper(c.hangingRestMapper ? neverReturningRestMapper : restMapper);
-    const plugin = new OwnerReferencesPermissionEnforcement(authorizer, mapper);
+    const plugin = ownerReferencesPermissionEnforcement(authorizer, mapper);
     const context = requestContext();
 
     const error = await outcome(() => plugin.validate(attributesFor(c), context));
@@ -73,7 +73,7 @@ describe('the wildcard probe', () => {
     const authorizer = recordingAuthorizer(rbac);
     const mapper = recordingRestMapper(restMapper);
     const context = requestContext();
-    await new OwnerReferencesPermissionEnforcement(authorizer, mapper).validate(attributesFor({ username: 'super', resource: 'pods', newObj }), context);
+    await ownerReferencesPermissionEnforcement(authorizer, mapper).validate(attributesFor({ username: 'super', resource: 'pods', newObj }), context);
     expect(authorizer.calls).toHaveLength(1);
     expect(authorizer.results[0]).toEqual({ decision: 'allow', reason: 'RBAC: allowed by ClusterRoleBinding "super" of ClusterRole "super" to User "super"' });
     expect(mapper.calls).toHaveLength(0);
@@ -93,7 +93,7 @@ describe('the wildcard probe', () => {
     for (const user of [{ username: 'finalizer' }, { username: 'admin', groups: ['system:masters'] }]) {
       const authorizer = recordingAuthorizer(createRbacAuthorizer(finalizerState));
       const mapper = recordingRestMapper(neverReturningRestMapper);
-      await new OwnerReferencesPermissionEnforcement(authorizer, mapper).validate(attributesFor({ username: '', resource: 'pods', newObj }, user), requestContext());
+      await ownerReferencesPermissionEnforcement(authorizer, mapper).validate(attributesFor({ username: '', resource: 'pods', newObj }, user), requestContext());
       expect(authorizer.calls).toHaveLength(1);
       expect(mapper.calls).toHaveLength(0);
     }
@@ -103,7 +103,7 @@ describe('the wildcard probe', () => {
     const authorizer = recordingAuthorizer(rbac);
     const mapper = recordingRestMapper(restMapper);
     const context = requestContext();
-    await new OwnerReferencesPermissionEnforcement(authorizer, mapper).validate(attributesFor({ username: 'non-node-deleter', resource: 'pods', newObj }), context);
+    await ownerReferencesPermissionEnforcement(authorizer, mapper).validate(attributesFor({ username: 'non-node-deleter', resource: 'pods', newObj }), context);
     expect(authorizer.calls).toHaveLength(11);
     expect(authorizer.calls.slice(1).map((c) => c.resourceAttributes?.name)).toEqual(tenOwners.map((o) => o.name));
     expect(mapper.calls.map((c) => c.kind)).toEqual(['ReplicationController', 'DaemonSet']);

@@ -20,7 +20,7 @@ export const pluginName = 'AlwaysPullImages';
 
 const pullAlways = 'Always';
 
-export const definition: PluginDefinition = {
+export const definition: PluginDefinition<never> = {
   name: pluginName,
   needs: [],
   create: (ports) => alwaysPullImages(ports.logger),

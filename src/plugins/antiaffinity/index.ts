@@ -11,7 +11,7 @@ export const pluginName = 'LimitPodHardAntiAffinityTopology';
 /** v1.LabelHostname: the only topology key a required anti-affinity term may use. */
 const labelHostname = 'kubernetes.io/hostname';
 
-export const definition: PluginDefinition = {
+export const definition: PluginDefinition<never> = {
   name: pluginName,
   needs: [],
   create: () => limitPodHardAntiAffinityTopology(),

@@ -9,7 +9,7 @@ import type { AdmissionPlugin, PluginDefinition } from '../../admission/plugin.t
 
 export const pluginName = 'DenyServiceExternalIPs';
 
-export const definition: PluginDefinition = {
+export const definition: PluginDefinition<never> = {
   name: pluginName,
   needs: [],
   create: () => denyServiceExternalIPs(),

@@ -3,6 +3,7 @@
 // tables run against the embedded RBAC evaluator and the cluster backends under test/integration.
 import { describe, expect, it } from 'vitest';
 import { Operation } from '../../admission/operation.ts';
+import { createPlugin } from '../../admission/plugin.ts';
 import type { OwnerReference } from '../../api/types.ts';
 import { createLocalRestMapper } from '../../adapters/local/rest-mapper.ts';
 import { emptyClusterState } from '../../adapters/local/cluster-state.ts';
@@ -23,7 +24,7 @@ import {
   upstreamFakeAuthorizerAtHand,
 } from '../../../test/fixtures/ownerreferences/harness.ts';
 import { isPromiseLike } from '../../util/maybe-async.ts';
-import { definition, OwnerReferencesPermissionEnforcement } from './index.ts';
+import { definition, ownerReferencesPermissionEnforcement } from './index.ts';
 
 const fixtureMapper = createLocalRestMapper(loadFixtureClusterState());
 
@@ -31,7 +32,7 @@ describe('OwnerReferencesPermissionEnforcement, upstream tables with upstream fa
   it.each(allUpstreamCases)('$name', async (c) => {
     const authorizer = recordingAuthorizer(upstreamFakeAuthorizer);
     const mapper = recordingRestMapper(c.hangingRestMapper ? neverReturningRestMapper : fixtureMapper);
-    const plugin = new OwnerReferencesPermissionEnforcement(authorizer, mapper);
+    const plugin = ownerReferencesPermissionEnforcement(authorizer, mapper);
     const context = requestContext();
 
     const error = await outcome(() => plugin.validate(attributesFor(c), context));
@@ -61,7 +62,7 @@ describe('upstream tables with answers at hand, pending, or mixed', () => {
     return { message: error?.message, path: context.annotations.path, calls: authorizer.calls, pending: isPromiseLike(returned) };
   };
   const plugin = (authorizer: Authorizer, c: (typeof allUpstreamCases)[number]) =>
-    new OwnerReferencesPermissionEnforcement(authorizer, c.hangingRestMapper ? neverReturningRestMapper : fixtureMapper);
+    ownerReferencesPermissionEnforcement(authorizer, c.hangingRestMapper ? neverReturningRestMapper : fixtureMapper);
 
   it.each(allUpstreamCases)('$name', async (c) => {
     const pending = await run(upstreamFakeAuthorizer, c);
@@ -86,7 +87,7 @@ describe('authorization questions', () => {
 
   it('asks delete on the dependent exactly as upstream builds it, with the full identity', async () => {
     const authorizer = recordingAuthorizer({ authorize: async () => ({ decision: 'allow', reason: '' }) });
-    const plugin = new OwnerReferencesPermissionEnforcement(authorizer, fixtureMapper);
+    const plugin = ownerReferencesPermissionEnforcement(authorizer, fixtureMapper);
     const attributes = attributesFor({ username: 'jane', resource: 'pods', oldObj: {}, newObj: { metadata: { ownerReferences: [{ apiVersion: 'v1', kind: 'Node', name: 'n', uid: 'n' }] } } }, fullIdentity);
     await plugin.validate(attributes, requestContext());
     expect(authorizer.calls).toEqual([
@@ -98,7 +99,7 @@ describe('authorization questions', () => {
     const authorizer = recordingAuthorizer({
       authorize: async (a) => ({ decision: a.resourceAttributes?.resource === '*' ? 'no-opinion' : 'allow', reason: '' }),
     });
-    const plugin = new OwnerReferencesPermissionEnforcement(authorizer, fixtureMapper);
+    const plugin = ownerReferencesPermissionEnforcement(authorizer, fixtureMapper);
     const newObj = { metadata: { ownerReferences: [blockingRef('v1', 'ReplicationController', 'rc1'), blockingRef('v1', 'Node', 'node1'), blockingRef('apps/v1', 'DaemonSet', 'ds1')] } };
     const context = requestContext();
     await plugin.validate(attributesFor({ username: 'jane', resource: 'pods', newObj }, fullIdentity), context);
@@ -114,7 +115,7 @@ describe('authorization questions', () => {
   it('makes exactly ONE authorization and no REST mapper call for a wildcard-allowed user with 10 blocking owners', async () => {
     const authorizer = recordingAuthorizer(upstreamFakeAuthorizer);
     const mapper = recordingRestMapper(fixtureMapper);
-    const plugin = new OwnerReferencesPermissionEnforcement(authorizer, mapper);
+    const plugin = ownerReferencesPermissionEnforcement(authorizer, mapper);
     const refs = Array.from({ length: 10 }, (_, i) => blockingRef('v1', 'ReplicationController', `rc${i}`));
     const context = requestContext();
     await plugin.validate(attributesFor({ username: 'super', resource: 'pods', newObj: { metadata: { ownerReferences: refs } } }), context);
@@ -133,7 +134,7 @@ describe('authorization questions', () => {
         return a.resourceAttributes?.version === 'v1' ? { decision: 'deny', reason: 'v1 is off limits' } : { decision: 'allow', reason: '' };
       },
     });
-    const plugin = new OwnerReferencesPermissionEnforcement(deniedV1, mapper);
+    const plugin = ownerReferencesPermissionEnforcement(deniedV1, mapper);
     const newObj = { metadata: { ownerReferences: [blockingRef('autoscaling/', 'HorizontalPodAutoscaler', 'hpa')] } };
     const error = await outcome(() => plugin.validate(attributesFor({ username: 'jane', resource: 'pods', newObj }), requestContext()));
     expect(error?.message).toBe(`pods "foo" is forbidden: cannot set blockOwnerDeletion if an ownerReference refers to a resource you can't set finalizers on: v1 is off limits, <nil>`);
@@ -144,7 +145,7 @@ describe('authorization questions', () => {
 describe('per-reference work', () => {
   it('answers the cheap exits synchronously, without a promise or an authorization', () => {
     const authorizer = recordingAuthorizer(upstreamFakeAuthorizer);
-    const plugin = new OwnerReferencesPermissionEnforcement(authorizer, fixtureMapper);
+    const plugin = ownerReferencesPermissionEnforcement(authorizer, fixtureMapper);
     const context = requestContext();
     expect(plugin.validate(attributesFor({ username: 'jane', resource: 'pods', newObj: { metadata: {} } }), context)).toBeUndefined();
     expect(context.annotations.path).toBe('unchanged');
@@ -154,7 +155,7 @@ describe('per-reference work', () => {
   it('asks the REST mapper once per owner kind in a request, and authorizes every owner', async () => {
     const authorizer = recordingAuthorizer({ authorize: async (a) => ({ decision: a.resourceAttributes?.resource === '*' ? 'no-opinion' : 'allow', reason: '' }) });
     const mapper = recordingRestMapper(fixtureMapper);
-    const plugin = new OwnerReferencesPermissionEnforcement(authorizer, mapper);
+    const plugin = ownerReferencesPermissionEnforcement(authorizer, mapper);
     const refs = [blockingRef('apps/v1', 'DaemonSet', 'ds-a'), blockingRef('apps/v1', 'DaemonSet', 'ds-b'), blockingRef('v1', 'Node', 'n'), blockingRef('apps/v1', 'DaemonSet', 'ds-c')];
     const error = await outcome(() => plugin.validate(attributesFor({ username: 'jane', resource: 'pods', newObj: { metadata: { ownerReferences: refs } } }), requestContext()));
     expect(error).toBeUndefined();
@@ -165,7 +166,7 @@ describe('per-reference work', () => {
   it('asks once about an owner listed many times (the same question has the same answer)', async () => {
     const authorizer = recordingAuthorizer({ authorize: async (a) => ({ decision: a.resourceAttributes?.resource === '*' ? 'no-opinion' : 'allow', reason: '' }) });
     const mapper = recordingRestMapper(fixtureMapper);
-    const plugin = new OwnerReferencesPermissionEnforcement(authorizer, mapper);
+    const plugin = ownerReferencesPermissionEnforcement(authorizer, mapper);
     // Ten thousand references to two owners, each with its own uid (so upstream would see them all as new).
     const refs = Array.from({ length: 10_000 }, (_, i) => blockingRef('apps/v1', 'DaemonSet', i % 2 === 0 ? 'ds-a' : 'ds-b', `uid-${i}`));
     const error = await outcome(() => plugin.validate(attributesFor({ username: 'jane', resource: 'pods', newObj: { metadata: { ownerReferences: refs } } }), requestContext()));
@@ -178,7 +179,7 @@ describe('per-reference work', () => {
     const authorizer = recordingAuthorizer({
       authorize: async (a) => ({ decision: a.resourceAttributes?.resource === '*' || a.resourceAttributes?.name === 'ds-b' ? 'no-opinion' : 'allow', reason: '' }),
     });
-    const plugin = new OwnerReferencesPermissionEnforcement(authorizer, fixtureMapper);
+    const plugin = ownerReferencesPermissionEnforcement(authorizer, fixtureMapper);
     const refs = [blockingRef('apps/v1', 'DaemonSet', 'ds-a', 'u1'), blockingRef('apps/v1', 'DaemonSet', 'ds-a', 'u2'), blockingRef('apps/v1', 'DaemonSet', 'ds-b', 'u3')];
     const error = await outcome(() => plugin.validate(attributesFor({ username: 'jane', resource: 'pods', newObj: { metadata: { ownerReferences: refs } } }), requestContext()));
     expect(error?.message).toBe(`pods "foo" is forbidden: cannot set blockOwnerDeletion if an ownerReference refers to a resource you can't set finalizers on: , <nil>`);
@@ -195,19 +196,19 @@ describe('failures', () => {
     ['a malformed apiVersion', blockingRef('a/b/c', 'Thing', 'x'), 'cannot find RESTMapping for APIVersion a/b/c Kind Thing: unexpected GroupVersion string: a/b/c'],
     ['a subresource kind', blockingRef('v1', 'Binding', 'x'), 'cannot find RESTMapping for APIVersion v1 Kind Binding: no matches for kind "Binding" in version "v1"'],
   ])('rejects %s with upstream\'s mapping message', async (_label, ref, tail) => {
-    const plugin = new OwnerReferencesPermissionEnforcement(denyProbe, fixtureMapper);
+    const plugin = ownerReferencesPermissionEnforcement(denyProbe, fixtureMapper);
     const error = await outcome(() => plugin.validate(attributesFor({ username: 'jane', resource: 'pods', newObj: { metadata: { ownerReferences: [ref] } } }), requestContext()));
     expect(error?.message).toBe(`pods "foo" is forbidden: cannot set blockOwnerDeletion in this case because ${tail}`);
   });
 
   it('treats a thrown authorizer error as a denial and quotes it (fail closed)', async () => {
-    const plugin = new OwnerReferencesPermissionEnforcement({ authorize: async () => Promise.reject(new Error('connection refused')) }, fixtureMapper);
+    const plugin = ownerReferencesPermissionEnforcement({ authorize: async () => Promise.reject(new Error('connection refused')) }, fixtureMapper);
     const error = await outcome(() => plugin.validate(attributesFor({ username: 'jane', resource: 'pods', oldObj: {}, newObj: { metadata: { ownerReferences: [{ apiVersion: 'v1', kind: 'Node', name: 'n', uid: 'n' }] } } }), requestContext()));
     expect(error?.message).toBe(`pods "foo" is forbidden: cannot set an ownerRef on a resource you can't delete: , connection refused`);
   });
 
   it.each(['deny', 'no-opinion'] as const)('treats %s with a reason and an error as a denial, quoting both', async (decision) => {
-    const plugin = new OwnerReferencesPermissionEnforcement({ authorize: async () => ({ decision, reason: 'RBAC: nope', error: 'role "x" not found' }) }, fixtureMapper);
+    const plugin = ownerReferencesPermissionEnforcement({ authorize: async () => ({ decision, reason: 'RBAC: nope', error: 'role "x" not found' }) }, fixtureMapper);
     const error = await outcome(() => plugin.validate(attributesFor({ username: 'jane', resource: 'pods', oldObj: {}, newObj: { metadata: { ownerReferences: [{ apiVersion: 'v1', kind: 'Node', name: 'n', uid: 'n' }] } } }), requestContext()));
     expect(error?.message).toBe(`pods "foo" is forbidden: cannot set an ownerRef on a resource you can't delete: RBAC: nope, role "x" not found`);
   });
@@ -217,7 +218,7 @@ describe('failures', () => {
       mappingsFor: (_gk: unknown, _v: unknown, signal?: AbortSignal) =>
         new Promise<never>((_, reject) => signal?.addEventListener('abort', () => reject(new Error('context deadline exceeded')), { once: true })),
     };
-    const plugin = new OwnerReferencesPermissionEnforcement(denyProbe, slowMapper);
+    const plugin = ownerReferencesPermissionEnforcement(denyProbe, slowMapper);
     const error = await outcome(() => plugin.validate(attributesFor({ username: 'jane', resource: 'pods', newObj: { metadata: { ownerReferences: [blockingRef('v1', 'Node', 'n')] } } }), requestContext(AbortSignal.timeout(50))));
     expect(error?.message).toBe('pods "foo" is forbidden: cannot set blockOwnerDeletion in this case because cannot find RESTMapping for APIVersion v1 Kind Node: context deadline exceeded');
   });
@@ -237,7 +238,7 @@ describe('definition', () => {
   });
 
   it('fails clearly without its ports', () => {
-    expect(() => definition.create({ ...base, restMapper: fixtureMapper })).toThrow('OwnerReferencesPermissionEnforcement: missing authorizer');
-    expect(() => definition.create({ ...base, authorizer: upstreamFakeAuthorizer })).toThrow('OwnerReferencesPermissionEnforcement: missing restMapper');
+    expect(() => createPlugin(definition, { ...base, restMapper: fixtureMapper }, 'test')).toThrow('admission plugin OwnerReferencesPermissionEnforcement needs a authorizer, which the test backend does not provide');
+    expect(() => createPlugin(definition, { ...base, authorizer: upstreamFakeAuthorizer }, 'test')).toThrow('admission plugin OwnerReferencesPermissionEnforcement needs a restMapper, which the test backend does not provide');
   });
 });

@@ -35,7 +35,14 @@ const whitelist: ReadonlyArray<{ group: string; resource: string; subresource: s
   { group: '', resource: 'pods', subresource: 'status' },
 ];
 
-export class OwnerReferencesPermissionEnforcement implements AdmissionPlugin {
+/** A validating plugin only. */
+export type ValidatingPlugin = AdmissionPlugin & Required<Pick<AdmissionPlugin, 'validate'>>;
+
+export function ownerReferencesPermissionEnforcement(authorizer: Authorizer, restMapper: RestMapper): ValidatingPlugin {
+  return new OwnerReferencesPermissionEnforcement(authorizer, restMapper);
+}
+
+class OwnerReferencesPermissionEnforcement implements AdmissionPlugin {
   readonly name = pluginName;
   readonly #authorizer: Authorizer;
   readonly #restMapper: RestMapper;
@@ -166,12 +173,8 @@ function errorMessage(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
-export const definition: PluginDefinition = {
+export const definition: PluginDefinition<'authorizer' | 'restMapper'> = {
   name: pluginName,
   needs: ['authorizer', 'restMapper'],
-  create(ports) {
-    if (ports.authorizer === undefined) throw new Error(`${pluginName}: missing authorizer`);
-    if (ports.restMapper === undefined) throw new Error(`${pluginName}: missing restMapper`);
-    return new OwnerReferencesPermissionEnforcement(ports.authorizer, ports.restMapper);
-  },
+  create: (ports) => ownerReferencesPermissionEnforcement(ports.authorizer, ports.restMapper),
 };

@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import type { Attributes, RequestContext } from '../../admission/attributes.ts';
 import { isStatusError, newForbidden, type StatusError } from '../../api/status-error.ts';
 import { allOperations, Operation } from '../../admission/operation.ts';
+import { createPlugin as createChecked } from '../../admission/plugin.ts';
 import type { Pod } from '../../api/core.ts';
 import { convertSelectorToLabelsMap } from '../../api/labels.ts';
 import { silentLogger } from '../../ports/logger.ts';
@@ -182,8 +183,8 @@ describe('what the plugin reads and writes', () => {
 
   it('the definition reads its configuration and the namespace lookup from its ports', () => {
     expect(definition.lookups).toEqual(['namespaces']);
-    expect(() => definition.create({ logger: silentLogger, clock: { now: () => 0, sleep: async () => {} } as never, random: { intBelow: () => 0, alphanumeric: () => '' }, lookups: {} as never })).toThrow(
-      `${pluginName}: missing Namespace lookups`,
+    expect(() => createChecked(definition, { logger: silentLogger, clock: { now: () => 0, sleep: async () => {} }, random: { intBelow: () => 0, alphanumeric: () => '' } }, 'test')).toThrow(
+      `admission plugin ${pluginName} needs a lookups, which the test backend does not provide`,
     );
   });
 });

@@ -17,15 +17,11 @@ import { asPod, nodeSelectorOf } from './pod.ts';
 
 export const pluginName = 'PodNodeSelector';
 
-export const definition: PluginDefinition = {
+export const definition: PluginDefinition<'lookups'> = {
   name: pluginName,
   needs: ['lookups'],
   lookups: ['namespaces'],
-  create: (ports) => {
-    const namespaces = ports.lookups?.namespaces;
-    if (namespaces === undefined) throw new Error(`${pluginName}: missing Namespace lookups`);
-    return podNodeSelector(namespaces, parseConfiguration(ports.configuration?.for(pluginName), pluginName), ports.logger);
-  },
+  create: (ports) => podNodeSelector(ports.lookups.namespaces, parseConfiguration(ports.configuration?.for(pluginName), pluginName), ports.logger),
 };
 
 export function podNodeSelector(namespaces: ResourceLookup<Namespace>, configuration: PodNodeSelectorConfiguration, logger: Logger): AdmissionPlugin {

@@ -24,15 +24,11 @@ type NamespaceSource = () => MaybePromise<Namespace>;
 
 const memoryPressureToleration: Toleration = { key: 'node.kubernetes.io/memory-pressure', operator: 'Exists', effect: 'NoSchedule' };
 
-export const definition: PluginDefinition = {
+export const definition: PluginDefinition<'lookups'> = {
   name: pluginName,
   needs: ['lookups'],
   lookups: ['namespaces'],
-  create: (ports) => {
-    const namespaces = ports.lookups?.namespaces;
-    if (namespaces === undefined) throw new Error(`${pluginName}: missing Namespace lookups`);
-    return podTolerationRestriction(namespaces, parseConfiguration(ports.configuration?.for(pluginName), pluginName), ports.logger);
-  },
+  create: (ports) => podTolerationRestriction(ports.lookups.namespaces, parseConfiguration(ports.configuration?.for(pluginName), pluginName), ports.logger),
 };
 
 export function podTolerationRestriction(

@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import type { Pod } from '../../api/core.ts';
 import { allOperations, Operation } from '../../admission/operation.ts';
 import { isStatusError, newForbidden, StatusError } from '../../api/status-error.ts';
-import type { AdmissionPlugin } from '../../admission/plugin.ts';
+import { createPlugin, type AdmissionPlugin } from '../../admission/plugin.ts';
 import type { Attributes } from '../../admission/attributes.ts';
 import { createLocalLookups } from '../../adapters/local/lookups.ts';
 import { parseClusterState } from '../../adapters/local/cluster-state.ts';
@@ -47,8 +47,8 @@ describe(`${pluginName} (upstream TestValidateInitialization)`, () => {
     { name: 'runtimeClass enabled, no lister', lookups: undefined, fails: true },
     { name: 'runtimeClass enabled, no client', lookups: undefined, fails: true },
   ])('$name', ({ lookups, fails }) => {
-    const create = () => definition.create({ ...basePorts, lookups });
-    if (fails) expect(create).toThrow('RuntimeClass: missing RuntimeClass lookups');
+    const create = () => createPlugin(definition, { ...basePorts, lookups }, 'test');
+    if (fails) expect(create).toThrow('admission plugin RuntimeClass needs a lookups, which the test backend does not provide');
     else expect(create().name).toBe('RuntimeClass');
     expect(definition.needs).toEqual(['lookups']);
   });

@@ -6,10 +6,10 @@ import jsonpatch from 'fast-json-patch';
 import { describe, expect, it } from 'vitest';
 import { AdmissionChain } from '../../admission/chain.ts';
 import { isStatusError, newForbidden, type StatusError } from '../../api/status-error.ts';
-import type { AdmissionPlugin } from '../../admission/plugin.ts';
+import { createPlugin, type AdmissionPlugin } from '../../admission/plugin.ts';
 import type { Pod } from '../../api/core.ts';
 import type { ServiceAccount } from '../../ports/lookups.ts';
-import { createServiceAccountPlugin, definition } from './index.ts';
+import { serviceAccount, definition } from './index.ts';
 import { FixedRandom, RecordingClock, RecordingLookups, fixtureLookups, podAttributes, testContext, testPorts, type LiveAnswer } from './test-helpers.ts';
 
 const mountPath = '/var/run/secrets/kubernetes.io/serviceaccount';
@@ -25,7 +25,7 @@ async function rejectionOf(run: Promise<void> | void): Promise<StatusError | und
 }
 
 function pluginWith(lookups: RecordingLookups, random = new FixedRandom()): AdmissionPlugin {
-  return createServiceAccountPlugin(testPorts(lookups, new RecordingClock(), random));
+  return serviceAccount(testPorts(lookups, new RecordingClock(), random));
 }
 
 describe('lookups per request', () => {
@@ -221,6 +221,6 @@ describe('in the ordered chain', () => {
   });
 
   it('create() fails clearly without the lookups port', () => {
-    expect(() => definition.create({ ...testPorts(fixtureLookups('')), lookups: undefined })).toThrow(/needs the lookups port/);
+    expect(() => createPlugin(definition, { ...testPorts(fixtureLookups('')), lookups: undefined }, 'test')).toThrow('admission plugin ServiceAccount needs a lookups, which the test backend does not provide');
   });
 });

@@ -16,7 +16,7 @@ import type { AdmissionPlugin } from '../../admission/plugin.ts';
 import type { Pod } from '../../api/core.ts';
 import type { KubeObject } from '../../api/types.ts';
 import type { Lookups, ServiceAccount } from '../../ports/lookups.ts';
-import { createServiceAccountPlugin, definition, type ServiceAccountOptions } from './index.ts';
+import { serviceAccount, definition, type ServiceAccountOptions } from './index.ts';
 import {
   FixedRandom,
   RecordingClock,
@@ -45,7 +45,7 @@ const expectedTokenVolume = {
 const expectedTokenMount = { name: 'kube-api-access-x7k2q', readOnly: true, mountPath };
 
 function plugin(lookups: Lookups, options: ServiceAccountOptions = {}): AdmissionPlugin {
-  return createServiceAccountPlugin(testPorts(lookups, new RecordingClock(), new FixedRandom()), options);
+  return serviceAccount(testPorts(lookups, new RecordingClock(), new FixedRandom()), options);
 }
 
 async function rejectionOf(run: Promise<void> | void): Promise<StatusError | undefined> {
@@ -166,7 +166,7 @@ describe('upstream admission_test.go', () => {
   it('TestDeniesInvalidServiceAccount', async () => {
     const clock = new RecordingClock();
     const lookups = new RecordingLookups(fixtureLookups(''));
-    const admission = createServiceAccountPlugin(testPorts(lookups, clock, new FixedRandom()));
+    const admission = serviceAccount(testPorts(lookups, clock, new FixedRandom()));
     const error = await admitWithReinvocation(admission, podAttributes({ object: {} }));
     expect(error?.status).toEqual(forbiddenStatus('error looking up service account myns/default: serviceaccount "default" not found'));
     expect(lookups.liveCalls).toHaveLength(10);

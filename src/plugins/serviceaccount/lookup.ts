@@ -21,7 +21,7 @@ export class ServiceAccountLookupError extends Error {
 }
 
 export interface ServiceAccountSource {
-  lookups: Lookups;
+  lookups: Pick<Lookups, 'serviceAccounts'>;
   clock: Clock;
   random: Random;
 }

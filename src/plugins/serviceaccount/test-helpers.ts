@@ -8,7 +8,7 @@ import type { Attributes, RequestContext } from '../../admission/attributes.ts';
 import type { Operation } from '../../admission/operation.ts';
 import type { KubeObject } from '../../api/types.ts';
 import type { Clock, Random } from '../../ports/clock.ts';
-import type { Ports } from '../../ports/index.ts';
+import type { PortsWith } from '../../admission/plugin.ts';
 import { silentLogger } from '../../ports/logger.ts';
 import type { Lookups, ServiceAccount } from '../../ports/lookups.ts';
 
@@ -86,6 +86,7 @@ export class RecordingLookups implements Lookups {
   readonly liveCalls: string[] = [];
   readonly secrets: Lookups['secrets'];
   readonly runtimeClasses: Lookups['runtimeClasses'];
+  readonly namespaces: Lookups['namespaces'];
   readonly serviceAccounts: Lookups['serviceAccounts'];
 
   constructor(cache: Lookups, liveScript: LiveAnswer[] = [], live: Lookups = cache) {
@@ -94,6 +95,7 @@ export class RecordingLookups implements Lookups {
     };
     this.secrets = { cached: refuse('secrets'), live: refuse('secrets') };
     this.runtimeClasses = { cached: refuse('runtime classes'), live: refuse('runtime classes') };
+    this.namespaces = { cached: refuse('namespaces'), live: refuse('namespaces') };
     this.serviceAccounts = {
       cached: (namespace, name) => {
         this.cachedCalls.push(`${namespace}/${name}`);
@@ -112,7 +114,7 @@ export class RecordingLookups implements Lookups {
   }
 }
 
-export function testPorts(lookups: Lookups, clock: Clock = new RecordingClock(), random: Random = new FixedRandom()): Ports {
+export function testPorts(lookups: Lookups, clock: Clock = new RecordingClock(), random: Random = new FixedRandom()): PortsWith<'lookups'> {
   return { logger: silentLogger, clock, random, lookups };
 }
 

@@ -8,12 +8,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { startStandInApiServer, type ResourceType, type StandInApiServer } from '../../test/apiserver/index.ts';
-import { clusterCertificateSecret } from '../adapters/cluster/certificate-secret.ts';
-import { createKubeRequests, type KubeRequests } from '../adapters/cluster/kube.ts';
-import { silentLogger } from '../ports/logger.ts';
-import { CertificateController } from './controller.ts';
-import type { CertificatePolicy } from './policy.ts';
+import { startStandInApiServer, type ResourceType, type StandInApiServer } from '../apiserver/index.ts';
+import { clusterCertificateSecret } from '../../src/adapters/cluster/certificate-secret.ts';
+import { createKubeRequests, type KubeRequests } from '../../src/adapters/cluster/kube.ts';
+import { silentLogger } from '../../src/ports/logger.ts';
+import { CertificateController } from '../../src/certificates/controller.ts';
+import type { CertificatePolicy } from '../../src/certificates/policy.ts';
 
 const secrets: ResourceType = { group: '', version: 'v1', resource: 'secrets', kind: 'Secret', namespaced: true };
 const day = 86_400_000;

@@ -1,17 +1,17 @@
 // The cluster backend: SubjectAccessReview, discovery and informer lookups through
 // @kubernetes/client-node, started only for what the enabled plugins need, so the webhook needs no
 // RBAC (and holds no cache) for the rest.
+// Loaded only when used (wiring/index.ts imports it on demand).
 import { KubeConfig } from '@kubernetes/client-node';
-import type { PluginDefinition } from './admission/plugin.ts';
-import { createClusterAuthorizer } from './adapters/cluster/authorizer.ts';
-import { createClusterLookups } from './adapters/cluster/lookups.ts';
-import type { LookupResource } from './ports/recorders.ts';
-import { createClusterRestMapper } from './adapters/cluster/rest-mapper.ts';
-import type { BackendConfig, ClusterObservers } from './backends.ts';
-import { systemClock, systemRandom } from './ports/clock.ts';
-import type { Lookups, Ports } from './ports/index.ts';
-import type { Logger } from './ports/logger.ts';
-import type { Backend } from './wiring.ts';
+import { createClusterAuthorizer } from '../adapters/cluster/authorizer.ts';
+import { createClusterLookups } from '../adapters/cluster/lookups.ts';
+import { createClusterRestMapper } from '../adapters/cluster/rest-mapper.ts';
+import type { PluginDefinition } from '../admission/plugin.ts';
+import { systemClock, systemRandom } from '../ports/clock.ts';
+import type { Lookups, Ports } from '../ports/index.ts';
+import type { Logger } from '../ports/logger.ts';
+import type { LookupResource } from '../ports/recorders.ts';
+import type { Backend, BackendConfig, ClusterObservers } from './backend.ts';
 
 /** --kubeconfig when given; otherwise KUBECONFIG, ~/.kube/config, then the in-cluster service account. */
 export function loadKubeConfig(path: string | undefined): KubeConfig {
@@ -70,22 +70,8 @@ export function createClusterBackend(
       ...(observers.discovery ? { recorder: observers.discovery } : {}),
     });
     ports.restMapper = restMapper;
-    let loaded = false;
-    let lastError: string | undefined;
-    const attempt = (): Promise<void> =>
-      restMapper.ready().then(
-        () => {
-          loaded = true;
-        },
-        async (error: Error) => {
-          lastError = error.message;
-          logger.warn({ err: error.message }, 'discovery did not load; retrying');
-          await new Promise((r) => setTimeout(r, 5000).unref());
-          if (!closed) return attempt();
-        },
-      );
-    waits.push(attempt());
-    reasons.push(() => (loaded ? [] : [`discovery has not loaded${lastError ? ` (last error: ${lastError})` : ''}`]));
+    waits.push(restMapper.load());
+    reasons.push(() => restMapper.notReadyReasons());
     closers.push(() => restMapper.close());
   }
   if (needs.has('lookups') || lookupsNeeded.length > 0) {
@@ -101,7 +87,6 @@ export function createClusterBackend(
     closers.push(() => lookups.close());
   }
 
-  let closed = false;
   return {
     name: 'cluster',
     ports,
@@ -110,7 +95,6 @@ export function createClusterBackend(
       await Promise.all(waits);
     },
     close: async () => {
-      closed = true;
       await Promise.all(closers.map((c) => c()));
     },
   };

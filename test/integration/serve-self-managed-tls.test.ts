@@ -11,11 +11,11 @@ import { Writable } from 'node:stream';
 import { connect, type PeerCertificate } from 'node:tls';
 import { Command } from 'commander';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { startStandInApiServer, type ResourceType, type StandInApiServer } from '../../test/apiserver/index.ts';
-import { runServer } from '../cli/serve.ts';
-import { addServeOptions, parseServeConfig, type RawServeOptions } from '../config/serve-config.ts';
-import { defaultEnabledPlugins, orderedPlugins } from '../plugins/index.ts';
-import { templateAnnotation } from './template.ts';
+import { startStandInApiServer, type ResourceType, type StandInApiServer } from '../apiserver/index.ts';
+import { runServer } from '../../src/cli/serve.ts';
+import { addServeOptions, parseServeConfig, type RawServeOptions } from '../../src/config/serve-config.ts';
+import { defaultEnabledPlugins, orderedPlugins } from '../../src/plugins/index.ts';
+import { templateAnnotation } from '../../src/registration/template.ts';
 
 const secrets: ResourceType = { group: '', version: 'v1', resource: 'secrets', kind: 'Secret', namespaced: true };
 const validating: ResourceType = { group: 'admissionregistration.k8s.io', version: 'v1', resource: 'validatingwebhookconfigurations', kind: 'ValidatingWebhookConfiguration', namespaced: false };
