@@ -185,6 +185,8 @@ describe('webhook server', () => {
     ['POST', '/'],
     ['POST', '/mutate/extra'],
     ['POST', '/MUTATE'],
+    ['POST', '/mutate//'],
+    ['OPTIONS', '/mutate'],
   ])('answers %s %s with 404 and a Status naming the two endpoints', async (method, path) => {
     const res = await post(`${base}${path}`, JSON.stringify(podReview()), { ca: certs.caCert, method });
     expect(res.status).toBe(404);
