@@ -3,26 +3,17 @@
 // how overload, failures and dropped connections are answered.
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { createClusterAuthorizer, type ClusterAuthorizer, type ClusterAuthorizerOptions } from '../../src/adapters/cluster/authorizer.ts';
-import { systemClock, type Clock } from '../../src/ports/clock.ts';
 import type { AuthorizationAttributes, AuthorizationResult } from '../../src/ports/authorizer.ts';
 import { createRbacAuthorizer } from '../../src/adapters/local/rbac/index.ts';
 import { ruleTableAuthorizer, startStandInApiServer, subjectAccessReviewRouteName as sar, type StandInApiServer } from '../apiserver/index.ts';
 import { authorizationRecorder } from '../support/recorders.ts';
+import { ManualClock } from '../support/clock.ts';
 
 const allowPodsGet = { matches: (a: AuthorizationAttributes) => a.resourceAttributes?.verb === 'get', result: { decision: 'allow', reason: 'RBAC: allowed by ClusterRoleBinding "view"' } } as const;
 const denySecrets = { matches: (a: AuthorizationAttributes) => a.resourceAttributes?.resource === 'secrets', result: { decision: 'deny', reason: 'secrets are off limits' } } as const;
 
 function attributes(overrides: Partial<AuthorizationAttributes['resourceAttributes']> = {}, user: AuthorizationAttributes['user'] = { username: 'alice', groups: ['dev'] }): AuthorizationAttributes {
   return { user, resourceAttributes: { namespace: 'team-a', verb: 'get', group: '', version: 'v1', resource: 'pods', name: 'web', ...overrides } };
-}
-
-class ManualClock implements Clock {
-  time = 1_000_000;
-  now = () => this.time;
-  sleep = (ms: number, signal?: AbortSignal) => systemClock.sleep(Math.min(ms, 5), signal);
-  advance(ms: number) {
-    this.time += ms;
-  }
 }
 
 let api: StandInApiServer | undefined;

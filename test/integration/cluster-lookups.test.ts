@@ -17,6 +17,7 @@ import { definition as serviceAccountPlugin } from '../../src/plugins/serviceacc
 import { startStandInApiServer, type ResourceType, type StandInApiServer } from '../apiserver/index.ts';
 import { startTcpProxy, type TcpProxy } from '../apiserver/tcp-proxy.ts';
 import { podAttributes } from '../support/attributes.ts';
+import { eventually } from '../support/eventually.ts';
 
 const serviceAccountType: ResourceType = { group: '', version: 'v1', resource: 'serviceaccounts', kind: 'ServiceAccount', namespaced: true };
 const secretType: ResourceType = { group: '', version: 'v1', resource: 'secrets', kind: 'Secret', namespaced: true };
@@ -102,16 +103,6 @@ async function setUp(options: Partial<ClusterLookupsOptions> = {}, seed: (api: S
   const started = startLookups(server, options);
   await started.lookups.ready();
   return started;
-}
-
-async function eventually<T>(probe: () => T | undefined, what: string, timeoutMs = 5_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = probe();
-    if (value !== undefined && value !== false) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

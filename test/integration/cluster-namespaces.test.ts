@@ -16,6 +16,7 @@ import { definition as podTolerationRestriction } from '../../src/plugins/podtol
 import { namespaceType, startStandInApiServer, type StandInApiServer } from '../apiserver/index.ts';
 import { podAttributes } from '../support/attributes.ts';
 import type { Backend } from '../../src/wiring/backend.ts';
+import { eventually } from '../support/eventually.ts';
 
 let api: StandInApiServer | undefined;
 let lookups: ClusterLookups | undefined;
@@ -29,16 +30,6 @@ afterEach(async () => {
 
 const context = (signal = AbortSignal.timeout(5_000)): RequestContext => ({ signal, annotate: () => {}, warn: () => {} });
 const selectorAnnotation = 'scheduler.alpha.kubernetes.io/node-selector';
-
-async function eventually<T>(probe: () => T | undefined, what: string, timeoutMs = 5_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = probe();
-    if (value !== undefined && value !== false) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
 
 async function setUp(seed: (api: StandInApiServer) => void = () => {}) {
   api = await startStandInApiServer({ resources: [namespaceType] });

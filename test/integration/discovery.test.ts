@@ -8,8 +8,10 @@ import { createClusterRestMapper, type ClusterRestMapper, type ClusterRestMapper
 import type { Clock } from '../../src/ports/clock.ts';
 import { ownerReferencesPermissionEnforcement } from '../../src/plugins/ownerreferences/index.ts';
 import { startStandInApiServer, type StandInApiServer } from '../apiserver/index.ts';
-import { coreVersionsRoute, groupListRoute, groupVersionRoute, serveDiscovery, type ServedDiscovery } from '../fixtures/ownerreferences/discovery-routes.ts';
-import { attributesFor, loadFixtureClusterState, requestContext } from '../fixtures/ownerreferences/harness.ts';
+import { coreVersionsRoute, groupListRoute, groupVersionRoute, serveDiscovery, type ServedDiscovery } from '../apiserver/discovery-routes.ts';
+import { attributesFor } from '../../src/plugins/ownerreferences/upstream-cases.ts';
+import { requestContext } from '../support/attributes.ts';
+import { loadFixtureClusterState } from '../support/cluster-state.ts';
 import { isPromiseLike } from '../../src/util/maybe-async.ts';
 
 const widgets: APIResourceList = {
@@ -41,7 +43,7 @@ let clock: ReturnType<typeof manualClock>;
 
 beforeEach(async () => {
   api = await startStandInApiServer();
-  discovery = serveDiscovery(api, loadFixtureClusterState().apiResourceLists);
+  discovery = serveDiscovery(api, loadFixtureClusterState('ownerreferences/cluster-state.yaml').apiResourceLists);
   clock = manualClock();
 });
 afterEach(async () => {

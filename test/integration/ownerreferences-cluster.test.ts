@@ -8,12 +8,15 @@ import { createClusterRestMapper, type ClusterRestMapper } from '../../src/adapt
 import { createRbacAuthorizer } from '../../src/adapters/local/rbac/index.ts';
 import { ownerReferencesPermissionEnforcement } from '../../src/plugins/ownerreferences/index.ts';
 import { startStandInApiServer, subjectAccessReviewRouteName, type StandInApiServer } from '../apiserver/index.ts';
-import { serveDiscovery, type ServedDiscovery } from '../fixtures/ownerreferences/discovery-routes.ts';
-import {
-  outcome, attributesFor, expectedMessage, loadFixtureClusterState, neverReturningRestMapper, recordingAuthorizer, recordingRestMapper, requestContext } from '../fixtures/ownerreferences/harness.ts';
-import { allUpstreamCases } from '../fixtures/ownerreferences/upstream-cases.ts';
+import { serveDiscovery, type ServedDiscovery } from '../apiserver/discovery-routes.ts';
+import { allUpstreamCases, attributesFor, expectedMessage } from '../../src/plugins/ownerreferences/upstream-cases.ts';
+import { requestContext } from '../support/attributes.ts';
+import { recordingAuthorizer } from '../support/authorizers.ts';
+import { loadFixtureClusterState } from '../support/cluster-state.ts';
+import { rejectionOf as outcome } from '../support/rejections.ts';
+import { neverReturningRestMapper, recordingRestMapper } from '../support/rest-mappers.ts';
 
-const state = loadFixtureClusterState();
+const state = loadFixtureClusterState('ownerreferences/cluster-state.yaml');
 let api: StandInApiServer;
 let discovery: ServedDiscovery;
 

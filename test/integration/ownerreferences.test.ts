@@ -10,20 +10,15 @@ import { createLocalRestMapper } from '../../src/adapters/local/rest-mapper.ts';
 import { systemClock, systemRandom } from '../../src/ports/clock.ts';
 import { silentLogger } from '../../src/ports/logger.ts';
 import { definition, ownerReferencesPermissionEnforcement } from '../../src/plugins/ownerreferences/index.ts';
-import {
-  outcome,
-  attributesFor,
-  expectedMessage,
-  loadFixtureClusterState,
-  neverReturningRestMapper,
-  recordingAuthorizer,
-  recordingRestMapper,
-  requestContext,
-  upstreamFakeAuthorizer,
-} from '../fixtures/ownerreferences/harness.ts';
-import { allUpstreamCases } from '../fixtures/ownerreferences/upstream-cases.ts';
+import { allUpstreamCases, attributesFor, expectedMessage, upstreamFakeAuthorizer } from '../../src/plugins/ownerreferences/upstream-cases.ts';
+import type { Authorizer } from '../../src/ports/authorizer.ts';
+import { requestContext } from '../support/attributes.ts';
+import { recordingAuthorizer } from '../support/authorizers.ts';
+import { loadFixtureClusterState } from '../support/cluster-state.ts';
+import { rejectionOf as outcome } from '../support/rejections.ts';
+import { neverReturningRestMapper, recordingRestMapper } from '../support/rest-mappers.ts';
 
-const state = loadFixtureClusterState();
+const state = loadFixtureClusterState('ownerreferences/cluster-state.yaml');
 const rbac = createRbacAuthorizer(state);
 const restMapper = createLocalRestMapper(state);
 
@@ -81,7 +76,7 @@ describe('the wildcard probe', () => {
   });
 
   it('is also passed by an "update */finalizers" grant and by system:masters', async () => {
-    const finalizerState = loadFixtureClusterState();
+    const finalizerState = loadFixtureClusterState('ownerreferences/cluster-state.yaml');
     finalizerState.clusterRoles.push({ apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', metadata: { name: 'finalizer' }, rules: [{ apiGroups: ['*'], resources: ['*/finalizers'], verbs: ['update'] }] });
     finalizerState.clusterRoleBindings.push({
       apiVersion: 'rbac.authorization.k8s.io/v1',
@@ -122,5 +117,20 @@ describe('in the chain', () => {
     expect(result.annotations).toEqual({ 'OwnerReferencesPermissionEnforcement.path': 'per-reference' });
     expect(chain.validatingPlugins).toEqual(['OwnerReferencesPermissionEnforcement']);
     expect(chain.mutatingPlugins).toEqual([]);
+  });
+});
+
+describe('the REST mapping failures a user sees, with discovery from the fixture', () => {
+  const denyProbe: Authorizer = { authorize: async (a) => ({ decision: a.resourceAttributes?.resource === '*' ? 'no-opinion' : 'allow', reason: '' }) };
+  const blockingRef = (apiVersion: string, kind: string, name: string): OwnerReference => ({ apiVersion, kind, name, uid: name, blockOwnerDeletion: true });
+
+  it.each([
+    ['an unknown kind', blockingRef('v1', 'Unknown', 'x'), 'cannot find RESTMapping for APIVersion v1 Kind Unknown: no matches for kind "Unknown" in version "v1"'],
+    ['a known kind in an unknown version', blockingRef('apps/v9', 'DaemonSet', 'x'), 'cannot find RESTMapping for APIVersion apps/v9 Kind DaemonSet: no matches for kind "DaemonSet" in version "apps/v9"'],
+    ['a subresource kind', blockingRef('v1', 'Binding', 'x'), 'cannot find RESTMapping for APIVersion v1 Kind Binding: no matches for kind "Binding" in version "v1"'],
+  ])('rejects %s with upstream\'s mapping message', async (_label, ref, tail) => {
+    const plugin = ownerReferencesPermissionEnforcement(denyProbe, restMapper);
+    const error = await outcome(() => plugin.validate(attributesFor({ username: 'jane', resource: 'pods', newObj: { metadata: { ownerReferences: [ref] } } }), requestContext()));
+    expect(error?.message).toBe(`pods "foo" is forbidden: cannot set blockOwnerDeletion in this case because ${tail}`);
   });
 });

@@ -4,15 +4,16 @@
 import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { isStatusError } from '../../api/status-error.ts';
-import { loadClusterStateFile } from '../../adapters/local/cluster-state.ts';
-import { createLocalLookups } from '../../adapters/local/lookups.ts';
-import { systemClock, systemRandom } from '../../ports/clock.ts';
-import { silentLogger } from '../../ports/logger.ts';
-import { definition } from './index.ts';
-import { attributesFromRequest, patchedThroughWebhook, testContext, type AdmissionRequestJSON } from './testing.ts';
+import { isStatusError } from '../../src/api/status-error.ts';
+import { loadClusterStateFile } from '../../src/adapters/local/cluster-state.ts';
+import { createLocalLookups } from '../../src/adapters/local/lookups.ts';
+import { systemClock, systemRandom } from '../../src/ports/clock.ts';
+import { silentLogger } from '../../src/ports/logger.ts';
+import { definition } from '../../src/plugins/runtimeclass/index.ts';
+import { attributesFromRequest, requestContext, type AdmissionRequestJSON } from '../support/attributes.ts';
+import { patchedThroughWebhook } from '../support/patches.ts';
 
-const fixtures = new URL('../../../test/fixtures/runtimeclass/', import.meta.url);
+const fixtures = new URL('../fixtures/runtimeclass/', import.meta.url);
 
 async function loadRequest(file: string): Promise<AdmissionRequestJSON> {
   const review = JSON.parse(await readFile(new URL(file, fixtures), 'utf8')) as { request: AdmissionRequestJSON };
@@ -61,7 +62,7 @@ describe('RuntimeClass on AdmissionReview fixtures', async () => {
     const handled = plugin.handles(attributes.operation);
 
     const admitted = await outcome(async () => {
-      if (handled) await plugin.admit!(attributes, testContext());
+      if (handled) await plugin.admit!(attributes, requestContext());
     });
     expect(admitted).toBe(admitError);
     if (admitError !== undefined) return;
@@ -71,12 +72,12 @@ describe('RuntimeClass on AdmissionReview fixtures', async () => {
     expect(webhook.result).toEqual(attributes.object);
 
     const once = structuredClone(attributes.object);
-    if (handled) await plugin.admit!(attributes, testContext());
+    if (handled) await plugin.admit!(attributes, requestContext());
     expect(attributes.object).toEqual(once);
 
     const stored = attributesFromRequest({ ...request, object: webhook.result as AdmissionRequestJSON['object'] });
     const validated = await outcome(async () => {
-      if (handled) await plugin.validate!(stored, testContext());
+      if (handled) await plugin.validate!(stored, requestContext());
     });
     expect(validated).toBe(validateError);
   });

@@ -5,16 +5,16 @@
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { AdmissionChain } from '../admission/chain.ts';
-import { handleAdmission } from '../admission/handler.ts';
-import { createPlugin, type AdmissionPlugin } from '../admission/plugin.ts';
-import { decodeReview, type AdmissionRequest } from '../admission/review.ts';
-import { parseClusterState } from '../adapters/local/cluster-state.ts';
-import { createLocalBackend } from '../wiring/local.ts';
-import { silentLogger } from '../ports/logger.ts';
-import { orderedPlugins } from './index.ts';
+import { AdmissionChain } from '../../src/admission/chain.ts';
+import { handleAdmission } from '../../src/admission/handler.ts';
+import { createPlugin, type AdmissionPlugin } from '../../src/admission/plugin.ts';
+import { decodeReview, type AdmissionRequest } from '../../src/admission/review.ts';
+import { parseClusterState } from '../../src/adapters/local/cluster-state.ts';
+import { createLocalBackend } from '../../src/wiring/local.ts';
+import { silentLogger } from '../../src/ports/logger.ts';
+import { orderedPlugins } from '../../src/plugins/index.ts';
 
-const fixtures = join(import.meta.dirname, '../../test/fixtures');
+const fixtures = join(import.meta.dirname, '../fixtures');
 
 /** Every AdmissionReview fixture with an object, plus pods that take each plugin's every write. */
 function requests(): Array<[string, AdmissionRequest]> {
