@@ -2,7 +2,8 @@
 // in-process stand-in API server: what goes on the wire, caching, singleflight, deadlines, and
 // how overload, failures and dropped connections are answered.
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { createClusterAuthorizer, type ClusterAuthorizer, type ClusterAuthorizerOptions } from '../../src/adapters/cluster/authorizer.ts';
+import { createClusterAuthorizer, subjectAccessReviewSpec, type ClusterAuthorizer, type ClusterAuthorizerOptions } from '../../src/adapters/cluster/authorizer.ts';
+import { attributesFromSpec } from '../../src/authorization/conversion.ts';
 import type { AuthorizationAttributes, AuthorizationResult } from '../../src/ports/authorizer.ts';
 import { createRbacAuthorizer } from '../../src/adapters/local/rbac/index.ts';
 import { ruleTableAuthorizer, startStandInApiServer, subjectAccessReviewRouteName as sar, type StandInApiServer } from '../apiserver/index.ts';
@@ -538,5 +539,18 @@ describe('cluster authorizer: upstream TestV1WebhookCache', () => {
     expect(result.error !== undefined).toBe(expectedErr);
     expect(result.decision === 'allow').toBe(expectedAuthorized);
     expect(api.calls.count(sar)).toBe(expectedCalls);
+  });
+});
+
+describe('cluster authorizer: the spec it sends', () => {
+  it('is the spec the SubjectAccessReview endpoint turns into these attributes (a round trip)', () => {
+    const spec = {
+      user: 'bob',
+      groups: ['g'],
+      uid: 'u-1',
+      extra: { scopes: ['a'] },
+      resourceAttributes: { namespace: 'myns', verb: 'create', group: 'apps', version: 'v1', resource: 'deployments', subresource: 'scale', name: 'd' },
+    };
+    expect(subjectAccessReviewSpec(attributesFromSpec(spec))).toEqual(spec);
   });
 });

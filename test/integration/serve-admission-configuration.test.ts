@@ -10,6 +10,7 @@ import { runMain } from '../support/cli.ts';
 import { capturedLog } from '../support/log.ts';
 import { testServeConfig } from '../support/serve-config.ts';
 import { get, post } from '../support/https-client.ts';
+import { podReview } from '../support/reviews.ts';
 
 const state = `apiVersion: v1
 kind: Namespace
@@ -44,23 +45,6 @@ whitelist:
 - key: pool
   operator: Exists
 `;
-
-function podReview(uid: string, namespace: string, spec: object) {
-  return {
-    apiVersion: 'admission.k8s.io/v1',
-    kind: 'AdmissionReview',
-    request: {
-      uid,
-      kind: { group: '', version: 'v1', kind: 'Pod' },
-      resource: { group: '', version: 'v1', resource: 'pods' },
-      namespace,
-      name: 'web',
-      operation: 'CREATE',
-      userInfo: { username: 'alice' },
-      object: { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'web', namespace }, spec },
-    },
-  };
-}
 
 describe('serve --admission-control-config-file', () => {
   it('a selector that does not parse stops start-up: exit 2, the file, the plugin and the field', async () => {
@@ -105,19 +89,19 @@ describe('serve --admission-control-config-file', () => {
     try {
       await expect.poll(async () => (await get(`http://127.0.0.1:${server.metricsPort}/readyz`).catch(() => ({ status: 0 }))).status, { timeout: 10_000, interval: 100 }).toBe(200);
       const mutate = async (namespace: string) => {
-        const res = await post(`https://127.0.0.1:${port}/mutate`, JSON.stringify(podReview('m', namespace, { containers: [{ name: 'c', image: 'nginx', imagePullPolicy: 'Always' }] })), { ca: certs.caCert });
+        const res = await post(`https://127.0.0.1:${port}/mutate`, JSON.stringify(podReview({ uid: 'm', namespace, spec: { containers: [{ name: 'c', image: 'nginx', imagePullPolicy: 'Always' }] } })), { ca: certs.caCert });
         return JSON.parse(Buffer.from(res.json().response.patch, 'base64').toString()) as Array<{ path: string; value?: unknown }>;
       };
       // The namespace's annotation, and the configured default where the namespace has none.
       expect(await mutate('team-a')).toContainEqual({ op: 'add', path: '/spec/nodeSelector', value: { pool: 'general' } });
       expect(await mutate('plain')).toContainEqual({ op: 'add', path: '/spec/nodeSelector', value: { pool: 'shared' } });
 
-      const conflicting = await post(`https://127.0.0.1:${port}/validate`, JSON.stringify(podReview('v1', 'team-a', { nodeSelector: { pool: 'gpu' }, containers: [] })), { ca: certs.caCert });
+      const conflicting = await post(`https://127.0.0.1:${port}/validate`, JSON.stringify(podReview({ uid: 'v1', namespace: 'team-a', spec: { nodeSelector: { pool: 'gpu' }, containers: [] } })), { ca: certs.caCert });
       expect(conflicting.json().response.status).toMatchObject({ code: 403, message: 'pods "web" is forbidden: pod node label selector conflicts with its namespace node label selector' });
       // The configured cluster whitelist, by path relative to the AdmissionConfiguration file.
       const untolerated = await post(
         `https://127.0.0.1:${port}/validate`,
-        JSON.stringify(podReview('v2', 'team-a', { nodeSelector: { pool: 'general' }, tolerations: [{ key: 'dedicated', operator: 'Exists' }], containers: [] })),
+        JSON.stringify(podReview({ uid: 'v2', namespace: 'team-a', spec: { nodeSelector: { pool: 'general' }, tolerations: [{ key: 'dedicated', operator: 'Exists' }], containers: [] } })),
         { ca: certs.caCert },
       );
       expect(untolerated.json().response.status).toMatchObject({ code: 500, message: 'pod tolerations (possibly merged with namespace default tolerations) conflict with its cluster whitelist' });

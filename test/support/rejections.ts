@@ -31,3 +31,11 @@ export function rejectedWith(run: () => unknown): StatusError {
   if (error === undefined) throw new Error('expected a StatusError, nothing was thrown');
   return error;
 }
+
+/** The message of a Forbidden (403) rejection given at once, or undefined when admitted; any other rejection fails the test. */
+export function forbiddenMessageOf(run: () => unknown): string | undefined {
+  const error = syncRejectionOf(run);
+  if (error === undefined) return undefined;
+  if (error.status.code !== 403 || error.status.reason !== 'Forbidden') throw new Error(`expected a Forbidden rejection, got ${error.status.code} ${error.status.reason ?? ''}: ${error.message}`);
+  return error.message;
+}

@@ -2,26 +2,15 @@
 // exact conflict message), plus toleration merging through the plugin's path.
 import { describe, expect, it } from 'vitest';
 import type { Pod } from '../../api/core.ts';
-import { isStatusError } from '../../api/status-error.ts';
 import type { RuntimeClass } from '../../ports/lookups.ts';
 import { setScheduling } from './scheduling.ts';
 import { attributesOf } from '../../../test/support/attributes.ts';
 import { patchedThroughWebhook } from '../../../test/support/patches.ts';
+import { forbiddenMessageOf } from '../../../test/support/rejections.ts';
 import { newSchedulingValidPod, newRuntimeClass } from './upstream-cases.ts';
 
 const fooBarNoSchedule = { key: 'foo', operator: 'Equal', value: 'bar', effect: 'NoSchedule' };
 const fizzBuzzNoSchedule = { key: 'fizz', operator: 'Equal', value: 'buzz', effect: 'NoSchedule' };
-
-function outcome(run: () => void): string | undefined {
-  try {
-    run();
-    return undefined;
-  } catch (error) {
-    if (!isStatusError(error)) throw error;
-    expect(error.status).toMatchObject({ code: 403, reason: 'Forbidden' });
-    return error.message;
-  }
-}
 
 describe('setScheduling (upstream TestSetScheduling)', () => {
   it.each<{ name: string; runtimeClass: RuntimeClass; pod: Pod; error?: string; expectedPod?: Pod }>([
@@ -64,7 +53,7 @@ describe('setScheduling (upstream TestSetScheduling)', () => {
   ])('$name', ({ runtimeClass: rc, pod, error, expectedPod }) => {
     const before = structuredClone(pod);
     const rcBefore = structuredClone(rc);
-    expect(outcome(() => setScheduling(attributesOf(pod), pod, rc))).toBe(error);
+    expect(forbiddenMessageOf(() => setScheduling(attributesOf(pod), pod, rc))).toBe(error);
     expect(pod).toEqual(expectedPod ?? before);
     if (error !== undefined) return;
     // What the webhook answers, applied by the API server, gives the same pod.
@@ -98,7 +87,7 @@ describe('setScheduling beyond the upstream table', () => {
 
   it('names the generateName in the conflict message when the pod has no name yet', () => {
     const pod: Pod = { metadata: { generateName: 'web-', namespace: 'test' }, spec: { nodeSelector: { zone: 'a' } } };
-    const message = outcome(() => setScheduling(attributesOf(pod), pod, newRuntimeClass('foo', { scheduling: { nodeSelector: { zone: 'b' } } })));
+    const message = forbiddenMessageOf(() => setScheduling(attributesOf(pod), pod, newRuntimeClass('foo', { scheduling: { nodeSelector: { zone: 'b' } } })));
     expect(message).toBe('pods "web-" is forbidden: conflict: runtimeClass.scheduling.nodeSelector[zone] = b; pod.spec.nodeSelector[zone] = a');
     expect(pod.spec!.nodeSelector).toEqual({ zone: 'a' });
   });

@@ -2,7 +2,7 @@
 // combination that cannot work refused with the flag named.
 import { Command } from 'commander';
 import { describe, expect, it } from 'vitest';
-import { addManagementOptions, parseManagementOptions, type RawManagementOptions } from './options.ts';
+import { addManagementOptions, parseManagementOptions, type RawManagementOptions } from './management-options.ts';
 
 function parse(args: string[]) {
   const command = addManagementOptions(new Command('serve')).exitOverride().allowExcessArguments(false);

@@ -1,7 +1,7 @@
 // `serve` flags for what the webhook manages in the cluster itself: its registration in the two
 // webhook configurations the chart installs, and (self-managed TLS) its CA and serving certificate.
 import { Option, type Command } from 'commander';
-import { parseDuration } from '../config/duration.ts';
+import { parseDuration } from './duration.ts';
 import { policyProblem, type CertificatePolicy } from '../certificates/policy.ts';
 
 export interface SelfManagedTlsConfig {
