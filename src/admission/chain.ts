@@ -7,7 +7,6 @@ import { abortedError } from './errors.ts';
 import { internalError, isStatusError, type StatusError } from '../api/status-error.ts';
 import { MutationScope } from './mutation-scope.ts';
 import { PluginMode, type AdmissionPlugin } from './plugin.ts';
-import { runSteps, settled, type MaybePromise, type Steps } from '../util/maybe-async.ts';
 
 export interface ChainEntry {
   readonly plugin: AdmissionPlugin;
@@ -51,22 +50,20 @@ export class AdmissionChain {
   }
 
   /**
-   * Runs every mutating plugin in order; attributes.object is changed in place. The outcome comes
-   * directly when every plugin finished synchronously (most requests), as a promise otherwise.
-   * `expiresAt` (performance.now() time) is the deadline as synchronous work sees it: the signal's
-   * timer cannot fire while a plugin runs, so the time is checked before each plugin too.
+   * Runs every mutating plugin in order; attributes.object is changed in place. `expiresAt`
+   * (performance.now() time) is the deadline as synchronous work sees it: the signal's timer cannot
+   * fire while a plugin runs, so the time is checked before each plugin too.
    */
-  admit(attributes: Attributes, signal: AbortSignal, expiresAt = Number.POSITIVE_INFINITY): MaybePromise<PhaseOutcome> {
-    return runSteps(this.#run('admit', attributes, signal, expiresAt));
+  admit(attributes: Attributes, signal: AbortSignal, expiresAt = Number.POSITIVE_INFINITY): Promise<PhaseOutcome> {
+    return this.#run('admit', attributes, signal, expiresAt);
   }
 
   /** Runs every validating plugin in order, stopping at the first enforced rejection. */
-  validate(attributes: Attributes, signal: AbortSignal, expiresAt = Number.POSITIVE_INFINITY): MaybePromise<PhaseOutcome> {
-    return runSteps(this.#run('validate', attributes, signal, expiresAt));
+  validate(attributes: Attributes, signal: AbortSignal, expiresAt = Number.POSITIVE_INFINITY): Promise<PhaseOutcome> {
+    return this.#run('validate', attributes, signal, expiresAt);
   }
 
-  /** A step generator (src/util/maybe-async.ts): it waits only on a plugin that returned a promise. */
-  *#run(phase: Phase, attributes: Attributes, signal: AbortSignal, expiresAt: number): Steps<PhaseOutcome> {
+  async #run(phase: Phase, attributes: Attributes, signal: AbortSignal, expiresAt: number): Promise<PhaseOutcome> {
     const outcome: PhaseOutcome = { warnings: [], annotations: {} };
     for (const { plugin, mode } of this.entries) {
       const step = plugin[phase];
@@ -79,9 +76,7 @@ export class AdmissionChain {
       // A non-enforcing mutating plugin that rejects must leave no half-made change behind.
       const snapshot = phase === 'admit' ? this.#snapshotScopes.get(plugin)?.copy(attributes.object) : undefined;
       try {
-        // Waited on only when the step returned a promise: a synchronous step costs no microtask turn.
-        const pending = step.call(plugin, attributes, contextFor(plugin.name, outcome, signal));
-        if (pending !== undefined) yield* settled(pending);
+        await step.call(plugin, attributes, contextFor(plugin.name, outcome, signal));
       } catch (thrown) {
         const error = asStatusError(plugin.name, thrown);
         if (mode === PluginMode.Enforce) {

@@ -7,7 +7,6 @@ import type { AdmissionChain, Phase, PhaseOutcome } from './chain.ts';
 import { abortedError } from './errors.ts';
 import { allowed, asStatusError, denied, errored, patched, withAuditAnnotations, withWarnings } from './response.ts';
 import { attributesFrom, type AdmissionRequest, type AdmissionResponse } from './review.ts';
-import { isPromiseLike } from '../util/maybe-async.ts';
 import { raceWithSignal } from '../util/signals.ts';
 
 export interface HandledReview {
@@ -52,8 +51,7 @@ async function handle(chain: AdmissionChain, phase: Phase, request: AdmissionReq
   let outcome: PhaseOutcome;
   try {
     const running = phase === 'admit' ? chain.admit(attributes, signal, expiresAt) : chain.validate(attributes, signal, expiresAt);
-    // A chain that finished synchronously needs no race against the deadline.
-    outcome = isPromiseLike(running) ? await withDeadline(Promise.resolve(running), signal) : running;
+    outcome = await withDeadline(running, signal);
   } catch (thrown) {
     outcome = { rejection: asStatusError(thrown), warnings: [], annotations: {} };
   }

@@ -11,7 +11,7 @@ import type { AdmissionPlugin, PluginDefinition } from '../../admission/plugin.t
 import { parseGroupVersion } from '../../api/types.ts';
 import { Decision, type AuthorizationAttributes, type AuthorizationResult, type Authorizer } from '../../ports/authorizer.ts';
 import type { RestMapper, RestMapping } from '../../ports/rest-mapper.ts';
-import { isPromiseLike, runSteps, settled, type MaybePromise, type Steps } from '../../util/maybe-async.ts';
+import { isPromiseLike, type MaybePromise } from '../../util/maybe-async.ts';
 import { deleteDependentRecord, finalizeAnythingRecord, ownerFinalizersRecord } from './authorization-records.ts';
 import { isChangingOwnerReferences, newlyBlockingReferences, readReferences, type NormalisedOwnerReference, type ReferencePair } from './owner-references.ts';
 
@@ -56,10 +56,7 @@ class OwnerReferencesPermissionEnforcement implements AdmissionPlugin {
     return operation === Operation.Create || operation === Operation.Update;
   }
 
-  /**
-   * Synchronous whenever every answer is at hand: the cheap exits (most requests), and a request
-   * whose authorization answers are all cached. A promise only when something must be fetched.
-   */
+  /** The cheap exits (most requests) answer at once; a request that must ask anything, as a promise. */
   validate(attributes: Attributes, context: RequestContext): void | Promise<void> {
     // The path is recorded as soon as it is known, so a rejection on it is recorded too.
     const took = (path: DecisionPath) => context.annotate('path', path);
@@ -67,18 +64,15 @@ class OwnerReferencesPermissionEnforcement implements AdmissionPlugin {
     if (isWhitelisted(attributes)) return took(DecisionPath.Whitelisted);
     const refs = readReferences(attributes.object, attributes.oldObject);
     if (!isChangingOwnerReferences(refs)) return took(DecisionPath.Unchanged);
-    return runSteps(this.#checkPermissions(attributes, refs, took, context.signal));
+    return this.#checkPermissions(attributes, refs, took, context.signal);
   }
 
-  // A step generator (src/util/maybe-async.ts): `yield* settled(x)` reads as `await x`. Each one is
-  // taken only when x is really pending, so a request whose answers are all cached runs straight
-  // through: no promise, no generator per question.
-  *#checkPermissions(attributes: Attributes, refs: ReferencePair, took: (path: DecisionPath) => void, signal: AbortSignal): Steps<void> {
+  async #checkPermissions(attributes: Attributes, refs: ReferencePair, took: (path: DecisionPath) => void, signal: AbortSignal): Promise<void> {
     // A creator could simply not have created the object, so only non-create requests need
     // delete permission on it. The owner check below still applies to creates.
     if (attributes.operation !== Operation.Create) {
       const answer = this.#authorize(deleteDependentRecord(attributes), signal);
-      const { decision, reason, error } = isPromiseLike(answer) ? yield* settled(answer) : answer;
+      const { decision, reason, error } = await answer;
       if (decision !== Decision.Allow) {
         throw forbidden(attributes, `cannot set an ownerRef on a resource you can't delete: ${reason}, ${goErrorString(error)}`);
       }
@@ -90,7 +84,7 @@ class OwnerReferencesPermissionEnforcement implements AdmissionPlugin {
     // Discovery can hang when the network is down, and inside admission a hang looks like a dead
     // API server; one question settles every owner for users who may finalize anything.
     const answer = this.#authorize(finalizeAnythingRecord(attributes.userInfo), signal);
-    const probe = isPromiseLike(answer) ? yield* settled(answer) : answer;
+    const probe = await answer;
     if (probe.decision === Decision.Allow) return took(DecisionPath.WildcardProbe);
 
     took(DecisionPath.PerReference);
@@ -100,9 +94,7 @@ class OwnerReferencesPermissionEnforcement implements AdmissionPlugin {
     for (const ref of distinctOwners(blockingRefs)) {
       let mappings: RestMapping[];
       try {
-        const kind = this.#kindOf(ref, kinds, signal);
-        // Once they arrive, the next owner of this kind takes them without waiting on them again.
-        mappings = isPromiseLike(kind.mappings) ? (kind.mappings = yield* settled(kind.mappings)) : kind.mappings;
+        mappings = await this.#kindOf(ref, kinds, signal).mappings;
       } catch (error) {
         throw forbidden(
           attributes,
@@ -112,7 +104,7 @@ class OwnerReferencesPermissionEnforcement implements AdmissionPlugin {
       // A kind may map to several resources; the user must be allowed on every one of them.
       for (const mapping of mappings) {
         const answer = this.#authorize(ownerFinalizersRecord(attributes, ref, mapping), signal);
-        const { decision, reason, error } = isPromiseLike(answer) ? yield* settled(answer) : answer;
+        const { decision, reason, error } = await answer;
         if (decision !== Decision.Allow) {
           throw forbidden(
             attributes,

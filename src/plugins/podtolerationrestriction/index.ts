@@ -11,7 +11,7 @@ import { mergeTolerations, verifyAgainstWhitelist } from '../../api/tolerations/
 import { fieldsOf, tolerationJson } from '../../api/tolerations/toleration.ts';
 import type { Logger } from '../../ports/logger.ts';
 import type { Namespace, ResourceLookup } from '../../ports/lookups.ts';
-import { runSteps, settled, type MaybePromise, type Steps } from '../../util/maybe-async.ts';
+import type { MaybePromise } from '../../util/maybe-async.ts';
 import { parseConfiguration, type PodTolerationRestrictionConfiguration } from './configuration.ts';
 import { annotatedTolerations, defaultTolerationsAnnotation, namespaceOnce, tolerationsWhitelistAnnotation } from './namespace-tolerations.ts';
 import { asPod, type PodForTolerations } from './pod.ts';
@@ -44,23 +44,23 @@ export function podTolerationRestriction(
     return pod;
   };
 
-  function* admitSteps(attributes: Attributes, pod: PodForTolerations, namespace: NamespaceSource): Steps<void> {
+  async function admitTolerations(attributes: Attributes, pod: PodForTolerations, namespace: NamespaceSource): Promise<void> {
     let extra: Toleration[] = [];
     if (attributes.operation === Operation.Create) {
-      const defaults = annotatedTolerations(yield* settled(namespace()), defaultTolerationsAnnotation);
+      const defaults = annotatedTolerations(await namespace(), defaultTolerationsAnnotation);
       // A namespace that sets none falls back to the cluster's defaults.
       extra = (defaults ?? configuration.default).map((t) => tolerationJson(fieldsOf(t)));
     }
     if (!isBestEffort(pod)) extra.push({ ...memoryPressureToleration });
     if (extra.length > 0) pod.spec = { ...pod.spec, tolerations: mergeTolerations(pod.spec?.tolerations ?? [], extra) };
     // Upstream's Admit ends by running Validate on the merged pod.
-    yield* validateSteps(pod, namespace);
+    await validateTolerations(pod, namespace);
   }
 
-  function* validateSteps(pod: PodForTolerations, namespace: NamespaceSource): Steps<void> {
+  async function validateTolerations(pod: PodForTolerations, namespace: NamespaceSource): Promise<void> {
     const tolerations = pod.spec?.tolerations ?? [];
     if (tolerations.length === 0) return;
-    let whitelist = annotatedTolerations(yield* settled(namespace()), tolerationsWhitelistAnnotation);
+    let whitelist = annotatedTolerations(await namespace(), tolerationsWhitelistAnnotation);
     let scope = 'namespace';
     if (whitelist === undefined) {
       whitelist = [...configuration.whitelist];
@@ -75,16 +75,15 @@ export function podTolerationRestriction(
     name: pluginName,
     handles: (operation) => operation === Operation.Create || operation === Operation.Update,
     mutates: [['spec', 'tolerations']],
-    // Synchronous when the namespace is in the cache: a promise only when a live read is needed.
     admit(attributes, context) {
       const pod = podOf(attributes);
       if (pod === undefined) return;
-      return runSteps(admitSteps(attributes, pod, namespaceOnce(namespaces, attributes.namespace, context.signal)));
+      return admitTolerations(attributes, pod, namespaceOnce(namespaces, attributes.namespace, context.signal));
     },
     validate(attributes, context) {
       const pod = podOf(attributes);
       if (pod === undefined) return;
-      return runSteps(validateSteps(pod, namespaceOnce(namespaces, attributes.namespace, context.signal)));
+      return validateTolerations(pod, namespaceOnce(namespaces, attributes.namespace, context.signal));
     },
   };
 }
