@@ -544,13 +544,8 @@ describe('cluster authorizer: upstream TestV1WebhookCache', () => {
 
 describe('cluster authorizer: the spec it sends', () => {
   it('is the spec the SubjectAccessReview endpoint turns into these attributes (a round trip)', () => {
-    const spec = {
-      user: 'bob',
-      groups: ['g'],
-      uid: 'u-1',
-      extra: { scopes: ['a'] },
-      resourceAttributes: { namespace: 'myns', verb: 'create', group: 'apps', version: 'v1', resource: 'deployments', subresource: 'scale', name: 'd' },
-    };
+    const resourceAttributes = { namespace: 'ns', verb: 'patch', group: 'apps', version: 'v1', resource: 'deployments', subresource: 'scale', name: 'web' };
+    const spec = { user: 'carol', groups: ['ops'], uid: 'u-2', extra: { team: ['b'] }, resourceAttributes };
     expect(subjectAccessReviewSpec(attributesFromSpec(spec))).toEqual(spec);
   });
 });

@@ -13,6 +13,7 @@ import { parseClusterState } from '../../src/adapters/local/cluster-state.ts';
 import { createLocalBackend } from '../../src/wiring/local.ts';
 import { silentLogger } from '../../src/ports/logger.ts';
 import { orderedPlugins } from '../../src/plugins/index.ts';
+import { podReview } from '../support/reviews.ts';
 
 const fixtures = join(import.meta.dirname, '../fixtures');
 
@@ -26,21 +27,8 @@ function requests(): Array<[string, AdmissionRequest]> {
       out.push([`${dir}/${file}`, decodeReview(body).request]);
     }
   }
-  const pod = (spec: Record<string, unknown>, metadata: Record<string, unknown> = {}) =>
-    decodeReview({
-      apiVersion: 'admission.k8s.io/v1',
-      kind: 'AdmissionReview',
-      request: {
-        uid: 'u',
-        kind: { group: '', version: 'v1', kind: 'Pod' },
-        resource: { group: '', version: 'v1', resource: 'pods' },
-        namespace: 'team-a',
-        name: 'web',
-        operation: 'CREATE',
-        userInfo: { username: 'alice' },
-        object: { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'web', namespace: 'team-a', labels: { app: 'web' }, ...metadata }, spec },
-      },
-    }).request;
+  const pod = (spec: Record<string, unknown> | null) =>
+    decodeReview(podReview({ uid: 'u', namespace: 'team-a', labels: { app: 'web' }, userInfo: { username: 'alice' }, spec })).request;
   const containers = [
     { name: 'a', image: 'a:1', volumeMounts: [{ name: 'data', mountPath: '/data' }], env: [{ name: 'A', value: '1' }], resources: { requests: { 'example.com/gpu': '1' } } },
     { name: 'b', image: 'b:1', imagePullPolicy: 'Never' },
@@ -55,7 +43,7 @@ function requests(): Array<[string, AdmissionRequest]> {
     tolerations: [{ key: 'gpu', operator: 'Exists' }],
   })]);
   out.push(['pod with no spec fields the plugins fill', pod({ containers: [{ name: 'a', image: 'a:1' }] })]);
-  out.push(['pod with no spec at all', pod(undefined as never)]);
+  out.push(['pod with no spec at all', pod(null)]);
   return out;
 }
 

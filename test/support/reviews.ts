@@ -7,8 +7,8 @@ export interface PodReviewOptions {
   name?: string;
   namespace?: string;
   operation?: string;
-  /** The whole pod spec, instead of one nginx container. */
-  spec?: Record<string, unknown>;
+  /** The whole pod spec, instead of one nginx container; null for a pod with no spec at all. */
+  spec?: Record<string, unknown> | null;
   labels?: Record<string, string>;
   userInfo?: { username?: string; groups?: string[]; uid?: string; extra?: Record<string, string[]> };
 }
@@ -30,7 +30,7 @@ export function podReview(options: PodReviewOptions = {}) {
       name,
       operation: options.operation ?? 'CREATE',
       userInfo: options.userInfo ?? { username: 'alice', groups: ['system:authenticated'] },
-      object: { apiVersion: 'v1', kind: 'Pod', metadata, spec: options.spec ?? { containers: [container] } },
+      object: { apiVersion: 'v1', kind: 'Pod', metadata, ...(options.spec === null ? {} : { spec: options.spec ?? { containers: [container] } }) },
       dryRun: false,
     },
   };
