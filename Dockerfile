@@ -33,7 +33,7 @@ ENV MALLOC_ARENA_MAX=1
 # compilers take their working memory in 32 KiB segments; from the heap, freed segments stayed
 # resident between the live allocations around them (12 MiB with the cluster backend at rest).
 # 3-8 MiB less peak RSS under load, the same throughput for bodies up to 256 KiB, about a fifth
-# less for 1 MiB bodies (docs/benchmark.md, item 26; the chart's extraEnv can raise it).
+# less for 1 MiB bodies (docs/benchmark.md; the chart's extraEnv can raise it).
 ENV MALLOC_MMAP_THRESHOLD_=32768
 # package.json only for `--version`; everything the webhook runs is in dist/.
 COPY package.json ./
@@ -49,5 +49,5 @@ ENTRYPOINT []
 # holds the throughput of 8 with 4-15 MiB less peak RSS (docs/benchmark.md). Each collection of
 # it runs on the main thread alone: split across helper threads, the main thread waits for them.
 # At 1,000 req/s a pause was 0.21 ms alone against 0.29 ms split on one core, 0.25-0.27 against
-# 0.31-0.32 ms on two (docs/benchmark.md, item 28).
+# 0.31-0.32 ms on two (docs/benchmark.md).
 CMD ["node", "--max-semi-space-size=4", "--no-parallel-scavenge", "dist/cli/run.js", "serve"]

@@ -17,7 +17,7 @@ export function pinSelf(): void {
   if (hasTaskset && cores > 1) spawnSync('taskset', ['-a', '-cp', String(loadCore), String(process.pid)], { stdio: 'ignore' });
 }
 
-export { freePort } from '../test/support/ports.ts';
+export { freePort } from '../test/support/free-port.ts';
 import { post as postJson } from '../test/support/https-client.ts';
 
 export interface ServerProcess {

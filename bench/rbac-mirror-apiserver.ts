@@ -8,7 +8,7 @@ import { writeFileSync } from 'node:fs';
 import { loadClusterStateFile } from '../src/adapters/local/cluster-state.ts';
 import { builtInDiscovery } from '../src/adapters/local/discovery-snapshot.ts';
 import { clusterRoleBindingType, clusterRoleType, roleBindingType, roleType, startStandInApiServer, storeRbacAuthorizer } from '../test/apiserver/index.ts';
-import { serveDiscovery } from '../test/fixtures/ownerreferences/discovery-routes.ts';
+import { serveDiscovery } from '../test/apiserver/discovery-routes.ts';
 import { clusterSizedRbac, narrowTeamBinding } from './rbac-mirror-cluster.ts';
 
 const [kubeconfigFile, size] = process.argv.slice(2);

@@ -3,11 +3,12 @@
 // an enforcing plugin ends the phase. Plugins in warn or audit mode never reject: their
 // rejection becomes a warning and/or an audit annotation, and the chain goes on.
 import type { Attributes, RequestContext } from './attributes.ts';
-import { abortedError, internalError, isStatusError, type StatusError } from './errors.ts';
+import { abortedError } from './errors.ts';
+import { internalError, isStatusError, type StatusError } from '../api/status-error.ts';
 import { MutationScope } from './mutation-scope.ts';
 import { PluginMode, type AdmissionPlugin } from './plugin.ts';
+import { explanationOf } from './explanation.ts';
 import { createExplainer, type ExplainContext, type Explained, type Explainer } from '../explain/index.ts';
-import { runSteps, settled, type MaybePromise, type Steps } from '../util/maybe-async.ts';
 
 export interface ChainEntry {
   readonly plugin: AdmissionPlugin;
@@ -70,22 +71,20 @@ export class AdmissionChain {
   }
 
   /**
-   * Runs every mutating plugin in order; attributes.object is changed in place. The outcome comes
-   * directly when every plugin finished synchronously (most requests), as a promise otherwise.
-   * `expiresAt` (performance.now() time) is the deadline as synchronous work sees it: the signal's
-   * timer cannot fire while a plugin runs, so the time is checked before each plugin too.
+   * Runs every mutating plugin in order; attributes.object is changed in place. `expiresAt`
+   * (performance.now() time) is the deadline as synchronous work sees it: the signal's timer cannot
+   * fire while a plugin runs, so the time is checked before each plugin too.
    */
-  admit(attributes: Attributes, signal: AbortSignal, expiresAt = Number.POSITIVE_INFINITY): MaybePromise<PhaseOutcome> {
-    return runSteps(this.#run('admit', attributes, signal, expiresAt));
+  admit(attributes: Attributes, signal: AbortSignal, expiresAt = Number.POSITIVE_INFINITY): Promise<PhaseOutcome> {
+    return this.#run('admit', attributes, signal, expiresAt);
   }
 
   /** Runs every validating plugin in order, stopping at the first enforced rejection. */
-  validate(attributes: Attributes, signal: AbortSignal, expiresAt = Number.POSITIVE_INFINITY): MaybePromise<PhaseOutcome> {
-    return runSteps(this.#run('validate', attributes, signal, expiresAt));
+  validate(attributes: Attributes, signal: AbortSignal, expiresAt = Number.POSITIVE_INFINITY): Promise<PhaseOutcome> {
+    return this.#run('validate', attributes, signal, expiresAt);
   }
 
-  /** A step generator (src/util/maybe-async.ts): it waits only on a plugin that returned a promise. */
-  *#run(phase: Phase, attributes: Attributes, signal: AbortSignal, expiresAt: number): Steps<PhaseOutcome> {
+  async #run(phase: Phase, attributes: Attributes, signal: AbortSignal, expiresAt: number): Promise<PhaseOutcome> {
     const outcome: PhaseOutcome = { warnings: [], annotations: {} };
     for (const { plugin, mode } of this.entries) {
       const step = plugin[phase];
@@ -98,9 +97,7 @@ export class AdmissionChain {
       // A non-enforcing mutating plugin that rejects must leave no half-made change behind.
       const snapshot = phase === 'admit' ? this.#snapshotScopes.get(plugin)?.copy(attributes.object) : undefined;
       try {
-        // Waited on only when the step returned a promise: a synchronous step costs no microtask turn.
-        const pending = step.call(plugin, attributes, contextFor(plugin.name, outcome, signal, expiresAt));
-        if (pending !== undefined) yield* settled(pending);
+        await step.call(plugin, attributes, contextFor(plugin.name, outcome, signal, expiresAt));
       } catch (thrown) {
         const error = asStatusError(plugin.name, thrown);
         if (mode === PluginMode.Enforce) {
@@ -125,10 +122,11 @@ export class AdmissionChain {
    * explaining never changes the answer.
    */
   #explain(outcome: PhaseOutcome, pluginName: string, mode: PluginMode, error: StatusError): void {
-    if (error.explanation === undefined) return;
+    const explanation = explanationOf(error);
+    if (explanation === undefined) return;
     let explained: Explained;
     try {
-      explained = this.#explainer.explain(error.explanation, this.#explainContext);
+      explained = this.#explainer.explain(explanation, this.#explainContext);
     } catch {
       return;
     }

@@ -3,7 +3,7 @@
 // facts never reach the message, which stays upstream's, word for word.
 import type { Toleration } from '../api/core.ts';
 import type { AuthorizationAttributes, AuthorizationResult } from '../ports/authorizer.ts';
-import type { StatusError } from './errors.ts';
+import type { StatusError } from '../api/status-error.ts';
 
 export const FactType = {
   /** An authorization question answered with anything but allow (a denial or an error). */
@@ -105,8 +105,17 @@ export interface Explanation {
 /** How many items of a user-controlled list a fact keeps: enough to act on, bounded for a 3 MiB object. */
 export const maxFactItems = 8;
 
+// Beside the error rather than on it: StatusError is apimachinery's type (src/api), and the facts
+// speak of ports (authorization questions) that sit above it.
+const explanations = new WeakMap<StatusError, Explanation>();
+
 /** Attaches the facts to the error and returns it, for `throw explained(forbidden(...), {...})`. */
 export function explained<E extends StatusError>(error: E, explanation: Explanation): E {
-  error.explanation = explanation;
+  explanations.set(error, explanation);
   return error;
+}
+
+/** The facts a plugin attached to its rejection, if any. */
+export function explanationOf(error: StatusError): Explanation | undefined {
+  return explanations.get(error);
 }

@@ -1,12 +1,12 @@
 // One admission call, end to end: decoded request → attributes → chain phase → AdmissionResponse
 // (controller-runtime's typed handle() and complete()). Mutations are made on a copy and sent as
 // one JSONPatch against the request's object; no patch when nothing changed.
-import type { KubeObject, Status } from '../api/types.ts';
+import type { KubeObject } from '../api/types.ts';
 import type { Attributes } from './attributes.ts';
 import type { AdmissionChain, Phase, PhaseOutcome } from './chain.ts';
-import { abortedError, internalError, isStatusError, type StatusError } from './errors.ts';
+import { abortedError } from './errors.ts';
+import { allowed, asStatusError, denied, errored, patched, withAuditAnnotations, withWarnings } from './response.ts';
 import { attributesFrom, type AdmissionRequest, type AdmissionResponse } from './review.ts';
-import { isPromiseLike } from '../util/maybe-async.ts';
 import { raceWithSignal } from '../util/signals.ts';
 
 export interface HandledReview {
@@ -18,18 +18,28 @@ export interface HandledReview {
 }
 
 /**
- * `expiresAt` is the request's deadline on performance.now()'s clock, for synchronous work to check
- * (the signal's own timer fires only between turns of the event loop).
+ * A request's deadline: a signal for waiting, and the time it expires on performance.now()'s clock
+ * for synchronous work to check (the signal's own timer fires only between turns of the event loop).
  */
+export interface Deadline {
+  readonly signal: AbortSignal;
+  readonly expiresAt: number;
+}
+
+/** The typed handler the HTTP layer calls for one webhook, and decorators wrap. */
+export type AdmissionHandler = (request: AdmissionRequest, deadline: Deadline) => Promise<HandledReview>;
+
+export function admissionHandler(chain: AdmissionChain, phase: Phase): AdmissionHandler {
+  return (request, deadline) => handleAdmission(chain, phase, request, deadline.signal, deadline.expiresAt);
+}
+
 export async function handleAdmission(chain: AdmissionChain, phase: Phase, request: AdmissionRequest, signal: AbortSignal, expiresAt = Number.POSITIVE_INFINITY): Promise<HandledReview> {
   try {
     return await handle(chain, phase, request, signal, expiresAt);
   } catch (thrown) {
     // The last safety net: whatever failed (an object nested too deeply to copy or diff, a bug
     // here), the caller still gets an answer that echoes the uid, and it is a denial.
-    const error = isStatusError(thrown) ? thrown : internalError(messageOf(thrown), thrown);
-    const outcome: PhaseOutcome = { rejection: error, warnings: [], annotations: {} };
-    return { response: { uid: request.uid, allowed: false, status: statusOf(error) }, outcome };
+    return { response: errored(request.uid, thrown), outcome: { rejection: asStatusError(thrown), warnings: [], annotations: {} } };
   }
 }
 
@@ -41,41 +51,23 @@ async function handle(chain: AdmissionChain, phase: Phase, request: AdmissionReq
   let outcome: PhaseOutcome;
   try {
     const running = phase === 'admit' ? chain.admit(attributes, signal, expiresAt) : chain.validate(attributes, signal, expiresAt);
-    // A chain that finished synchronously needs no race against the deadline.
-    outcome = isPromiseLike(running) ? await withDeadline(Promise.resolve(running), signal) : running;
+    outcome = await withDeadline(running, signal);
   } catch (thrown) {
-    const error = isStatusError(thrown) ? thrown : internalError(messageOf(thrown), thrown);
-    outcome = { rejection: error, warnings: [], annotations: {} };
+    outcome = { rejection: asStatusError(thrown), warnings: [], annotations: {} };
   }
   // The answer is late already: no diff for a caller that has stopped waiting.
   if (outcome.rejection === undefined && phase === 'admit' && performance.now() >= expiresAt) {
     outcome = { rejection: abortedError(new DOMException('deadline', 'TimeoutError')), warnings: [], annotations: {} };
   }
-  const response: AdmissionResponse = { uid: request.uid, allowed: outcome.rejection === undefined };
-  if (outcome.rejection) {
-    response.status = statusOf(outcome.rejection);
-  } else if (phase === 'admit') {
-    const patch = original === undefined || attributes.object === undefined ? [] : chain.mutationScope.patch(original, attributes.object);
-    if (patch.length > 0) {
-      response.patch = Buffer.from(JSON.stringify(patch)).toString('base64');
-      response.patchType = 'JSONPatch';
-    }
-  }
-  if (outcome.warnings.length > 0) response.warnings = outcome.warnings;
-  if (Object.keys(outcome.annotations).length > 0) response.auditAnnotations = outcome.annotations;
+  let response: AdmissionResponse;
+  if (outcome.rejection) response = denied(request.uid, outcome.rejection);
+  else if (phase === 'validate') response = allowed(request.uid);
+  else response = patched(request.uid, original === undefined || attributes.object === undefined ? [] : chain.mutationScope.patch(original, attributes.object));
+  withAuditAnnotations(withWarnings(response, outcome.warnings), outcome.annotations);
   const handled: HandledReview = { response, outcome };
   if (outcome.rejectedBy !== undefined) handled.rejectedBy = outcome.rejectedBy;
   if (phase === 'admit' && !outcome.rejection) handled.mutatedObject = attributes.object;
   return handled;
-}
-
-function messageOf(thrown: unknown): string {
-  if (thrown instanceof RangeError && /call stack/i.test(thrown.message)) return 'object is nested too deeply to process';
-  return thrown instanceof Error ? thrown.message : String(thrown);
-}
-
-export function statusOf(error: StatusError): Status {
-  return { metadata: {}, ...error.status };
 }
 
 /** Guarantees an answer by the deadline even if a plugin ignores its signal. */

@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { podAttributes } from '../../test/support/attributes.ts';
 import { createMetrics } from '../observability/metrics.ts';
 import type { RequestContext } from './attributes.ts';
-import { forbidden, StatusError } from './errors.ts';
+import { forbidden } from './errors.ts';
+import { StatusError } from '../api/status-error.ts';
 import { instrumentPlugin } from './instrument.ts';
 import type { AdmissionPlugin } from './plugin.ts';
 

@@ -20,14 +20,31 @@ export interface AdmissionPlugin {
   validate?(attributes: Attributes, context: RequestContext): void | Promise<void>;
 }
 
-/** A plugin as the ordered list knows it: its name, what it needs, and a factory. */
-export interface PluginDefinition {
+/** The ports a plugin may need besides the logger, clock and random source every plugin gets. */
+export type Need = 'authorizer' | 'restMapper' | 'lookups';
+
+/** The ports a plugin's factory is given: those it needs are there (start-up checks, once). */
+export type PortsWith<N extends Need> = Ports & Required<Pick<Ports, N>>;
+
+/** A plugin as the ordered list knows it: its name, what it needs, and a factory typed on those needs. */
+export interface PluginDefinition<N extends Need = Need> {
   readonly name: string;
   /** The ports the plugin cannot work without; start-up fails clearly when one is missing. */
-  readonly needs: readonly (keyof Ports)[];
+  readonly needs: readonly N[];
   /** Which lookups the plugin reads, so the cluster backend runs only those caches. */
   readonly lookups?: readonly (keyof Lookups)[];
-  create(ports: Ports): AdmissionPlugin;
+  create(ports: PortsWith<N>): AdmissionPlugin;
+}
+
+/**
+ * Builds a plugin after checking, once, that the ports it needs are there: the only check, so no
+ * factory checks again. `provider` names where the ports came from (the backend), for the error.
+ */
+export function createPlugin<N extends Need>(definition: PluginDefinition<N>, ports: Ports, provider: string): AdmissionPlugin {
+  for (const need of definition.needs) {
+    if (ports[need] === undefined) throw new Error(`admission plugin ${definition.name} needs a ${need}, which the ${provider} backend does not provide`);
+  }
+  return definition.create(ports as PortsWith<N>);
 }
 
 /** How a plugin's rejection is treated: deny, admit with a warning, or admit with an audit note. */

@@ -1,6 +1,6 @@
 // apimachinery's labels.ConvertSelectorToLabelsMap and labels.Conflicts: the "k1=v1,k2=v2" form that
 // PodNodeSelector reads from namespace annotations and its configuration, with upstream's errors.
-import { goQuote } from '../admission/errors.ts';
+import { goQuote } from './go-format.ts';
 import { isLabelKey, isLabelValue } from './label-validation.ts';
 
 /** A label set as upstream's labels.Set: keys map to values (a Map keeps insertion order). */

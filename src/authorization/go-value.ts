@@ -1,6 +1,6 @@
 // Go's "%#v" for the few struct values SubjectAccessReview validation puts in its messages
 // (field.Invalid(path, structValue, ...)), so our 422 messages match kube-apiserver's text.
-import { goQuote } from '../admission/errors.ts';
+import { goQuote } from '../api/go-format.ts';
 import type { NonResourceAttributes } from '../ports/authorizer.ts';
 
 /** %#v of an authorization/v1 NonResourceAttributes struct. */

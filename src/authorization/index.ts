@@ -5,5 +5,4 @@ export { validateSubjectAccessReview, validateSubjectAccessReviewSpec, subjectAc
 export { validateFieldSelectorAttributes, validateLabelSelectorAttributes, type SelectorValidationOptions } from './selector-validation.ts';
 export { attributesFromSpec, statusFromResult } from './conversion.ts';
 export { reviewSubjectAccess } from './review.ts';
-export { aggregateMessage } from './aggregate.ts';
 export { fieldErrorString, fieldErrorsMessage, newInvalid, type FieldError } from './field-errors.ts';

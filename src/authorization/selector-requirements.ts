@@ -4,7 +4,7 @@
 // evaluationError says so. rawSelector parsing (labels.Parse / fields.ParseSelector) is not
 // ported: no authorizer we embed reads selectors, so only that status note would differ.
 import type { SelectorAttributes, SelectorRequirement } from '../ports/authorizer.ts';
-import { goQuote } from '../admission/errors.ts';
+import { goQuote } from '../api/go-format.ts';
 
 export interface SelectorConversion {
   usable: SelectorRequirement[];

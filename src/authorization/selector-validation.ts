@@ -4,7 +4,7 @@
 // metav1 behaviour ("not a valid selector operator") is available through the option.
 import type { SelectorAttributes, SelectorRequirement } from '../ports/authorizer.ts';
 import { forbidden, invalid, required, type FieldError } from './field-errors.ts';
-import { goQuote } from '../admission/errors.ts';
+import { goQuote } from '../api/go-format.ts';
 import { isQualifiedName, isValidLabelValue } from './label-validation.ts';
 
 export interface SelectorValidationOptions {

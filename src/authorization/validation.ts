@@ -3,7 +3,8 @@
 // nonResourceAttributes, a user or a group, well-formed selectors, a status that is not both
 // allowed and denied, and empty metadata. Same order, same wording. (Releases before the "union"
 // rework reported the first check on spec.resourceAttributes / spec.nonResourceAttributes.)
-import { goQuote, type StatusError } from '../admission/errors.ts';
+import { goQuote } from '../api/go-format.ts';
+import { type StatusError } from '../api/status-error.ts';
 import { goNonResourceAttributes, goObjectMeta } from './go-value.ts';
 import { invalid, newInvalid, type FieldError } from './field-errors.ts';
 import { validateFieldSelectorAttributes, validateLabelSelectorAttributes, type SelectorValidationOptions } from './selector-validation.ts';

@@ -5,9 +5,10 @@
 import type { Clock } from '../ports/clock.ts';
 import type { Logger } from '../ports/logger.ts';
 import { syncServingFiles, type ServingFiles } from './files.ts';
-import { planSecret, SecretKeys, type SecretContents } from './plan.ts';
+import { planSecret } from './plan.ts';
+import { SecretKeys, type SecretContents } from '../ports/certificate-secret-store.ts';
 import type { CertificatePolicy } from './policy.ts';
-import type { CertificateSecretStore } from './secret-store.ts';
+import type { CertificateSecretStore } from '../ports/certificate-secret-store.ts';
 
 export interface CertificateControllerOptions {
   store: CertificateSecretStore;

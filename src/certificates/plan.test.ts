@@ -4,7 +4,8 @@ import { X509Certificate } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { generateAuthority, issueServingCertificate } from '../tls/generate.ts';
 import { pemBlocks } from './pem.ts';
-import { planSecret, SecretKeys, type SecretContents } from './plan.ts';
+import { planSecret } from './plan.ts';
+import { SecretKeys, type SecretContents } from '../ports/certificate-secret-store.ts';
 import { caOverlapMs, caRenewBeforeMs, type CertificatePolicy } from './policy.ts';
 
 const day = 86_400_000;

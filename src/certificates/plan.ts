@@ -5,17 +5,8 @@ import { X509Certificate, createPrivateKey } from 'node:crypto';
 import { isIP } from 'node:net';
 import type { KeyPairPem } from '../tls/generate.ts';
 import { joinPem, pemBlocks } from './pem.ts';
+import { SecretKeys, type SecretContents } from '../ports/certificate-secret-store.ts';
 import { backdateMs, caOverlapMs, caRenewBeforeMs, type CertificatePolicy } from './policy.ts';
-
-/** The Secret's keys. ca.crt is the bundle injected as the webhooks' caBundle (newest CA first). */
-export const SecretKeys = {
-  caCert: 'ca.crt',
-  caKey: 'ca.key',
-  cert: 'tls.crt',
-  key: 'tls.key',
-} as const;
-
-export type SecretContents = Partial<Record<(typeof SecretKeys)[keyof typeof SecretKeys], string>>;
 
 export interface Plan {
   /** What the Secret should hold (equal to the input when nothing changes). */

@@ -18,10 +18,7 @@
 // Exit codes: 0 yes (or a printed review), 1 no (as kubectl auth can-i), 2 bad usage or input.
 // RBAC warnings about the cluster state (see lintWarnings) go to stderr unless --quiet.
 import { CommanderError, type Command } from 'commander';
-import { loadClusterStateFile, ClusterStateError } from '../adapters/local/cluster-state.ts';
-import { createGrantFinder } from '../adapters/local/rbac/closest-grant.ts';
-import { createRbacAuthorizer, type RbacAuthorizer } from '../adapters/local/rbac/index.ts';
-import { isStatusError } from '../admission/errors.ts';
+import { isStatusError } from '../api/status-error.ts';
 import { FactType } from '../admission/explanation.ts';
 import { attributesFromSpec } from '../authorization/conversion.ts';
 import { decodeSubjectAccessReview, SubjectAccessReviewDecodeError } from '../authorization/decode.ts';
@@ -30,7 +27,7 @@ import { reviewSubjectAccess } from '../authorization/review.ts';
 import { subjectAccessReviewApiVersion, subjectAccessReviewKind, type SubjectAccessReview, type SubjectAccessReviewSpec, type SubjectAccessReviewStatus } from '../authorization/subject-access-review.ts';
 import { createExplainer } from '../explain/index.ts';
 import { Decision, type AuthorizationResult } from '../ports/authorizer.ts';
-import type { GrantFinder } from '../ports/grants.ts';
+import { loadLocalAuthorizer, type LocalAuthorizer } from '../wiring/index.ts';
 import { explanationLines, objectsYaml } from './explanation-text.ts';
 import { CliError, parseSingleDocument, processIO, readInput, type CliIO } from './io.ts';
 
@@ -73,7 +70,7 @@ async function runAuthorize(args: string[], options: AuthorizeOptions, io: CliIO
   if (!canI && args.length > 1) {
     throw new CliError(`expected at most one FILE, got ${args.length} arguments; to ask "can USER VERB RESOURCE", give --as USER`, AuthorizeExitCode.Usage);
   }
-  const authorizer = await loadAuthorizer(options.clusterState);
+  const authorizer = await loadLocalAuthorizer(options.clusterState);
   if (!options.quiet) for (const warning of authorizer.lintWarnings()) io.stderr.write(`Warning: ${warning}\n`);
 
   if (question === undefined) {
@@ -93,17 +90,8 @@ async function runAuthorize(args: string[], options: AuthorizeOptions, io: CliIO
   if (!status.allowed) throw new CommanderError(AuthorizeExitCode.No, 'admission-chain.authorize.no', 'no');
 }
 
-interface LoadedAuthorizer extends RbacAuthorizer {
-  readonly grants: GrantFinder;
-}
-
-async function loadAuthorizer(path: string): Promise<LoadedAuthorizer> {
-  const state = await loadClusterStateFile(path);
-  return Object.assign(createRbacAuthorizer(state), { grants: createGrantFinder(state) });
-}
-
 /** After a "no": what is missing, the nearest grant there is, and the Role and binding that would say yes. */
-function suggestion(review: SubjectAccessReview, status: SubjectAccessReviewStatus, authorizer: LoadedAuthorizer): string {
+function suggestion(review: SubjectAccessReview, status: SubjectAccessReviewStatus, authorizer: LocalAuthorizer): string {
   const answer: AuthorizationResult = {
     decision: status.denied ? Decision.Deny : Decision.NoOpinion,
     reason: status.reason ?? '',
@@ -181,7 +169,6 @@ export function impersonatedGroups(username: string, requested: readonly string[
 function asCliError(error: unknown): unknown {
   if (error instanceof CommanderError) return error;
   if (error instanceof CliError) return error.exitCode === AuthorizeExitCode.Usage ? error : new CliError(error.message, AuthorizeExitCode.Usage);
-  if (error instanceof ClusterStateError) return new CliError(error.message, AuthorizeExitCode.Usage);
   if (isStatusError(error)) return new CliError(error.message, AuthorizeExitCode.Usage);
   return new CliError(error instanceof Error ? error.message : String(error), AuthorizeExitCode.Usage);
 }

@@ -8,13 +8,10 @@ import { handleAdmission, type HandledReview } from '../admission/handler.ts';
 import { BadReviewError, decodeReview, isPlainObject, responseReview, type AdmissionApiVersion, type AdmissionRequest, type AdmissionResponse } from '../admission/review.ts';
 import { isOperation } from '../admission/operation.ts';
 import { parseGroupVersion, type KubeObject } from '../api/types.ts';
-import { loadAdmissionConfigurationFlag } from '../config/admission-configuration.ts';
 import { parseDuration } from '../config/duration.ts';
-import { selectPlugins } from '../config/plugins.ts';
-import { defaultEnabledPlugins, orderedPlugins } from '../plugins/index.ts';
 import { silentLogger } from '../ports/logger.ts';
 import type { RestMapper } from '../ports/rest-mapper.ts';
-import { buildChain, loadLocalBackend } from '../wiring.ts';
+import { composeAdmission, selectPlugins, StartupError, type Admission } from '../wiring/index.ts';
 import { CliError, parseSingleDocument, readInput, type CliIO } from './io.ts';
 
 export interface ReviewOptions {
@@ -89,7 +86,7 @@ export interface PreparedReview {
 export async function prepareReview(file: string | undefined, options: ReviewOptions, io: CliIO): Promise<PreparedReview> {
   let selection;
   try {
-    selection = selectPlugins(orderedPlugins, defaultEnabledPlugins, {
+    selection = selectPlugins({
       plugins: options.plugins,
       enable: options.enableAdmissionPlugins,
       disable: options.disableAdmissionPlugins,
@@ -98,26 +95,19 @@ export async function prepareReview(file: string | undefined, options: ReviewOpt
   } catch (error) {
     throw new CliError((error as Error).message, 2);
   }
-  let admission;
+  let admission: Admission;
   try {
-    admission = await loadAdmissionConfigurationFlag(options.admissionControlConfigFile, selection.enabled, orderedPlugins.map((p) => p.name));
+    admission = await composeAdmission({
+      backend: offlineBackend(options.clusterState!),
+      selection,
+      admissionControlConfigFile: options.admissionControlConfigFile,
+      logger: silentLogger,
+      warn: (warning) => io.stderr.write(`admission-chain: warning: ${warning}\n`),
+    });
   } catch (error) {
-    throw new CliError((error as Error).message, 2);
+    throw error instanceof StartupError ? new CliError(error.message, error.usage ? 2 : 1) : error;
   }
-  for (const warning of admission.warnings) io.stderr.write(`admission-chain: warning: ${warning}\n`);
-  let backend;
-  try {
-    backend = await loadLocalBackend(options.clusterState!, silentLogger);
-  } catch (error) {
-    throw new CliError((error as Error).message);
-  }
-  let chain;
-  try {
-    chain = buildChain(orderedPlugins, selection, backend, undefined, admission.configurations);
-  } catch (error) {
-    // A plugin's configuration that does not parse (PodNodeSelector's selectors, PodTolerationRestriction's tolerations).
-    throw new CliError((error as Error).message, 2);
-  }
+  const { backend, chain } = admission;
   let timeoutMs: number;
   try {
     timeoutMs = parseDuration(options.timeout);
@@ -160,6 +150,11 @@ export async function runPhases(prepared: PreparedReview): Promise<{ response: A
     if (phase === 'admit' && result.mutatedObject !== undefined) current = { ...current, object: result.mutatedObject };
   }
   return { response: response!, handled };
+}
+
+/** The local backend over the cluster-state file; the cluster settings are unused offline. */
+function offlineBackend(clusterState: string) {
+  return { clusterState, kubeconfig: undefined, sarAllowedTtlMs: 0, sarDeniedTtlMs: 0, discoveryRefreshIntervalMs: 0, requestTimeoutMs: 0 };
 }
 
 /** Folds the validating answer into the mutating one: the patch stays, the decision is the last. */

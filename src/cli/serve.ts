@@ -1,23 +1,17 @@
 // `admission-chain serve`: the webhook, on the cluster (default) or a local cluster-state file.
 import type { Command } from 'commander';
-import { loadAdmissionConfigurationFlag } from '../config/admission-configuration.ts';
 import { addServeOptions, parseServeConfig, type RawServeOptions, type ServeConfig } from '../config/serve-config.ts';
 import { createLogger } from '../observability/logger.ts';
 import { createMetrics } from '../observability/metrics.ts';
-import { rbacMirrorRecorder } from '../observability/rbac-mirror-metrics.ts';
-import { defaultEnabledPlugins, orderedPlugins } from '../plugins/index.ts';
 import { startServer, type RunningServer } from '../server/server.ts';
-import { createBackend } from '../backends.ts';
-import { buildChain } from '../wiring.ts';
+import { composeAdmission, pluginCatalog, startManagement, StartupError, type Admission, type ManagementOverrides } from '../wiring/index.ts';
 import { CliError, type CliIO } from './io.ts';
-import { startConfiguredManagement, type ManagementOverrides } from '../registration/start.ts';
-
 export function registerServeCommand(program: Command, io: CliIO): void {
   addServeOptions(program.command('serve').description('run the admission webhook (HTTPS) and its health/metrics listener')).action(
     async (raw: RawServeOptions) => {
       let config: ServeConfig;
       try {
-        config = parseServeConfig(raw, orderedPlugins, defaultEnabledPlugins);
+        config = parseServeConfig(raw, pluginCatalog.ordered, pluginCatalog.defaults);
       } catch (error) {
         throw new CliError((error as Error).message, 2);
       }
@@ -42,33 +36,25 @@ export function registerServeCommand(program: Command, io: CliIO): void {
 export async function runServer(config: ServeConfig, io: Pick<CliIO, 'stdout'>, overrides?: ManagementOverrides): Promise<RunningServer & { closeBackend(): Promise<void> }> {
   const logger = createLogger(config.logLevel, io.stdout as NodeJS.WritableStream);
   // Self-managed TLS writes the serving certificate before the server reads it.
-  const management = await startConfiguredManagement(config, logger, overrides).catch((error: Error) => {
+  const management = await startManagement(config, logger, overrides).catch((error: Error) => {
     throw new CliError(error.message);
   });
   const metrics = createMetrics();
-  const enabled = orderedPlugins.filter((p) => config.plugins.enabled.includes(p.name));
-  // Read before the cluster is contacted: a bad file stops start-up with exit 2.
-  const admission = await loadAdmissionConfigurationFlag(config.admissionControlConfigFile, config.plugins.enabled, orderedPlugins.map((p) => p.name)).catch((error: Error) => {
-    throw new CliError(error.message, 2);
-  });
-  for (const warning of admission.warnings) logger.warn({ warning }, 'admission configuration ignored');
-  const backend = await createBackend(config, logger, enabled, {
-    authorization: metrics.recorders.authorization,
-    discovery: metrics.recorders.discovery,
-    informers: metrics.recorders.informers,
-    ...(config.authorizer === 'rbac-mirror' && enabled.some((p) => p.needs.includes('authorizer')) ? { rbacMirror: rbacMirrorRecorder(metrics.registry, metrics.lookups) } : {}),
-  }).catch(async (error: Error) => {
-    await management?.stop();
-    throw new CliError(error.message);
-  });
-  let chain;
+  let admission: Admission;
   try {
-    chain = buildChain(orderedPlugins, config.plugins, backend, metrics, admission.configurations);
+    admission = await composeAdmission({
+      backend: config,
+      selection: config.plugins,
+      admissionControlConfigFile: config.admissionControlConfigFile,
+      logger,
+      metrics,
+      warn: (warning) => logger.warn({ warning }, 'admission configuration ignored'),
+    });
   } catch (error) {
-    await backend.close();
     await management?.stop();
-    throw new CliError((error as Error).message, 2);
+    throw error instanceof StartupError ? new CliError(error.message, error.usage ? 2 : 1) : error;
   }
+  const { backend, chain } = admission;
   void backend.ready().catch((error: Error) => logger.error({ err: error.message }, 'backend failed to become ready'));
   let server: RunningServer;
   try {

@@ -4,6 +4,7 @@
 // the webhook needs to answer.
 import type { Command } from 'commander';
 import { parseDuration } from '../config/duration.ts';
+import { unregister } from '../wiring/index.ts';
 import { CliError, type CliIO } from './io.ts';
 
 interface UnregisterOptions {
@@ -26,23 +27,12 @@ export function registerUnregisterCommand(program: Command, io: Pick<CliIO, 'std
       } catch (error) {
         throw new CliError(`--timeout: ${(error as Error).message}`, 2);
       }
-      // client-node only loads for this command.
-      const [{ loadKubeConfig }, { createKubeRequests }, { clusterWebhookConfigurations }, { unregisterWebhooks }] = await Promise.all([
-        import('../cluster-backend.ts'),
-        import('../adapters/cluster/kube.ts'),
-        import('../adapters/cluster/webhook-configurations.ts'),
-        import('../registration/unregister.ts'),
-      ]);
-      let requests;
+      let results;
       try {
-        const kubeConfig = loadKubeConfig(options.kubeconfig);
-        requests = createKubeRequests(kubeConfig);
-        const results = await unregisterWebhooks(clusterWebhookConfigurations(kubeConfig, requests, timeoutMs), options.webhookConfiguration);
-        for (const { kind, deleted } of results) io.stdout.write(`${kind} ${options.webhookConfiguration}: ${deleted ? 'deleted' : 'not found'}\n`);
+        results = await unregister(options.kubeconfig, options.webhookConfiguration, timeoutMs);
       } catch (error) {
         throw new CliError((error as Error).message);
-      } finally {
-        await requests?.close();
       }
+      for (const { kind, deleted } of results) io.stdout.write(`${kind} ${options.webhookConfiguration}: ${deleted ? 'deleted' : 'not found'}\n`);
     });
 }

@@ -5,7 +5,7 @@ import { logLevels, type LogLevel } from '../observability/logger.ts';
 import { parseDuration } from './duration.ts';
 import { selectPlugins, type PluginSelection } from './plugins.ts';
 import type { PluginDefinition } from '../admission/plugin.ts';
-import { addManagementOptions, parseManagementOptions, type ManagementConfig, type RawManagementOptions } from '../registration/options.ts';
+import { addManagementOptions, parseManagementOptions, type ManagementConfig, type RawManagementOptions } from './management-options.ts';
 
 /** Who answers authorization questions on the cluster backend. */
 export const AuthorizerMode = {

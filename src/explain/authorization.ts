@@ -3,7 +3,7 @@
 // an authorizer denied it outright (no RBAC grant can lift that), and the authorizer could not
 // answer at all (a failed or refused SubjectAccessReview: nothing is suggested for a question
 // nobody answered).
-import { goQuote } from '../admission/errors.ts';
+import { goQuote } from '../api/go-format.ts';
 import type { AuthorizationFact } from '../admission/explanation.ts';
 import { Decision } from '../ports/authorizer.ts';
 import type { ClosestGrant, GrantFinder } from '../ports/grants.ts';

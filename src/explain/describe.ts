@@ -1,7 +1,7 @@
 // Authorization questions, rules and grants in words: `update deployments/finalizers (apps) "web"
 // in namespace "team-a"`. Quoting is a parameter so a warning can shorten long names.
 import type { PolicyRule } from '../api/rbac.ts';
-import { goQuote } from '../admission/errors.ts';
+import { goQuote } from '../api/go-format.ts';
 import type { AuthorizationAttributes } from '../ports/authorizer.ts';
 import { GrantShortfall, type ClosestGrant } from '../ports/grants.ts';
 

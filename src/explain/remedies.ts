@@ -1,6 +1,6 @@
 // The remedy for each plugin denial that has one and is not about a permission: what in the object
 // (or the cluster) to change, and the command or object that does it where there is one.
-import { goQuote } from '../admission/errors.ts';
+import { goQuote } from '../api/go-format.ts';
 import {
   FactType,
   type AntiAffinityTopologyFact,

@@ -3,7 +3,7 @@
 // User; a request without a username can only be granted through one of its groups.
 import type { Subject } from '../api/rbac.ts';
 import type { UserInfo } from '../api/types.ts';
-import { goQuote } from '../admission/errors.ts';
+import { goQuote } from '../api/go-format.ts';
 
 export const rbacApiGroup = 'rbac.authorization.k8s.io';
 const serviceAccountPrefix = 'system:serviceaccount:';

@@ -4,7 +4,7 @@
 import { Counter, Histogram, type Registry } from 'prom-client';
 import { HotCounter, HotHistogram } from './hot-metrics.ts';
 import { boundedCode } from './labels.ts';
-import type { AuthorizationRecorder } from './recorders.ts';
+import type { AuthorizationRecorder } from '../ports/recorders.ts';
 
 // Upstream's buckets (0.25 … 10 s) start where a slow API server does; a healthy in-cluster
 // review takes milliseconds, so finer buckets come first.

@@ -1,7 +1,7 @@
 // Discovery refreshes (the RESTMapper's source for owner kinds): how often they run, how they end,
 // and when one last succeeded — a stale mapper is what an alert should catch, not one failure.
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
-import type { DiscoveryRecorder, DiscoveryRefreshResult } from './recorders.ts';
+import type { DiscoveryRecorder, DiscoveryRefreshResult } from '../ports/recorders.ts';
 
 const refreshBuckets = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
 const results: readonly DiscoveryRefreshResult[] = ['success', 'partial', 'error'];

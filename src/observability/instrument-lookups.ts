@@ -3,7 +3,7 @@
 // answered NotFound moments ago: that is the ServiceAccount plugin waiting for `default`.
 import type { KubeObject } from '../api/types.ts';
 import type { Lookups, ResourceLookup } from '../ports/lookups.ts';
-import type { LookupRecorder, LookupResource } from './recorders.ts';
+import type { LookupRecorder, LookupResource } from '../ports/recorders.ts';
 
 export interface InstrumentLookupsOptions {
   /** Milliseconds, monotonic (default performance.now). */
@@ -19,7 +19,7 @@ export function instrumentLookups(lookups: Lookups, recorder: LookupRecorder, op
     serviceAccounts: instrumentLookup(lookups.serviceAccounts, 'serviceaccounts', recorder, options),
     secrets: instrumentLookup(lookups.secrets, 'secrets', recorder, options),
     runtimeClasses: instrumentLookup(lookups.runtimeClasses, 'runtimeclasses', recorder, options),
-    ...(lookups.namespaces ? { namespaces: instrumentLookup(lookups.namespaces, 'namespaces', recorder, options) } : {}),
+    namespaces: instrumentLookup(lookups.namespaces, 'namespaces', recorder, options),
   };
 }
 

@@ -5,7 +5,7 @@ import { authorizationRecorder, createAuthorizationMetrics, type AuthorizationMe
 import { createDiscoveryMetrics, discoveryRecorder, type DiscoveryMetrics } from './discovery-metrics.ts';
 import { HotCounter, HotHistogram } from './hot-metrics.ts';
 import { createLookupMetrics, informerRecorder, lookupRecorder, type LookupMetrics } from './lookup-metrics.ts';
-import type { AuthorizationRecorder, DiscoveryRecorder, InformerRecorder, LookupRecorder } from './recorders.ts';
+import type { AuthorizationRecorder, DiscoveryRecorder, InformerRecorder, LookupRecorder } from '../ports/recorders.ts';
 
 // Upstream's admission buckets (0.005 … 2.5 s) plus finer sub-millisecond ones: we are in-process.
 export const admissionBuckets = [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.025, 0.1, 0.5, 1.0, 2.5];

@@ -37,9 +37,6 @@ export interface Lookups {
   secrets: ResourceLookup<SecretReference>;
   /** RuntimeClasses are cluster-scoped: the namespace argument is "". */
   runtimeClasses: ResourceLookup<RuntimeClass>;
-  /**
-   * Namespaces are cluster-scoped: the namespace argument is "". Both backends provide it; it is
-   * optional so that a Lookups written for plugins that never read namespaces need not stub it.
-   */
-  namespaces?: ResourceLookup<Namespace>;
+  /** Namespaces are cluster-scoped: the namespace argument is "". */
+  namespaces: ResourceLookup<Namespace>;
 }

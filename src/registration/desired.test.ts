@@ -1,7 +1,7 @@
 // What the registrar writes, when it writes, and when a write must wait for a probe: table-driven
 // over the template annotation, the live configuration and the CA bundle.
 import { describe, expect, it } from 'vitest';
-import type { LiveConfiguration, WebhookJson } from './configuration-store.ts';
+import type { LiveConfiguration, WebhookJson } from '../ports/webhook-configuration-store.ts';
 import { addsCallsOrFailsClosed, desiredWebhooks, upToDate } from './desired.ts';
 import { parseTemplate, registeredAnnotation, templateAnnotation } from './template.ts';
 

@@ -2,7 +2,7 @@
 // writing them would make the API server call (or fail closed on) a webhook it does not call yet,
 // which is only done after a probe shows a replica answering.
 import { createHash, type BinaryLike } from 'node:crypto';
-import type { LiveConfiguration, WebhookJson } from './configuration-store.ts';
+import type { LiveConfiguration, WebhookJson } from '../ports/webhook-configuration-store.ts';
 import { registeredAnnotation } from './template.ts';
 
 export interface Desired {

@@ -1,23 +1,28 @@
 // What the webhook manages in the cluster while it serves, in one loop: first the self-managed
 // certificate (before the server starts, so there is something to serve), then its registration.
 // Every replica runs the loop; the Secret's and the configurations' resourceVersions decide which
-// write wins, and the others follow it. Loaded only when a flag asks for it (client-node is heavy).
+// write wins, and the others follow it. The stores are handed in by the composition root.
 import { readFile } from 'node:fs/promises';
-import { clusterCertificateSecret } from '../adapters/cluster/certificate-secret.ts';
-import { createKubeRequests } from '../adapters/cluster/kube.ts';
-import { clusterWebhookConfigurations } from '../adapters/cluster/webhook-configurations.ts';
 import { CertificateController } from '../certificates/controller.ts';
-import { loadKubeConfig } from '../cluster-backend.ts';
+import type { CertificatePolicy } from '../certificates/policy.ts';
+import type { CertificateSecretStore } from '../ports/certificate-secret-store.ts';
 import { systemClock, type Clock } from '../ports/clock.ts';
 import type { Logger } from '../ports/logger.ts';
-import type { ManagementConfig } from './options.ts';
+import type { WebhookConfigurationStore } from '../ports/webhook-configuration-store.ts';
 import { probeWebhook, type Redirect } from './probe.ts';
 import { Registrar, RegistrationState, type RegistrationOutcome } from './registrar.ts';
 
-export interface ManagementSettings extends ManagementConfig {
-  kubeconfig: string | undefined;
-  tlsCertFile: string;
-  tlsPrivateKeyFile: string;
+/** What the loop manages, each with the store it writes through (the composition root builds them). */
+export interface ManagedParts {
+  /** Self-managed TLS: the Secret the CA and serving certificate live in. */
+  certificates?: { store: CertificateSecretStore; policy: CertificatePolicy };
+  /** Registration in the Mutating- and ValidatingWebhookConfiguration of this name. */
+  registration?: { store: WebhookConfigurationStore; name: string; caBundleFile: string | undefined };
+  /** Where the serving certificate is written for the server to read. */
+  files: { certFile: string; keyFile: string };
+  reconcileIntervalMs: number;
+  /** Releases what the stores hold (the connection pool), once the loop has stopped. */
+  close(): Promise<void>;
 }
 
 /** Test seams: where Service names really are, and the clock certificates are dated by. */
@@ -32,26 +37,23 @@ export interface Management {
   stop(): Promise<void>;
 }
 
-const callTimeoutMs = 10_000;
 const probeTimeoutMs = 5_000;
 const startupAttempts = 5;
 /** How soon a pass that could not finish (waiting, conflict, error) is tried again, at most. */
 const retryMs = 2_000;
 
-export async function startManagement(settings: ManagementSettings, logger: Logger, overrides: ManagementOverrides = {}): Promise<Management> {
+export async function startManagement(parts: ManagedParts, logger: Logger, overrides: ManagementOverrides = {}): Promise<Management> {
   const log = logger.child({ subsystem: 'management' });
-  const kubeConfig = loadKubeConfig(settings.kubeconfig);
-  const requests = createKubeRequests(kubeConfig);
   const clock = overrides.clock ?? systemClock;
   const stopping = new AbortController();
 
   const certificates =
-    settings.selfManagedTls === undefined
+    parts.certificates === undefined
       ? undefined
       : new CertificateController({
-          store: clusterCertificateSecret(kubeConfig, requests, settings.selfManagedTls.secret, callTimeoutMs),
-          policy: settings.selfManagedTls.policy,
-          files: { certFile: settings.tlsCertFile, keyFile: settings.tlsPrivateKeyFile },
+          store: parts.certificates.store,
+          policy: parts.certificates.policy,
+          files: parts.files,
           clock,
           logger: log,
         });
@@ -64,23 +66,24 @@ export async function startManagement(settings: ManagementSettings, logger: Logg
         break;
       } catch (error) {
         if (attempt >= startupAttempts) {
-          await requests.close();
+          await parts.close();
           throw new Error(`self-managed TLS: ${(error as Error).message}`);
         }
         log.warn({ err: (error as Error).message, attempt }, 'self-managed TLS not ready yet; retrying');
-        await clock.sleep(Math.min(retryMs, settings.reconcileIntervalMs) * attempt, stopping.signal).catch(() => {});
+        await clock.sleep(Math.min(retryMs, parts.reconcileIntervalMs) * attempt, stopping.signal).catch(() => {});
       }
     }
   }
 
   let notReady: () => string[] = () => ['not started'];
-  const bundleFile = settings.webhookCaBundleFile;
+  const registration = parts.registration;
+  const bundleFile = registration?.caBundleFile;
   const registrar =
-    settings.webhookConfiguration === undefined
+    registration === undefined
       ? undefined
       : new Registrar({
-          store: clusterWebhookConfigurations(kubeConfig, requests, callTimeoutMs),
-          name: settings.webhookConfiguration,
+          store: registration.store,
+          name: registration.name,
           caBundle: async () => {
             if (certificates !== undefined) return caBundle;
             if (bundleFile === undefined) return undefined;
@@ -101,7 +104,7 @@ export async function startManagement(settings: ManagementSettings, logger: Logg
     const line = `${outcome.state}${outcome.detail ? `: ${outcome.detail}` : ''}`;
     if (reported.get(outcome.kind) === line) return;
     reported.set(outcome.kind, line);
-    const fields = { kind: outcome.kind, name: settings.webhookConfiguration, state: outcome.state, detail: outcome.detail };
+    const fields = { kind: outcome.kind, name: registration?.name, state: outcome.state, detail: outcome.detail };
     if (outcome.state === RegistrationState.Written) log.info(fields, 'webhooks registered');
     else if (outcome.state === RegistrationState.Waiting || outcome.state === RegistrationState.Invalid) log.warn(fields, 'webhooks not registered yet');
     else log.debug(fields, 'registration checked');
@@ -129,14 +132,14 @@ export async function startManagement(settings: ManagementSettings, logger: Logg
       loop ??= (async () => {
         while (!stopping.signal.aborted) {
           const settled = await pass();
-          await clock.sleep(settled ? settings.reconcileIntervalMs : Math.min(retryMs, settings.reconcileIntervalMs), stopping.signal).catch(() => {});
+          await clock.sleep(settled ? parts.reconcileIntervalMs : Math.min(retryMs, parts.reconcileIntervalMs), stopping.signal).catch(() => {});
         }
       })();
     },
     async stop() {
       stopping.abort(new Error('shutting down'));
       await loop;
-      await requests.close();
+      await parts.close();
     },
   };
 }

@@ -5,7 +5,7 @@ import { createServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { generateCertificates } from '../tls/generate.ts';
-import type { WebhookJson } from './configuration-store.ts';
+import type { WebhookJson } from '../ports/webhook-configuration-store.ts';
 import { probeWebhook } from './probe.ts';
 
 const certs = await generateCertificates({ commonName: 'ac.admission-chain.svc', dnsNames: ['ac.admission-chain.svc'], ipAddresses: ['127.0.0.1'] });

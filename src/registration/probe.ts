@@ -8,7 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { request } from 'node:https';
 import { isIP } from 'node:net';
 import { checkServerIdentity } from 'node:tls';
-import type { WebhookJson } from './configuration-store.ts';
+import type { WebhookJson } from '../ports/webhook-configuration-store.ts';
 
 export type ProbeResult = { ok: true; note?: string } | { ok: false; reason: string };
 

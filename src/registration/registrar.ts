@@ -3,7 +3,7 @@
 // or fail closed on one, waits until this replica is ready and a probe through the Service answers:
 // so no webhook is registered, or switched to Fail, while nobody is there to answer it.
 import type { Logger } from '../ports/logger.ts';
-import { ConfigurationKind, type WebhookConfigurationStore, type WebhookJson } from './configuration-store.ts';
+import { ConfigurationKind, type WebhookConfigurationStore, type WebhookJson } from '../ports/webhook-configuration-store.ts';
 import { addsCallsOrFailsClosed, desiredWebhooks, upToDate } from './desired.ts';
 import type { ProbeResult } from './probe.ts';
 import { parseTemplate, registeredAnnotation } from './template.ts';

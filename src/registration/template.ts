@@ -1,7 +1,7 @@
 // The webhooks the chart wants registered, carried in an annotation on each (otherwise empty)
 // configuration it installs: the registrar copies them in once a replica answers, so Helm never
 // owns the webhooks list and the API server never calls a webhook nobody serves.
-import type { WebhookJson } from './configuration-store.ts';
+import type { WebhookJson } from '../ports/webhook-configuration-store.ts';
 
 /** The chart-rendered webhooks, as a JSON array. */
 export const templateAnnotation = 'admission-chain.io/webhooks';

@@ -1,6 +1,6 @@
 // Removes the two webhook configurations, so the API server stops calling the webhook before
 // anything it needs (Service, pods, certificates) goes away: the chart's pre-delete hook runs this.
-import { ConfigurationKind, type WebhookConfigurationStore } from './configuration-store.ts';
+import { ConfigurationKind, type WebhookConfigurationStore } from '../ports/webhook-configuration-store.ts';
 
 export interface Unregistered {
   kind: ConfigurationKind;

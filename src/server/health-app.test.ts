@@ -69,6 +69,9 @@ describe('the health and metrics listener', () => {
     ['GET', '/healthz/extra'],
     ['POST', '/healthz'],
     ['DELETE', '/metrics'],
+    ['OPTIONS', '/healthz'],
+    ['GET', '/healthz/'],
+    ['GET', '/HEALTHZ'],
   ])('answers %s %s with 404', async (method, path) => {
     const base = await start();
     expect(await call(`${base}${path}`, method)).toMatchObject({ status: 404, text: 'not found' });

@@ -6,7 +6,7 @@
 // so holding the answer for the check phase lets one turn's answers leave together (the caller then
 // wakes once for them, not once per answer); a loop with idle time has nothing queued behind the
 // request, and holding its answer would only make it wait for whatever else arrived in the same
-// turn (docs/benchmark.md, item 34).
+// turn.
 //
 // The window is long enough that one stall does not flip it: measured at a steady 1,000 req/s, 5 ms
 // windows read busy now and then right after a pause (GC, the VM taking the core), which is exactly

@@ -11,7 +11,7 @@ import { entries, outDir as defaultOutDir } from '../../build/entries.ts';
 import { writeTestCertificates } from '../support/certs.ts';
 import { runCli, spawnCli } from '../support/cli.ts';
 import { get, post } from '../support/https-client.ts';
-import { freePort } from '../support/ports.ts';
+import { freePort } from '../support/free-port.ts';
 import { podReview } from '../support/reviews.ts';
 import { repoRoot } from './tools.ts';
 

@@ -12,12 +12,12 @@ import fastJsonPatch from 'fast-json-patch';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseClusterState } from '../../src/adapters/local/cluster-state.ts';
 import { loadAdmissionConfiguration } from '../../src/config/admission-configuration.ts';
-import { selectPlugins } from '../../src/config/plugins.ts';
 import { createMetrics } from '../../src/observability/metrics.ts';
 import { orderedPlugins } from '../../src/plugins/index.ts';
 import { silentLogger } from '../../src/ports/logger.ts';
 import { startServer, type RunningServer } from '../../src/server/server.ts';
-import { buildChain, createLocalBackend } from '../../src/wiring.ts';
+import { buildChain } from '../../src/wiring/chain.ts';
+import { createLocalBackend } from '../../src/wiring/local.ts';
 import { writeTestCertificates, type CertFiles } from '../support/certs.ts';
 import { post, type TestResponse } from '../support/https-client.ts';
 
@@ -134,10 +134,10 @@ describe(`fuzzed AdmissionReviews (${cases} cases, seed ${seed})`, () => {
       ].join('\n---\n'),
     );
     const all = orderedPlugins.map((p) => p.name);
-    const selection = selectPlugins(orderedPlugins, [], { plugins: all });
+
     const admission = await loadAdmissionConfiguration(join(fixtures, 'namespace-plugins/admission.yaml'), all, all);
     const metrics = createMetrics({ defaultMetrics: false });
-    const chain = buildChain(orderedPlugins, selection, createLocalBackend(state, silentLogger), metrics, admission.configurations);
+    const chain = buildChain({ enabled: orderedPlugins, modes: {}, backend: createLocalBackend(state, silentLogger), metrics, configuration: admission.configurations });
     expect(chain.entries.map((e) => e.plugin.name)).toEqual(all);
     server = await startServer({
       host: '127.0.0.1',

@@ -1,9 +1,10 @@
-// `admission-chain review` and `authorize` as a user runs them: files, stdin, exit codes, messages.
+// `admission-chain review` and `authorize` as a user runs them: files, stdin, exit codes, messages,
+// in-process through main(); one test per command runs the real process.
 import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { runCli } from '../support/cli.ts';
+import { runCli, runMain } from '../support/cli.ts';
 import { podReview } from '../support/reviews.ts';
 
 const state = 'examples/cluster-state.yaml';
@@ -19,6 +20,7 @@ function decodePatch(patch: string): unknown {
 
 describe('review', () => {
   it('runs mutating then validating on an AdmissionReview from stdin, as --dry-run=server would', async () => {
+    // The real process, once for this command.
     const result = await runCli(['review', '--cluster-state', state], { stdin: JSON.stringify(podReview({ pullPolicy: 'IfNotPresent' })) });
     expect(result.code).toBe(0);
     const review = JSON.parse(result.stdout);
@@ -29,7 +31,7 @@ describe('review', () => {
   it('shows the validating rejection when only the validating phase runs, and still exits 0', async () => {
     const file = join(dir, 'review.yaml');
     await writeFile(file, JSON.stringify(podReview({ pullPolicy: 'Never' })));
-    const result = await runCli(['review', file, '--cluster-state', state, '--phase', 'validating']);
+    const result = await runMain(['review', file, '--cluster-state', state, '--phase', 'validating']);
     expect(result.code).toBe(0);
     const review = JSON.parse(result.stdout);
     expect(review.response).toMatchObject({
@@ -41,7 +43,7 @@ describe('review', () => {
   it('builds the request from a manifest and a user', async () => {
     const manifest = join(dir, 'pvc.yaml');
     await writeFile(manifest, 'apiVersion: v1\nkind: PersistentVolumeClaim\nmetadata: {name: data}\nspec: {accessModes: [ReadWriteOnce], resources: {requests: {storage: 1Gi}}}\n');
-    const result = await runCli(['review', '-f', manifest, '--user', 'alice', '--groups', 'dev,ops', '--namespace', 'team-a', '--cluster-state', state, '--plugins', 'StorageObjectInUseProtection']);
+    const result = await runMain(['review', '-f', manifest, '--user', 'alice', '--groups', 'dev,ops', '--namespace', 'team-a', '--cluster-state', state, '--plugins', 'StorageObjectInUseProtection']);
     expect(result.code).toBe(0);
     const review = JSON.parse(result.stdout);
     expect(review.request).toMatchObject({
@@ -55,7 +57,7 @@ describe('review', () => {
   });
 
   it('answers in v1beta1 when asked in v1beta1', async () => {
-    const result = await runCli(['review', '-', '--cluster-state', state], { stdin: JSON.stringify(podReview({ apiVersion: 'admission.k8s.io/v1beta1', pullPolicy: 'Always' })) });
+    const result = await runMain(['review', '-', '--cluster-state', state], { stdin: JSON.stringify(podReview({ apiVersion: 'admission.k8s.io/v1beta1', pullPolicy: 'Always' })) });
     expect(JSON.parse(result.stdout)).toMatchObject({ apiVersion: 'admission.k8s.io/v1beta1', response: { allowed: true } });
   });
 
@@ -67,7 +69,7 @@ describe('review', () => {
     [['review', '--cluster-state', '/nonexistent-state.yaml'], '{}', 'cannot read cluster state /nonexistent-state.yaml'],
     [['review', '--cluster-state', state, '--plugins', 'Nope'], '{}', 'unknown admission plugin "Nope"'],
   ])('%j with bad input fails with one line on stderr', async (args, stdin, message) => {
-    const result = await runCli(args, { stdin });
+    const result = await runMain(args, { stdin });
     expect(result.code).not.toBe(0);
     expect(result.stderr).toContain(message);
     expect(result.stdout).toBe('');
@@ -75,7 +77,7 @@ describe('review', () => {
   });
 
   it('reports a missing required flag as a usage error (exit 2)', async () => {
-    const result = await runCli(['review'], { stdin: '{}' });
+    const result = await runMain(['review'], { stdin: '{}' });
     expect(result.code).toBe(2);
     expect(result.stderr).toContain("required option '--cluster-state <file>' not specified");
   });
@@ -83,13 +85,13 @@ describe('review', () => {
 
 describe('the command line', () => {
   it('prints its version', async () => {
-    const result = await runCli(['--version']);
+    const result = await runMain(['--version']);
     expect(result.code).toBe(0);
     expect(result.stdout.trim()).toMatch(/^\d+\.\d+\.\d+/);
   });
 
   it('rejects an unknown command as a usage error', async () => {
-    const result = await runCli(['frobnicate']);
+    const result = await runMain(['frobnicate']);
     expect(result.code).toBe(2);
     expect(result.stderr).toContain("unknown command 'frobnicate'");
   });
@@ -97,20 +99,21 @@ describe('the command line', () => {
 
 describe('authorize', () => {
   it('answers yes with the reason, exit 0', async () => {
+    // The real process, once for this command.
     const result = await runCli(['authorize', '--cluster-state', state, '--as', 'alice', '-n', 'default', 'create', 'pods']);
     expect(result.code).toBe(0);
     expect(result.stdout.trim()).toBe('yes - RBAC: allowed by RoleBinding "alice-workload-editor/default" of Role "workload-editor" to User "alice"');
   });
 
   it('answers no with exit 1', async () => {
-    const result = await runCli(['authorize', '--cluster-state', state, '--as', 'alice', '-n', 'default', 'update', 'deployments.apps/finalizers', 'web']);
+    const result = await runMain(['authorize', '--cluster-state', state, '--as', 'alice', '-n', 'default', 'update', 'deployments.apps/finalizers', 'web']);
     expect(result.code).toBe(1);
     expect(result.stdout.trim()).toMatch(/^no/);
   });
 
   it('fills in the status of a SubjectAccessReview file', async () => {
     const sar = { apiVersion: 'authorization.k8s.io/v1', kind: 'SubjectAccessReview', spec: { user: 'bob', groups: ['platform-admins'], resourceAttributes: { verb: 'update', group: '*', version: '*', resource: '*', subresource: 'finalizers', name: '*' } } };
-    const result = await runCli(['authorize', '--cluster-state', state], { stdin: JSON.stringify(sar) });
+    const result = await runMain(['authorize', '--cluster-state', state], { stdin: JSON.stringify(sar) });
     expect(result.code).toBe(0);
     expect(JSON.parse(result.stdout).status).toEqual({ allowed: true, reason: 'RBAC: allowed by ClusterRoleBinding "platform-admins" of ClusterRole "platform-admin" to Group "platform-admins"' });
   });

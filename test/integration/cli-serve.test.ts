@@ -1,7 +1,8 @@
-// `admission-chain serve` as a process: flag errors exit non-zero with one line, and SIGTERM drains.
+// `admission-chain serve`: flag errors exit non-zero with one line (in-process through main()), and
+// the real process takes its flags from the environment, serves, and drains on SIGTERM.
 import { describe, expect, it } from 'vitest';
 import { writeTestCertificates } from '../support/certs.ts';
-import { runCli, spawnCli } from '../support/cli.ts';
+import { runMain, spawnCli } from '../support/cli.ts';
 import { get, post } from '../support/https-client.ts';
 import { podReview } from '../support/reviews.ts';
 
@@ -13,14 +14,14 @@ describe('serve flags', () => {
     [['serve', '--tls-cert-file', 'a', '--tls-private-key-file', 'b', '--port', '99999'], '--port "99999": expected a port number'],
     [['serve', '--tls-cert-file', 'a', '--tls-private-key-file', 'b', '--log-level', 'loud'], '--log-level "loud"'],
   ])('%j fails with a clear message', async (args, message) => {
-    const result = await runCli(args);
+    const result = await runMain(args);
     expect(result.code).toBe(2);
     expect(result.stderr).toContain(message);
     expect(result.stderr).not.toMatch(/\n\s+at /); // no stack trace
   });
 
   it('reports an unreadable certificate without a stack trace', async () => {
-    const result = await runCli(['serve', '--cluster-state', 'examples/cluster-state.yaml', '--tls-cert-file', '/nonexistent/tls.crt', '--tls-private-key-file', '/nonexistent/tls.key', '--port', '0', '--metrics-port', '0']);
+    const result = await runMain(['serve', '--cluster-state', 'examples/cluster-state.yaml', '--tls-cert-file', '/nonexistent/tls.crt', '--tls-private-key-file', '/nonexistent/tls.key', '--port', '0', '--metrics-port', '0']);
     // This test failed once in a full parallel run, twice over several sessions, and never alone:
     // the whole output is in the failure message so the next occurrence says why.
     expect(result.code, `stdout: ${result.stdout}\nstderr: ${result.stderr}`).toBe(1);
@@ -33,7 +34,7 @@ describe('serve flags', () => {
     const { writeFile } = await import('node:fs/promises');
     const state = `${certs.dir}/state.yaml`;
     await writeFile(state, 'apiVersion: v1\nkind: Namespace\nmetadata: {name: a}\n---\napiVersion: v1\nkind: Pod\nmetadata: {name: p}\n');
-    const result = await runCli(['serve', '--cluster-state', state, '--tls-cert-file', certs.certFile, '--tls-private-key-file', certs.keyFile, '--port', '0', '--metrics-port', '0']);
+    const result = await runMain(['serve', '--cluster-state', state, '--tls-cert-file', certs.certFile, '--tls-private-key-file', certs.keyFile, '--port', '0', '--metrics-port', '0']);
     expect(result.code).toBe(1);
     expect(result.stderr).toContain('document 2 (Pod "p"): unsupported kind Pod');
   });

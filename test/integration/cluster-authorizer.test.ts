@@ -2,26 +2,19 @@
 // in-process stand-in API server: what goes on the wire, caching, singleflight, deadlines, and
 // how overload, failures and dropped connections are answered.
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { createClusterAuthorizer, type ClusterAuthorizer, type ClusterAuthorizerOptions } from '../../src/adapters/cluster/authorizer.ts';
-import { systemClock, type Clock } from '../../src/ports/clock.ts';
+import { createClusterAuthorizer, subjectAccessReviewSpec, type ClusterAuthorizer, type ClusterAuthorizerOptions } from '../../src/adapters/cluster/authorizer.ts';
+import { attributesFromSpec } from '../../src/authorization/conversion.ts';
 import type { AuthorizationAttributes, AuthorizationResult } from '../../src/ports/authorizer.ts';
 import { createRbacAuthorizer } from '../../src/adapters/local/rbac/index.ts';
 import { ruleTableAuthorizer, startStandInApiServer, subjectAccessReviewRouteName as sar, type StandInApiServer } from '../apiserver/index.ts';
+import { authorizationRecorder } from '../support/recorders.ts';
+import { ManualClock } from '../support/clock.ts';
 
 const allowPodsGet = { matches: (a: AuthorizationAttributes) => a.resourceAttributes?.verb === 'get', result: { decision: 'allow', reason: 'RBAC: allowed by ClusterRoleBinding "view"' } } as const;
 const denySecrets = { matches: (a: AuthorizationAttributes) => a.resourceAttributes?.resource === 'secrets', result: { decision: 'deny', reason: 'secrets are off limits' } } as const;
 
 function attributes(overrides: Partial<AuthorizationAttributes['resourceAttributes']> = {}, user: AuthorizationAttributes['user'] = { username: 'alice', groups: ['dev'] }): AuthorizationAttributes {
   return { user, resourceAttributes: { namespace: 'team-a', verb: 'get', group: '', version: 'v1', resource: 'pods', name: 'web', ...overrides } };
-}
-
-class ManualClock implements Clock {
-  time = 1_000_000;
-  now = () => this.time;
-  sleep = (ms: number, signal?: AbortSignal) => systemClock.sleep(Math.min(ms, 5), signal);
-  advance(ms: number) {
-    this.time += ms;
-  }
 }
 
 let api: StandInApiServer | undefined;
@@ -188,7 +181,7 @@ describe('cluster authorizer: caching', () => {
 
   it('answers a repeated review from the cache; a different identity is a different key', async () => {
     const hits: string[] = [];
-    const { api, authorizer } = await setUp({ metrics: { cacheHit: () => hits.push('hit'), cacheMiss: () => hits.push('miss') } });
+    const { api, authorizer } = await setUp({ recorder: authorizationRecorder({ cacheHit: () => void hits.push('hit'), cacheMiss: () => void hits.push('miss') }) });
     await authorizer.authorize(attributes());
     await authorizer.authorize(attributes());
     expect(api.calls.count(sar)).toBe(1);
@@ -260,13 +253,13 @@ describe('cluster authorizer: caching', () => {
 describe('cluster authorizer: refreshing answers about to expire', () => {
   const refreshes = () => {
     const seen: string[] = [];
-    return { seen, metrics: { refreshCompleted: ({ result }: { result: string }) => void seen.push(result) } };
+    return { seen, recorder: authorizationRecorder({ refreshCompleted: ({ result }) => void seen.push(result) }) };
   };
 
   it('asks again in the background in the last fifth of the TTL, answering from the cache meanwhile', async () => {
     const clock = new ManualClock();
-    const { seen, metrics } = refreshes();
-    const { api, authorizer } = await setUp({ clock, allowedTtlMs: 10_000, metrics });
+    const { seen, recorder } = refreshes();
+    const { api, authorizer } = await setUp({ clock, allowedTtlMs: 10_000, recorder });
     await authorizer.authorize(attributes());
     clock.advance(7_999);
     await authorizer.authorize(attributes());
@@ -291,9 +284,9 @@ describe('cluster authorizer: refreshing answers about to expire', () => {
   it('replaces the cached answer with what the refresh returned', async () => {
     const clock = new ManualClock();
     let allowed = true;
-    const { metrics } = refreshes();
+    const { recorder } = refreshes();
     const flipping = { matches: () => true, get result() { return allowed ? { decision: 'allow', reason: 'yes' } : { decision: 'deny', reason: 'revoked' }; } } as unknown as typeof allowPodsGet;
-    const { api, authorizer } = await setUp({ clock, allowedTtlMs: 10_000, deniedTtlMs: 10_000, metrics }, [flipping]);
+    const { api, authorizer } = await setUp({ clock, allowedTtlMs: 10_000, deniedTtlMs: 10_000, recorder }, [flipping]);
     expect(await authorizer.authorize(attributes())).toMatchObject({ decision: 'allow' });
     allowed = false;
     clock.advance(9_000);
@@ -304,8 +297,8 @@ describe('cluster authorizer: refreshing answers about to expire', () => {
 
   it('keeps serving the answer until its TTL ends when the refresh fails, then asks in the foreground', async () => {
     const clock = new ManualClock();
-    const { seen, metrics } = refreshes();
-    const { api, authorizer } = await setUp({ clock, allowedTtlMs: 10_000, maxAttempts: 1, metrics });
+    const { seen, recorder } = refreshes();
+    const { api, authorizer } = await setUp({ clock, allowedTtlMs: 10_000, maxAttempts: 1, recorder });
     await authorizer.authorize(attributes());
     api.inject(sar, { kind: 'server-error' }, { times: 1 });
     clock.advance(9_000);
@@ -329,7 +322,7 @@ describe('cluster authorizer: refreshing answers about to expire', () => {
 describe('cluster authorizer: singleflight', () => {
   it('shares one call among identical concurrent reviews', async () => {
     let joins = 0;
-    const { api, authorizer } = await setUp({ metrics: { singleflightJoined: () => joins++ } });
+    const { api, authorizer } = await setUp({ recorder: authorizationRecorder({ singleflightJoined: () => void joins++ }) });
     api.inject(sar, { kind: 'latency', ms: 150 });
     const results = await Promise.all(Array.from({ length: 10 }, () => authorizer.authorize(attributes())));
     expect(results.every((r) => r.decision === 'allow')).toBe(true);
@@ -358,7 +351,7 @@ describe('cluster authorizer: singleflight', () => {
 describe('cluster authorizer: reviews one admission request may send', () => {
   it('sends at most maxReviewsPerRequest per request signal, then answers no-opinion with why (fail closed)', async () => {
     let limited = 0;
-    const { api, authorizer } = await setUp({ maxReviewsPerRequest: 3, metrics: { requestLimited: () => limited++ } });
+    const { api, authorizer } = await setUp({ maxReviewsPerRequest: 3, recorder: authorizationRecorder({ requestLimited: () => void limited++ }) });
     const request = new AbortController().signal;
     const answers = [];
     for (const name of ['a', 'b', 'c', 'd', 'e']) answers.push(await authorizer.authorize(attributes({ name }), request));
@@ -425,7 +418,7 @@ describe('cluster authorizer: deadlines and failures', () => {
 
   it('gives up on a persistent 429 after maxAttempts, with the Status message as the error', async () => {
     const outcomes: string[] = [];
-    const { api, authorizer } = await setUp({ maxAttempts: 2, clock: new ManualClock(), metrics: { requestCompleted: (o) => outcomes.push(`${o.outcome} ${o.code}`) } });
+    const { api, authorizer } = await setUp({ maxAttempts: 2, clock: new ManualClock(), recorder: authorizationRecorder({ requestCompleted: (o) => void outcomes.push(`${o.outcome} ${o.code}`) }) });
     api.inject(sar, { kind: 'too-many-requests', retryAfterSeconds: 1 });
     expect(await authorizer.authorize(attributes())).toEqual({ decision: 'no-opinion', reason: '', error: 'Too many requests, please try again later.' });
     expect(api.calls.count(sar)).toBe(2);
@@ -546,5 +539,13 @@ describe('cluster authorizer: upstream TestV1WebhookCache', () => {
     expect(result.error !== undefined).toBe(expectedErr);
     expect(result.decision === 'allow').toBe(expectedAuthorized);
     expect(api.calls.count(sar)).toBe(expectedCalls);
+  });
+});
+
+describe('cluster authorizer: the spec it sends', () => {
+  it('is the spec the SubjectAccessReview endpoint turns into these attributes (a round trip)', () => {
+    const resourceAttributes = { namespace: 'ns', verb: 'patch', group: 'apps', version: 'v1', resource: 'deployments', subresource: 'scale', name: 'web' };
+    const spec = { user: 'carol', groups: ['ops'], uid: 'u-2', extra: { team: ['b'] }, resourceAttributes };
+    expect(subjectAccessReviewSpec(attributesFromSpec(spec))).toEqual(spec);
   });
 });

@@ -4,9 +4,11 @@
 // and from a hanging watch (the watchdog relists), readiness, Secrets held without their data,
 // clean shutdown, and the ServiceAccount and RuntimeClass plugins running on top.
 import { afterEach, describe, expect, it } from 'vitest';
-import { createClusterLookups, type ClusterLookups, type ClusterLookupsOptions, type LookupRecorder } from '../../src/adapters/cluster/lookups.ts';
+import { createClusterLookups, type ClusterLookups, type ClusterLookupsOptions } from '../../src/adapters/cluster/lookups.ts';
+import { instrumentLookups } from '../../src/observability/instrument-lookups.ts';
+import type { InformerRecorder, LookupRecorder } from '../../src/ports/recorders.ts';
 import type { RequestContext } from '../../src/admission/attributes.ts';
-import { isForbidden, isStatusError, StatusError } from '../../src/admission/errors.ts';
+import { isForbidden, isStatusError, StatusError } from '../../src/api/status-error.ts';
 import type { Pod } from '../../src/api/core.ts';
 import { systemClock, systemRandom } from '../../src/ports/clock.ts';
 import type { Logger } from '../../src/ports/logger.ts';
@@ -15,6 +17,7 @@ import { definition as serviceAccountPlugin } from '../../src/plugins/serviceacc
 import { startStandInApiServer, type ResourceType, type StandInApiServer } from '../apiserver/index.ts';
 import { startTcpProxy, type TcpProxy } from '../apiserver/tcp-proxy.ts';
 import { podAttributes } from '../support/attributes.ts';
+import { eventually } from '../support/eventually.ts';
 
 const serviceAccountType: ResourceType = { group: '', version: 'v1', resource: 'serviceaccounts', kind: 'ServiceAccount', namespaced: true };
 const secretType: ResourceType = { group: '', version: 'v1', resource: 'secrets', kind: 'Secret', namespaced: true };
@@ -23,14 +26,16 @@ const runtimeClassType: ResourceType = { group: 'node.k8s.io', version: 'v1', re
 const secretValue = 'c3VwZXItc2VjcmV0LXBhc3N3b3Jk';
 const secretPlain = 'super-secret-password';
 
-class RecordingRecorder implements LookupRecorder {
+/** The informer caches' observations, and the reads as the webhook's decorator counts them. */
+class RecordingRecorder implements InformerRecorder, LookupRecorder {
   readonly events: string[] = [];
-  cacheLookup(resource: string, hit: boolean) {
-    this.events.push(`cache ${resource} ${hit ? 'hit' : 'miss'}`);
+  cacheRead({ resource, found }: { resource: string; found: boolean }) {
+    this.events.push(`cache ${resource} ${found ? 'hit' : 'miss'}`);
   }
-  liveRead(resource: string, outcome: string) {
-    this.events.push(`live ${resource} ${outcome}`);
+  liveRead({ resource, result }: { resource: string; result: string }) {
+    this.events.push(`live ${resource} ${result}`);
   }
+  retried() {}
   informerError(resource: string) {
     this.events.push(`error ${resource}`);
   }
@@ -100,16 +105,6 @@ async function setUp(options: Partial<ClusterLookupsOptions> = {}, seed: (api: S
   return started;
 }
 
-async function eventually<T>(probe: () => T | undefined, what: string, timeoutMs = 5_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = probe();
-    if (value !== undefined && value !== false) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
-
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 function serviceAccount(namespace: string, name: string, extra: Record<string, unknown> = {}) {
@@ -131,7 +126,8 @@ describe('cluster lookups: cache', () => {
       api.store.put(serviceAccountType, serviceAccount('team-a', 'builder', { automountServiceAccountToken: false, imagePullSecrets: [{ name: 'registry' }], secrets: [{ name: 'token' }] }));
       api.store.put(runtimeClassType, { metadata: { name: 'gvisor' }, handler: 'runsc', overhead: { podFixed: { cpu: '250m' } }, scheduling: { nodeSelector: { sandbox: 'true' }, tolerations: [{ key: 'sandbox', operator: 'Exists', effect: 'NoSchedule' }] } });
     });
-    const account = lookups.serviceAccounts.cached('team-a', 'builder');
+    const read = instrumentLookups(lookups, recorder);
+    const account = read.serviceAccounts.cached('team-a', 'builder');
     expect(account).toEqual({
       apiVersion: 'v1',
       kind: 'ServiceAccount',
@@ -140,7 +136,7 @@ describe('cluster lookups: cache', () => {
       imagePullSecrets: [{ name: 'registry' }],
       secrets: [{ name: 'token' }],
     });
-    expect(lookups.runtimeClasses.cached('', 'gvisor')).toEqual({
+    expect(read.runtimeClasses.cached('', 'gvisor')).toEqual({
       apiVersion: 'node.k8s.io/v1',
       kind: 'RuntimeClass',
       metadata: { name: 'gvisor', uid: expect.any(String), resourceVersion: expect.any(String) },
@@ -148,7 +144,7 @@ describe('cluster lookups: cache', () => {
       overhead: { podFixed: { cpu: '250m' } },
       scheduling: { nodeSelector: { sandbox: 'true' }, tolerations: [{ key: 'sandbox', operator: 'Exists', effect: 'NoSchedule' }] },
     });
-    expect(lookups.serviceAccounts.cached('team-b', 'builder')).toBeUndefined();
+    expect(read.serviceAccounts.cached('team-b', 'builder')).toBeUndefined();
     expect(api.calls.count('get serviceaccounts') + api.calls.count('get runtimeclasses')).toBe(0);
     expect(api.calls.count('list serviceaccounts')).toBe(1);
     expect(recorder.events.filter((e) => e.startsWith('cache'))).toEqual(['cache serviceaccounts hit', 'cache runtimeclasses hit', 'cache serviceaccounts miss']);
@@ -184,11 +180,12 @@ describe('cluster lookups: live reads', () => {
     // Hold the next watches so the cache cannot learn of the new object by itself.
     api.inject('watch serviceaccounts', { kind: 'hang' });
     api.store.put(serviceAccountType, serviceAccount('ns', 'fresh'));
-    expect(lookups.serviceAccounts.cached('ns', 'fresh')).toBeUndefined();
-    const live = await lookups.serviceAccounts.live('ns', 'fresh', AbortSignal.timeout(5_000));
+    const read = instrumentLookups(lookups, recorder);
+    expect(read.serviceAccounts.cached('ns', 'fresh')).toBeUndefined();
+    const live = await read.serviceAccounts.live('ns', 'fresh', AbortSignal.timeout(5_000));
     expect(live).toMatchObject({ kind: 'ServiceAccount', metadata: { name: 'fresh', namespace: 'ns' } });
-    expect(await lookups.serviceAccounts.live('ns', 'missing')).toBeUndefined();
-    expect(await lookups.runtimeClasses.live('', 'missing')).toBeUndefined();
+    expect(await read.serviceAccounts.live('ns', 'missing')).toBeUndefined();
+    expect(await read.runtimeClasses.live('', 'missing')).toBeUndefined();
     expect(api.calls.requests('get serviceaccounts').map((r) => r.path)).toEqual(['/api/v1/namespaces/ns/serviceaccounts/fresh', '/api/v1/namespaces/ns/serviceaccounts/missing']);
     expect(api.calls.requests('get runtimeclasses').map((r) => r.path)).toEqual(['/apis/node.k8s.io/v1/runtimeclasses/missing']);
     expect(recorder.events.filter((e) => e.startsWith('live'))).toEqual(['live serviceaccounts found', 'live serviceaccounts not-found', 'live runtimeclasses not-found']);
@@ -197,12 +194,13 @@ describe('cluster lookups: live reads', () => {
   it('throws a StatusError carrying the server Status for any other failure', async () => {
     const { api, lookups, recorder } = await setUp();
     api.inject('get serviceaccounts', { kind: 'server-error', message: 'etcdserver: leader changed' }, { times: 1 });
-    const failed = await thrown(lookups.serviceAccounts.live('ns', 'sa'));
+    const read = instrumentLookups(lookups, recorder);
+    const failed = await thrown(read.serviceAccounts.live('ns', 'sa'));
     expect(isStatusError(failed)).toBe(true);
     expect((failed as StatusError).status).toMatchObject({ code: 500, reason: 'InternalError', message: 'Internal error occurred: etcdserver: leader changed' });
 
     api.inject('get runtimeclasses', { kind: 'status', code: 403, message: 'runtimeclasses.node.k8s.io "x" is forbidden: nope' }, { times: 1 });
-    const forbidden = await thrown(lookups.runtimeClasses.live('', 'x'));
+    const forbidden = await thrown(read.runtimeClasses.live('', 'x'));
     expect(isForbidden(forbidden)).toBe(true);
     expect((forbidden as StatusError).message).toBe('runtimeclasses.node.k8s.io "x" is forbidden: nope');
     expect(recorder.events.filter((e) => e.startsWith('live'))).toEqual(['live serviceaccounts error', 'live runtimeclasses error']);

@@ -5,16 +5,18 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createClusterLookups, type ClusterLookups } from '../../src/adapters/cluster/lookups.ts';
 import type { RequestContext } from '../../src/admission/attributes.ts';
-import { isStatusError, StatusError } from '../../src/admission/errors.ts';
+import { isStatusError, StatusError } from '../../src/api/status-error.ts';
 import type { Pod } from '../../src/api/core.ts';
-import { createClusterBackend } from '../../src/cluster-backend.ts';
+import { createClusterBackend } from '../../src/wiring/cluster.ts';
+import { createPlugin } from '../../src/admission/plugin.ts';
 import { systemClock, systemRandom } from '../../src/ports/clock.ts';
 import { silentLogger } from '../../src/ports/logger.ts';
 import { definition as podNodeSelector } from '../../src/plugins/podnodeselector/index.ts';
 import { definition as podTolerationRestriction } from '../../src/plugins/podtolerationrestriction/index.ts';
 import { namespaceType, startStandInApiServer, type StandInApiServer } from '../apiserver/index.ts';
 import { podAttributes } from '../support/attributes.ts';
-import type { Backend } from '../../src/wiring.ts';
+import type { Backend } from '../../src/wiring/backend.ts';
+import { eventually } from '../support/eventually.ts';
 
 let api: StandInApiServer | undefined;
 let lookups: ClusterLookups | undefined;
@@ -28,16 +30,6 @@ afterEach(async () => {
 
 const context = (signal = AbortSignal.timeout(5_000)): RequestContext => ({ signal, annotate: () => {}, warn: () => {} });
 const selectorAnnotation = 'scheduler.alpha.kubernetes.io/node-selector';
-
-async function eventually<T>(probe: () => T | undefined, what: string, timeoutMs = 5_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = probe();
-    if (value !== undefined && value !== false) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
 
 async function setUp(seed: (api: StandInApiServer) => void = () => {}) {
   api = await startStandInApiServer({ resources: [namespaceType] });
@@ -126,21 +118,21 @@ describe('the cluster backend for the namespace plugins', () => {
     const ports = { ...backend.ports, clock: systemClock, random: systemRandom };
     const pod: Pod = { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'web', namespace: 'team-a' }, spec: { containers: [{ name: 'c', image: 'nginx' }] } };
     const attributes = podAttributes({ namespace: 'team-a', name: 'web', object: pod });
-    for (const definition of enabled) await definition.create(ports).admit!(attributes, context());
+    for (const definition of enabled) await createPlugin(definition, ports, 'cluster').admit!(attributes, context());
     expect(pod.spec).toMatchObject({ nodeSelector: { pool: 'a' }, tolerations: [{ key: 'pool', operator: 'Equal', value: 'a', effect: 'NoSchedule' }] });
 
     // A namespace created a moment ago, not yet in the cache: one live GET finds it.
     api.inject('watch namespaces', { kind: 'hang' });
     api.store.put(namespaceType, { metadata: { name: 'team-b', annotations: { [selectorAnnotation]: 'pool=b' } } });
     const other: Pod = { metadata: { name: 'web', namespace: 'team-b' }, spec: {} };
-    await podNodeSelector.create(ports).admit!(podAttributes({ namespace: 'team-b', object: other }), context());
+    await createPlugin(podNodeSelector, ports, 'cluster').admit!(podAttributes({ namespace: 'team-b', object: other }), context());
     expect(other.spec!.nodeSelector).toEqual({ pool: 'b' });
 
     // One that does not exist at all: upstream's answers.
     const errors = [];
     for (const plugin of enabled) {
       try {
-        await plugin.create(ports).admit!(podAttributes({ namespace: 'gone', object: { spec: { tolerations: [{ key: 'x', operator: 'Exists' }] } } }), context());
+        await createPlugin(plugin, ports, 'cluster').admit!(podAttributes({ namespace: 'gone', object: { spec: { tolerations: [{ key: 'x', operator: 'Exists' }] } } }), context());
       } catch (error) {
         if (!isStatusError(error)) throw error;
         errors.push(error.status.message);

@@ -2,14 +2,16 @@
 // @kubernetes/client-node: loading, caching, refresh on a miss (rate-limited, one in flight), and
 // discovery that is slow, down, or down for one group version only.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { isStatusError } from '../../src/admission/errors.ts';
+import { isStatusError } from '../../src/api/status-error.ts';
 import type { APIResourceList } from '../../src/adapters/local/cluster-state.ts';
 import { createClusterRestMapper, type ClusterRestMapper, type ClusterRestMapperOptions } from '../../src/adapters/cluster/rest-mapper.ts';
 import type { Clock } from '../../src/ports/clock.ts';
-import { OwnerReferencesPermissionEnforcement } from '../../src/plugins/ownerreferences/index.ts';
+import { ownerReferencesPermissionEnforcement } from '../../src/plugins/ownerreferences/index.ts';
 import { startStandInApiServer, type StandInApiServer } from '../apiserver/index.ts';
-import { coreVersionsRoute, groupListRoute, groupVersionRoute, serveDiscovery, type ServedDiscovery } from '../fixtures/ownerreferences/discovery-routes.ts';
-import { attributesFor, loadFixtureClusterState, requestContext } from '../fixtures/ownerreferences/harness.ts';
+import { coreVersionsRoute, groupListRoute, groupVersionRoute, serveDiscovery, type ServedDiscovery } from '../apiserver/discovery-routes.ts';
+import { attributesFor } from '../../src/plugins/ownerreferences/upstream-cases.ts';
+import { requestContext } from '../support/attributes.ts';
+import { loadFixtureClusterState } from '../support/cluster-state.ts';
 import { isPromiseLike } from '../../src/util/maybe-async.ts';
 
 const widgets: APIResourceList = {
@@ -41,7 +43,7 @@ let clock: ReturnType<typeof manualClock>;
 
 beforeEach(async () => {
   api = await startStandInApiServer();
-  discovery = serveDiscovery(api, loadFixtureClusterState().apiResourceLists);
+  discovery = serveDiscovery(api, loadFixtureClusterState('ownerreferences/cluster-state.yaml').apiResourceLists);
   clock = manualClock();
 });
 afterEach(async () => {
@@ -162,7 +164,7 @@ describe('cluster REST mapper: slow, down and partial discovery', () => {
 
     // Through the plugin: upstream's mapping Forbidden, not a hung admission request.
     clock.advance(30_000);
-    const plugin = new OwnerReferencesPermissionEnforcement({ authorize: async () => ({ decision: 'no-opinion', reason: '' }) }, m);
+    const plugin = ownerReferencesPermissionEnforcement({ authorize: async () => ({ decision: 'no-opinion', reason: '' }) }, m);
     const newObj = { metadata: { ownerReferences: [{ apiVersion: 'apps/v1', kind: 'DaemonSet', name: 'ds1', uid: 'u1', blockOwnerDeletion: true }] } };
     const t0 = Date.now();
     const denial = await rejection(Promise.resolve(plugin.validate(attributesFor({ username: 'jane', resource: 'pods', newObj }), requestContext(AbortSignal.timeout(300)))));

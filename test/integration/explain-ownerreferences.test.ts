@@ -21,10 +21,10 @@ import { maxWarningRunes, maxWarningsPerExplanation } from '../../src/explain/li
 import { systemClock, systemRandom } from '../../src/ports/clock.ts';
 import { silentLogger } from '../../src/ports/logger.ts';
 import { definition } from '../../src/plugins/ownerreferences/index.ts';
-import { attributesFor, clusterStatePath, expectedMessage } from '../fixtures/ownerreferences/harness.ts';
-import { allUpstreamCases } from '../fixtures/ownerreferences/upstream-cases.ts';
+import { allUpstreamCases, attributesFor, expectedMessage } from '../../src/plugins/ownerreferences/upstream-cases.ts';
+import { fixtureClusterStatePath } from '../support/cluster-state.ts';
 
-const fixtureText = readFileSync(clusterStatePath, 'utf8');
+const fixtureText = readFileSync(fixtureClusterStatePath('ownerreferences/cluster-state.yaml'), 'utf8');
 
 async function validate(state: ClusterState, attributes: Attributes): Promise<PhaseOutcome> {
   const ports = { logger: silentLogger, clock: systemClock, random: systemRandom, authorizer: createRbacAuthorizer(state), restMapper: createLocalRestMapper(state) };

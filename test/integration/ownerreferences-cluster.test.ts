@@ -6,15 +6,19 @@ import type { OwnerReference } from '../../src/api/types.ts';
 import { createClusterAuthorizer, type ClusterAuthorizer } from '../../src/adapters/cluster/authorizer.ts';
 import { createClusterRestMapper, type ClusterRestMapper } from '../../src/adapters/cluster/rest-mapper.ts';
 import { createRbacAuthorizer } from '../../src/adapters/local/rbac/index.ts';
+import { explanationOf } from '../../src/admission/explanation.ts';
 import { createExplainer } from '../../src/explain/index.ts';
-import { OwnerReferencesPermissionEnforcement } from '../../src/plugins/ownerreferences/index.ts';
+import { ownerReferencesPermissionEnforcement } from '../../src/plugins/ownerreferences/index.ts';
 import { startStandInApiServer, subjectAccessReviewRouteName, type StandInApiServer } from '../apiserver/index.ts';
-import { serveDiscovery, type ServedDiscovery } from '../fixtures/ownerreferences/discovery-routes.ts';
-import {
-  outcome, attributesFor, expectedMessage, loadFixtureClusterState, neverReturningRestMapper, recordingAuthorizer, recordingRestMapper, requestContext } from '../fixtures/ownerreferences/harness.ts';
-import { allUpstreamCases } from '../fixtures/ownerreferences/upstream-cases.ts';
+import { serveDiscovery, type ServedDiscovery } from '../apiserver/discovery-routes.ts';
+import { allUpstreamCases, attributesFor, expectedMessage } from '../../src/plugins/ownerreferences/upstream-cases.ts';
+import { requestContext } from '../support/attributes.ts';
+import { recordingAuthorizer } from '../support/authorizers.ts';
+import { loadFixtureClusterState } from '../support/cluster-state.ts';
+import { rejectionOf as outcome } from '../support/rejections.ts';
+import { neverReturningRestMapper, recordingRestMapper } from '../support/rest-mappers.ts';
 
-const state = loadFixtureClusterState();
+const state = loadFixtureClusterState('ownerreferences/cluster-state.yaml');
 let api: StandInApiServer;
 let discovery: ServedDiscovery;
 
@@ -48,7 +52,7 @@ describe('OwnerReferencesPermissionEnforcement, upstream tables, SubjectAccessRe
   it.each(allUpstreamCases)('$name', async (c) => {
     const recordedMapper = recordingRestMapper(c.hangingRestMapper ? neverReturningRestMapper : mapper);
     const recordedAuthorizer = recordingAuthorizer(authorizer);
-    const plugin = new OwnerReferencesPermissionEnforcement(recordedAuthorizer, recordedMapper);
+    const plugin = ownerReferencesPermissionEnforcement(recordedAuthorizer, recordedMapper);
     const context = requestContext(AbortSignal.timeout(10_000));
 
     const error = await outcome(() => plugin.validate(attributesFor(c), context));
@@ -75,7 +79,7 @@ describe('the wildcard probe over the wire', () => {
     const mapper = createClusterRestMapper({ kubeConfig: api.kubeConfig });
     const identity = { username: 'super', uid: 'u-1', groups: ['ops', 'system:authenticated'], extra: { 'authentication.kubernetes.io/credential-id': ['X509SHA256=abc'] } };
     const context = requestContext();
-    await new OwnerReferencesPermissionEnforcement(authorizer, mapper).validate(attributesFor({ username: 'super', resource: 'pods', newObj }, identity), context);
+    await ownerReferencesPermissionEnforcement(authorizer, mapper).validate(attributesFor({ username: 'super', resource: 'pods', newObj }, identity), context);
     await Promise.all([authorizer.close(), mapper.close()]);
 
     expect(api.calls.count(subjectAccessReviewRouteName)).toBe(1);
@@ -95,7 +99,7 @@ describe('the wildcard probe over the wire', () => {
   it('denied, discovery is loaded once and each owner checked: 1 probe + 10 SubjectAccessReviews', async () => {
     const authorizer = createClusterAuthorizer({ kubeConfig: api.kubeConfig });
     const mapper = createClusterRestMapper({ kubeConfig: api.kubeConfig });
-    await new OwnerReferencesPermissionEnforcement(authorizer, mapper).validate(attributesFor({ username: 'non-node-deleter', resource: 'pods', newObj }), requestContext());
+    await ownerReferencesPermissionEnforcement(authorizer, mapper).validate(attributesFor({ username: 'non-node-deleter', resource: 'pods', newObj }), requestContext());
     await Promise.all([authorizer.close(), mapper.close()]);
 
     expect(api.calls.count(subjectAccessReviewRouteName)).toBe(11);
@@ -108,7 +112,7 @@ describe('the wildcard probe over the wire', () => {
     const mapper = createClusterRestMapper({ kubeConfig: api.kubeConfig });
     const owners = { metadata: { ownerReferences: Array.from({ length: 10_000 }, (_, i): OwnerReference => ({ apiVersion: 'v1', kind: 'ReplicationController', name: `rc-${i}`, uid: `uid-${i}`, blockOwnerDeletion: true })) } };
     // non-node-deleter may finalize every ReplicationController: only the limit stops the questions.
-    const error = await outcome(() => new OwnerReferencesPermissionEnforcement(authorizer, mapper).validate(attributesFor({ username: 'non-node-deleter', resource: 'pods', newObj: owners }), requestContext()));
+    const error = await outcome(() => ownerReferencesPermissionEnforcement(authorizer, mapper).validate(attributesFor({ username: 'non-node-deleter', resource: 'pods', newObj: owners }), requestContext()));
     await Promise.all([authorizer.close(), mapper.close()]);
 
     expect(api.calls.count(subjectAccessReviewRouteName)).toBe(100);
@@ -116,7 +120,7 @@ describe('the wildcard probe over the wire', () => {
       "pods \"foo\" is forbidden: cannot set blockOwnerDeletion if an ownerReference refers to a resource you can't set finalizers on: , too many SubjectAccessReviews for one admission request (more than 100)",
     );
     // Explained as the error it is, with no Role suggested for questions nobody answered.
-    const explained = createExplainer().explain(error!.explanation!, { mutatingPlugins: [] });
+    const explained = createExplainer().explain(explanationOf(error!)!, { mutatingPlugins: [] });
     expect(explained.objects).toEqual([]);
     expect(explained.warnings[0]).toMatch(/^the authorizer could not answer whether user "non-node-deleter" may update replicationcontrollers\/finalizers "rc-99" in namespace "default": too many SubjectAccessReviews for one admission request \(more than 100\); no Role is suggested/);
   });

@@ -9,21 +9,16 @@ import { createRbacAuthorizer } from '../../src/adapters/local/rbac/index.ts';
 import { createLocalRestMapper } from '../../src/adapters/local/rest-mapper.ts';
 import { systemClock, systemRandom } from '../../src/ports/clock.ts';
 import { silentLogger } from '../../src/ports/logger.ts';
-import { definition, OwnerReferencesPermissionEnforcement } from '../../src/plugins/ownerreferences/index.ts';
-import {
-  outcome,
-  attributesFor,
-  expectedMessage,
-  loadFixtureClusterState,
-  neverReturningRestMapper,
-  recordingAuthorizer,
-  recordingRestMapper,
-  requestContext,
-  upstreamFakeAuthorizer,
-} from '../fixtures/ownerreferences/harness.ts';
-import { allUpstreamCases } from '../fixtures/ownerreferences/upstream-cases.ts';
+import { definition, ownerReferencesPermissionEnforcement } from '../../src/plugins/ownerreferences/index.ts';
+import { allUpstreamCases, attributesFor, expectedMessage, upstreamFakeAuthorizer } from '../../src/plugins/ownerreferences/upstream-cases.ts';
+import type { Authorizer } from '../../src/ports/authorizer.ts';
+import { requestContext } from '../support/attributes.ts';
+import { recordingAuthorizer } from '../support/authorizers.ts';
+import { loadFixtureClusterState } from '../support/cluster-state.ts';
+import { rejectionOf as outcome } from '../support/rejections.ts';
+import { neverReturningRestMapper, recordingRestMapper } from '../support/rest-mappers.ts';
 
-const state = loadFixtureClusterState();
+const state = loadFixtureClusterState('ownerreferences/cluster-state.yaml');
 const rbac = createRbacAuthorizer(state);
 const restMapper = createLocalRestMapper(state);
 
@@ -31,7 +26,7 @@ describe('the RBAC fixture is a faithful translation of upstream\'s fakeAuthoriz
   // Every question the plugin asks in the tables, answered by both: allow must agree exactly.
   it.each(allUpstreamCases)('$name', async (c) => {
     const fake = recordingAuthorizer(upstreamFakeAuthorizer);
-    const plugin = new OwnerReferencesPermissionEnforcement(fake, c.hangingRestMapper ? neverReturningRestMapper : restMapper);
+    const plugin = ownerReferencesPermissionEnforcement(fake, c.hangingRestMapper ? neverReturningRestMapper : restMapper);
     await outcome(() => plugin.validate(attributesFor(c), requestContext()));
     for (const [i, question] of fake.calls.entries()) {
       const answer = await rbac.authorize(question);
@@ -48,7 +43,7 @@ describe('OwnerReferencesPermissionEnforcement, upstream tables, embedded RBAC +
   it.each(allUpstreamCases)('$name', async (c) => {
     const authorizer = recordingAuthorizer(rbac);
     const mapper = recordingRestMapper(c.hangingRestMapper ? neverReturningRestMapper : restMapper);
-    const plugin = new OwnerReferencesPermissionEnforcement(authorizer, mapper);
+    const plugin = ownerReferencesPermissionEnforcement(authorizer, mapper);
     const context = requestContext();
 
     const error = await outcome(() => plugin.validate(attributesFor(c), context));
@@ -73,7 +68,7 @@ describe('the wildcard probe', () => {
     const authorizer = recordingAuthorizer(rbac);
     const mapper = recordingRestMapper(restMapper);
     const context = requestContext();
-    await new OwnerReferencesPermissionEnforcement(authorizer, mapper).validate(attributesFor({ username: 'super', resource: 'pods', newObj }), context);
+    await ownerReferencesPermissionEnforcement(authorizer, mapper).validate(attributesFor({ username: 'super', resource: 'pods', newObj }), context);
     expect(authorizer.calls).toHaveLength(1);
     expect(authorizer.results[0]).toEqual({ decision: 'allow', reason: 'RBAC: allowed by ClusterRoleBinding "super" of ClusterRole "super" to User "super"' });
     expect(mapper.calls).toHaveLength(0);
@@ -81,7 +76,7 @@ describe('the wildcard probe', () => {
   });
 
   it('is also passed by an "update */finalizers" grant and by system:masters', async () => {
-    const finalizerState = loadFixtureClusterState();
+    const finalizerState = loadFixtureClusterState('ownerreferences/cluster-state.yaml');
     finalizerState.clusterRoles.push({ apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', metadata: { name: 'finalizer' }, rules: [{ apiGroups: ['*'], resources: ['*/finalizers'], verbs: ['update'] }] });
     finalizerState.clusterRoleBindings.push({
       apiVersion: 'rbac.authorization.k8s.io/v1',
@@ -93,7 +88,7 @@ describe('the wildcard probe', () => {
     for (const user of [{ username: 'finalizer' }, { username: 'admin', groups: ['system:masters'] }]) {
       const authorizer = recordingAuthorizer(createRbacAuthorizer(finalizerState));
       const mapper = recordingRestMapper(neverReturningRestMapper);
-      await new OwnerReferencesPermissionEnforcement(authorizer, mapper).validate(attributesFor({ username: '', resource: 'pods', newObj }, user), requestContext());
+      await ownerReferencesPermissionEnforcement(authorizer, mapper).validate(attributesFor({ username: '', resource: 'pods', newObj }, user), requestContext());
       expect(authorizer.calls).toHaveLength(1);
       expect(mapper.calls).toHaveLength(0);
     }
@@ -103,7 +98,7 @@ describe('the wildcard probe', () => {
     const authorizer = recordingAuthorizer(rbac);
     const mapper = recordingRestMapper(restMapper);
     const context = requestContext();
-    await new OwnerReferencesPermissionEnforcement(authorizer, mapper).validate(attributesFor({ username: 'non-node-deleter', resource: 'pods', newObj }), context);
+    await ownerReferencesPermissionEnforcement(authorizer, mapper).validate(attributesFor({ username: 'non-node-deleter', resource: 'pods', newObj }), context);
     expect(authorizer.calls).toHaveLength(11);
     expect(authorizer.calls.slice(1).map((c) => c.resourceAttributes?.name)).toEqual(tenOwners.map((o) => o.name));
     expect(mapper.calls.map((c) => c.kind)).toEqual(['ReplicationController', 'DaemonSet']);
@@ -126,5 +121,20 @@ describe('in the chain', () => {
     });
     expect(chain.validatingPlugins).toEqual(['OwnerReferencesPermissionEnforcement']);
     expect(chain.mutatingPlugins).toEqual([]);
+  });
+});
+
+describe('the REST mapping failures a user sees, with discovery from the fixture', () => {
+  const denyProbe: Authorizer = { authorize: async (a) => ({ decision: a.resourceAttributes?.resource === '*' ? 'no-opinion' : 'allow', reason: '' }) };
+  const blockingRef = (apiVersion: string, kind: string, name: string): OwnerReference => ({ apiVersion, kind, name, uid: name, blockOwnerDeletion: true });
+
+  it.each([
+    ['an unknown kind', blockingRef('v1', 'Unknown', 'x'), 'cannot find RESTMapping for APIVersion v1 Kind Unknown: no matches for kind "Unknown" in version "v1"'],
+    ['a known kind in an unknown version', blockingRef('apps/v9', 'DaemonSet', 'x'), 'cannot find RESTMapping for APIVersion apps/v9 Kind DaemonSet: no matches for kind "DaemonSet" in version "apps/v9"'],
+    ['a subresource kind', blockingRef('v1', 'Binding', 'x'), 'cannot find RESTMapping for APIVersion v1 Kind Binding: no matches for kind "Binding" in version "v1"'],
+  ])('rejects %s with upstream\'s mapping message', async (_label, ref, tail) => {
+    const plugin = ownerReferencesPermissionEnforcement(denyProbe, restMapper);
+    const error = await outcome(() => plugin.validate(attributesFor({ username: 'jane', resource: 'pods', newObj: { metadata: { ownerReferences: [ref] } } }), requestContext()));
+    expect(error?.message).toBe(`pods "foo" is forbidden: cannot set blockOwnerDeletion in this case because ${tail}`);
   });
 });

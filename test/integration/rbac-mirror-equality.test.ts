@@ -19,19 +19,23 @@ import { rbacRequestFrom } from '../../src/adapters/local/rbac/request.ts';
 import { ruleAllows } from '../../src/adapters/local/rbac/rule-matching.ts';
 import type { RbacRequest } from '../../src/adapters/local/rbac/request.ts';
 import { appliesToRows, authorizerCases, defaultRuleResolverRows, ruleMatchesCases, staticRoles1, type RbacTableState } from '../../src/adapters/local/rbac/upstream-cases.ts';
-import { OwnerReferencesPermissionEnforcement } from '../../src/plugins/ownerreferences/index.ts';
+import { ownerReferencesPermissionEnforcement } from '../../src/plugins/ownerreferences/index.ts';
 import type { AuthorizationAttributes, Authorizer } from '../../src/ports/authorizer.ts';
 import { clusterRoleBindingType, clusterRoleType, rbacTypes, roleBindingType, roleType, startStandInApiServer, storeRbacAuthorizer, subjectAccessReviewRouteName, type StandInApiServer } from '../apiserver/index.ts';
-import { serveDiscovery } from '../fixtures/ownerreferences/discovery-routes.ts';
-import { attributesFor, expectedMessage, loadFixtureClusterState, neverReturningRestMapper, outcome, recordingAuthorizer, requestContext } from '../fixtures/ownerreferences/harness.ts';
-import { allUpstreamCases } from '../fixtures/ownerreferences/upstream-cases.ts';
+import { serveDiscovery } from '../apiserver/discovery-routes.ts';
+import { loadFixtureClusterState } from '../support/cluster-state.ts';
+import { neverReturningRestMapper } from '../support/rest-mappers.ts';
+import { rejectionOf as outcome } from '../support/rejections.ts';
+import { recordingAuthorizer } from '../support/authorizers.ts';
+import { requestContext } from '../support/attributes.ts';
+import { allUpstreamCases, attributesFor, expectedMessage } from '../../src/plugins/ownerreferences/upstream-cases.ts';
 import { randomRbac, seededRandom } from '../support/random-rbac.ts';
 
 const seed = Number(process.env.RBAC_EQUALITY_SEED ?? 26);
 const randomStates = Number(process.env.RBAC_EQUALITY_STATES ?? 60);
 const questionsPerState = 20;
 const rbacGroup = 'rbac.authorization.k8s.io';
-const orpeState = loadFixtureClusterState();
+const orpeState = loadFixtureClusterState('ownerreferences/cluster-state.yaml');
 
 let api: StandInApiServer;
 let mirrored: RbacMirrorAuthorizer;
@@ -238,7 +242,7 @@ describe('RBAC mirror ≡ SubjectAccessReview, upstream OwnerReferencesPermissio
   const run = async (c: (typeof allUpstreamCases)[number], authorizer: Authorizer) => {
     const recorded = recordingAuthorizer(authorizer);
     const context = requestContext(AbortSignal.timeout(10_000));
-    const error = await outcome(() => new OwnerReferencesPermissionEnforcement(recorded, c.hangingRestMapper ? neverReturningRestMapper : mapper).validate(attributesFor(c), context));
+    const error = await outcome(() => ownerReferencesPermissionEnforcement(recorded, c.hangingRestMapper ? neverReturningRestMapper : mapper).validate(attributesFor(c), context));
     return { message: error?.message, path: context.annotations.path, answeredBy: recorded.results.map((r) => r.answeredBy) };
   };
 

@@ -12,7 +12,7 @@ import jsonPatch from 'fast-json-patch';
 import { afterAll, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
 import { main } from '../../src/cli/main.ts';
-import { runCli } from '../support/cli.ts';
+import { runMain } from '../support/cli.ts';
 import { interPodAffinityCases } from '../../src/plugins/antiaffinity/upstream-cases.ts';
 import { admissionCases as externalIPCases } from '../../src/plugins/denyserviceexternalips/upstream-cases.ts';
 import { admitCases as extendedResourceCases } from '../../src/plugins/extendedresourcetoleration/upstream-cases.ts';
@@ -243,7 +243,7 @@ describe('the fixtures in test/fixtures/namespace-plugins, through the real comm
   const args = (...plugins: string[]) => ['--cluster-state', `${fixtures}/cluster-state.yaml`, '--plugins', plugins.join(','), '--admission-control-config-file', `${fixtures}/admission.yaml`];
 
   it('a pod in team-a gets its namespace\'s node selector and tolerations, and the unrun EventRateLimit section is reported', async () => {
-    const result = await runCli(['review', `${fixtures}/pod-team-a.json`, ...args('PodNodeSelector', 'PodTolerationRestriction')]);
+    const result = await runMain(['review', `${fixtures}/pod-team-a.json`, ...args('PodNodeSelector', 'PodTolerationRestriction')]);
     expect(result.code).toBe(0);
     expect(result.stderr).toMatch(/^admission-chain: warning: admission configuration .*admission\.yaml: plugins\[2\] configures EventRateLimit, which admission-chain does not implement: ignored\n$/);
     const response = JSON.parse(result.stdout).response as Response;
@@ -261,7 +261,7 @@ describe('the fixtures in test/fixtures/namespace-plugins, through the real comm
   });
 
   it('a pod in an unannotated namespace gets the configured cluster defaults', async () => {
-    const response = JSON.parse((await runCli(['review', `${fixtures}/pod-shared.json`, ...args('PodNodeSelector', 'PodTolerationRestriction')])).stdout).response as Response;
+    const response = JSON.parse((await runMain(['review', `${fixtures}/pod-shared.json`, ...args('PodNodeSelector', 'PodTolerationRestriction')])).stdout).response as Response;
     expect(JSON.parse(Buffer.from(response.patch!, 'base64').toString())).toEqual([
       { op: 'add', path: '/spec/nodeSelector', value: { pool: 'general' } },
       { op: 'add', path: '/spec/tolerations', value: [{ key: 'pool', operator: 'Equal', value: 'general', effect: 'NoSchedule' }] },
@@ -269,12 +269,12 @@ describe('the fixtures in test/fixtures/namespace-plugins, through the real comm
   });
 
   it('a pod asking for another pool is denied by PodNodeSelector', async () => {
-    const response = JSON.parse((await runCli(['review', `${fixtures}/pod-team-a-gpu.json`, ...args('PodNodeSelector', 'PodTolerationRestriction', 'ExtendedResourceToleration')])).stdout).response as Response;
+    const response = JSON.parse((await runMain(['review', `${fixtures}/pod-team-a-gpu.json`, ...args('PodNodeSelector', 'PodTolerationRestriction', 'ExtendedResourceToleration')])).stdout).response as Response;
     expect(response.status).toMatchObject({ code: 403, message: 'pods "train" is forbidden: pod node label selector conflicts with its namespace node label selector' });
   });
 
   it('a Service claiming an external IP is denied by DenyServiceExternalIPs', async () => {
-    const response = JSON.parse((await runCli(['review', `${fixtures}/service-external-ips.json`, '--cluster-state', `${fixtures}/cluster-state.yaml`, '--plugins', 'DenyServiceExternalIPs'])).stdout).response as Response;
+    const response = JSON.parse((await runMain(['review', `${fixtures}/service-external-ips.json`, '--cluster-state', `${fixtures}/cluster-state.yaml`, '--plugins', 'DenyServiceExternalIPs'])).stdout).response as Response;
     expect(response.status).toMatchObject({ code: 403, message: 'services "intercept" is forbidden: Use of external IPs is denied by admission control' });
   });
 });

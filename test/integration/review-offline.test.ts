@@ -6,8 +6,8 @@ import { Readable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { main } from '../../src/cli/main.ts';
-import { attributesFor, clusterStatePath, expectedMessage } from '../fixtures/ownerreferences/harness.ts';
-import { allUpstreamCases } from '../fixtures/ownerreferences/upstream-cases.ts';
+import { allUpstreamCases, attributesFor, expectedMessage } from '../../src/plugins/ownerreferences/upstream-cases.ts';
+import { fixtureClusterStatePath } from '../support/cluster-state.ts';
 
 async function review(body: unknown, args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   let stdout = '';
@@ -21,7 +21,7 @@ async function review(body: unknown, args: string[]): Promise<{ code: number; st
 }
 
 describe('review reproduces upstream OwnerReferencesPermissionEnforcement decisions offline', () => {
-  const state = fileURLToPath(clusterStatePath);
+  const state = fileURLToPath(fixtureClusterStatePath('ownerreferences/cluster-state.yaml'));
   it.each(allUpstreamCases.map((c) => [c.name, c] as const))('%s', async (_name, c) => {
     const attributes = attributesFor(c);
     const body = {

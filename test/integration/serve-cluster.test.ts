@@ -11,7 +11,7 @@ import { createRbacAuthorizer } from '../../src/adapters/local/rbac/index.ts';
 import { runServer } from '../../src/cli/serve.ts';
 import { testServeConfig } from '../support/serve-config.ts';
 import { startStandInApiServer, type ResourceType, type StandInApiServer } from '../apiserver/index.ts';
-import { serveDiscovery } from '../fixtures/ownerreferences/discovery-routes.ts';
+import { serveDiscovery } from '../apiserver/discovery-routes.ts';
 import { writeTestCertificates } from '../support/certs.ts';
 import { get, post } from '../support/https-client.ts';
 

@@ -11,7 +11,7 @@ import { loadClusterStateFile } from '../../src/adapters/local/cluster-state.ts'
 import { builtInDiscovery } from '../../src/adapters/local/discovery-snapshot.ts';
 import { runServer } from '../../src/cli/serve.ts';
 import { clusterRoleBindingType, clusterRoleType, rbacTypes, roleBindingType, roleType, startStandInApiServer, storeRbacAuthorizer, subjectAccessReviewRouteName, type StandInApiServer } from '../apiserver/index.ts';
-import { serveDiscovery } from '../fixtures/ownerreferences/discovery-routes.ts';
+import { serveDiscovery } from '../apiserver/discovery-routes.ts';
 import { hasPromtool, needs, promtool } from '../observability/binaries.ts';
 import { writeTestCertificates } from '../support/certs.ts';
 import { runCli } from '../support/cli.ts';

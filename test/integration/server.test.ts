@@ -4,7 +4,6 @@ import { Agent, request as httpsRequest } from 'node:https';
 import { connect as tlsConnect, type ConnectionOptions, type TLSSocket } from 'node:tls';
 import { mkdir, rename, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AdmissionChain } from '../../src/admission/chain.ts';
 import { forbidden } from '../../src/admission/errors.ts';
@@ -18,6 +17,7 @@ import { startServer, type RunningServer } from '../../src/server/server.ts';
 import { generateCertificates } from '../../src/tls/generate.ts';
 import { writeTestCertificates, type CertFiles } from '../support/certs.ts';
 import { get, post } from '../support/https-client.ts';
+import { capturedLog } from '../support/log.ts';
 import { recordingPlugin } from '../support/recording-plugin.ts';
 import { podReview } from '../support/reviews.ts';
 
@@ -57,19 +57,6 @@ function gate(): { opened: Promise<void>; open: () => void } {
 /** A validating-only plugin, enforced, that runs `check`. */
 function validating(name: string, check: NonNullable<Parameters<typeof recordingPlugin>[0]['check']>) {
   return { mode: 'enforce' as const, plugin: recordingPlugin({ name, log: [], mutating: false, check }) };
-}
-
-/** A log destination that keeps what is written, read back as JSON lines. */
-function capturedLog(): { destination: Writable; lines: () => Array<Record<string, unknown>> } {
-  const written: string[] = [];
-  const destination = new Writable({
-    write(chunk: Buffer, _encoding, done) {
-      written.push(chunk.toString());
-      done();
-    },
-  });
-  const lines = () => written.join('').split('\n').filter(Boolean).map((line) => JSON.parse(line) as Record<string, unknown>);
-  return { destination, lines };
 }
 
 describe('webhook server', () => {
@@ -185,6 +172,8 @@ describe('webhook server', () => {
     ['POST', '/'],
     ['POST', '/mutate/extra'],
     ['POST', '/MUTATE'],
+    ['POST', '/mutate//'],
+    ['OPTIONS', '/mutate'],
   ])('answers %s %s with 404 and a Status naming the two endpoints', async (method, path) => {
     const res = await post(`${base}${path}`, JSON.stringify(podReview()), { ca: certs.caCert, method });
     expect(res.status).toBe(404);

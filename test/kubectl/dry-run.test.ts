@@ -1,4 +1,4 @@
-// The README's `kubectl apply --dry-run=server` examples, run with the real kubectl against the
+// The `kubectl apply --dry-run=server` examples of docs/deploy.md, run with the real kubectl against the
 // stand-in API server, which admits every write through the chart-rendered webhook configurations
 // and our webhook started from the chart's own Deployment args. Each case asserts kubectl's exit
 // code and output, and what the webhooks were (or were not) sent.

@@ -2,7 +2,7 @@
 // throw-away data directory, a 1 s scrape interval, our rule file loaded, and always stopped.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { freePort } from '../support/ports.ts';
+import { freePort } from '../support/free-port.ts';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { stringify } from 'yaml';

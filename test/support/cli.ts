@@ -1,7 +1,11 @@
-// Runs the real command line (bin/admission-chain.js on the pinned Node) as a child process; `entry`
-// runs another build of it instead (node flags, then the script), e.g. the production bundle.
+// The command line for tests: in-process through main(argv, io) with captured streams (what almost
+// every test wants), or the real bin/admission-chain.js on the pinned Node as a child process (one
+// smoke test per command); `entry` runs another build of it instead (node flags, then the script),
+// e.g. the production bundle.
 import { spawn, type ChildProcess } from 'node:child_process';
+import { Readable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
+import { main } from '../../src/cli/main.ts';
 
 export const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
 export const nodeBinary = process.execPath;
@@ -11,6 +15,18 @@ export interface CliResult {
   code: number | null;
   stdout: string;
   stderr: string;
+}
+
+/** `admission-chain ARGS` in this process: stdin given as text, stdout and stderr captured. */
+export async function runMain(args: string[], options: { stdin?: string } = {}): Promise<CliResult & { code: number }> {
+  let stdout = '';
+  let stderr = '';
+  const code = await main(['node', 'admission-chain', ...args], {
+    stdin: Readable.from(options.stdin === undefined ? [] : [Buffer.from(options.stdin)]),
+    stdout: { write: (text: string) => (stdout += text) },
+    stderr: { write: (text: string) => (stderr += text) },
+  });
+  return { code, stdout, stderr };
 }
 
 export interface CliEntry {

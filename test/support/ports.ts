@@ -1,13 +1,9 @@
-// A free TCP port on loopback, for processes that must be told their port up front.
-import { createServer } from 'node:net';
+// The ports a plugin is built on in a unit test: silent logging, a recording clock and fixed
+// randomness, and whatever the test gives besides (in-memory lookups, an authorizer, a REST mapper).
+import type { Ports } from '../../src/ports/index.ts';
+import { silentLogger } from '../../src/ports/logger.ts';
+import { FixedRandom, RecordingClock } from './clock.ts';
 
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const address = probe.address();
-      probe.close(() => (typeof address === 'object' && address !== null ? resolve(address.port) : reject(new Error('no port'))));
-    });
-  });
+export function testPorts<P extends Partial<Ports>>(given: P = {} as P): Ports & P {
+  return { logger: silentLogger, clock: new RecordingClock(), random: new FixedRandom(), ...given };
 }

@@ -1,7 +1,24 @@
-// AdmissionReview bodies for tests.
-export function podReview(options: { uid?: string; apiVersion?: string; pullPolicy?: string; name?: string; operation?: string } = {}) {
+// AdmissionReview bodies for tests: a pod CREATE by alice in "default" unless told otherwise.
+export interface PodReviewOptions {
+  uid?: string;
+  apiVersion?: string;
+  /** The one container's imagePullPolicy (none by default). */
+  pullPolicy?: string;
+  name?: string;
+  namespace?: string;
+  operation?: string;
+  /** The whole pod spec, instead of one nginx container; null for a pod with no spec at all. */
+  spec?: Record<string, unknown> | null;
+  labels?: Record<string, string>;
+  userInfo?: { username?: string; groups?: string[]; uid?: string; extra?: Record<string, string[]> };
+}
+
+export function podReview(options: PodReviewOptions = {}) {
   const container: Record<string, unknown> = { name: 'app', image: 'nginx:1.27' };
   if (options.pullPolicy) container.imagePullPolicy = options.pullPolicy;
+  const name = options.name ?? 'web';
+  const namespace = options.namespace ?? 'default';
+  const metadata: Record<string, unknown> = { name, namespace, ...(options.labels ? { labels: options.labels } : {}) };
   return {
     apiVersion: options.apiVersion ?? 'admission.k8s.io/v1',
     kind: 'AdmissionReview',
@@ -9,11 +26,11 @@ export function podReview(options: { uid?: string; apiVersion?: string; pullPoli
       uid: options.uid ?? 'uid-1',
       kind: { group: '', version: 'v1', kind: 'Pod' },
       resource: { group: '', version: 'v1', resource: 'pods' },
-      namespace: 'default',
-      name: options.name ?? 'web',
+      namespace,
+      name,
       operation: options.operation ?? 'CREATE',
-      userInfo: { username: 'alice', groups: ['system:authenticated'] },
-      object: { apiVersion: 'v1', kind: 'Pod', metadata: { name: options.name ?? 'web', namespace: 'default' }, spec: { containers: [container] } },
+      userInfo: options.userInfo ?? { username: 'alice', groups: ['system:authenticated'] },
+      object: { apiVersion: 'v1', kind: 'Pod', metadata, ...(options.spec === null ? {} : { spec: options.spec ?? { containers: [container] } }) },
       dryRun: false,
     },
   };

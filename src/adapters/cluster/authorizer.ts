@@ -15,24 +15,12 @@ import { AuthorizationV1Api, type KubeConfig, type V1SubjectAccessReviewSpec, ty
 import type { AuthorizationAttributes, AuthorizationResult, Authorizer, ResourceAttributes } from '../../ports/authorizer.ts';
 import { systemClock, systemRandom, type Clock, type Random } from '../../ports/clock.ts';
 import { silentLogger, type Logger } from '../../ports/logger.ts';
+import type { AuthorizationRecorder } from '../../ports/recorders.ts';
 import { createKubeRequests, describeKubeError, errorCode, raceWithSignal, retryHint } from './kube.ts';
 import { withTimeout } from '../../util/signals.ts';
 import { SingleFlight } from './singleflight.ts';
 import { flatKey, identitySpec, ReviewKeys, selectorSpec, type ReviewKey } from './review-keys.ts';
 import { TtlCache } from './ttl-cache.ts';
-
-/** Observations for metrics; the wiring adapts them to Prometheus (no prom-client here). */
-export interface ClusterAuthorizerMetrics {
-  cacheHit?(): void;
-  cacheMiss?(): void;
-  singleflightJoined?(): void;
-  /** A background refresh of a cached answer near its expiry finished. */
-  refreshCompleted?(observation: { result: 'success' | 'error' }): void;
-  /** A question refused because its admission request had sent as many reviews as it may. */
-  requestLimited?(): void;
-  /** One per SubjectAccessReview put on the wire, retries included. */
-  requestCompleted?(observation: { outcome: 'allowed' | 'denied' | 'no-opinion' | 'error'; code: string; durationSeconds: number }): void;
-}
 
 export interface ClusterAuthorizerOptions {
   kubeConfig: KubeConfig;
@@ -62,7 +50,8 @@ export interface ClusterAuthorizerOptions {
   clock?: Clock;
   random?: Random;
   logger?: Logger;
-  metrics?: ClusterAuthorizerMetrics;
+  /** Told every cache hit, miss, join, refresh and review sent (metrics). */
+  recorder?: AuthorizationRecorder;
 }
 
 export interface ClusterAuthorizer extends Authorizer {
@@ -93,7 +82,7 @@ export function createClusterAuthorizer(options: ClusterAuthorizerOptions): Clus
     clock = systemClock,
     random = systemRandom,
     logger = silentLogger,
-    metrics = {},
+    recorder,
   } = options;
   const api = kubeConfig.makeApiClient(AuthorizationV1Api);
   const requests = createKubeRequests(kubeConfig);
@@ -125,10 +114,10 @@ export function createClusterAuthorizer(options: ClusterAuthorizerOptions): Clus
       const review = await raceWithSignal(api.createSubjectAccessReview({ body: { apiVersion: 'authorization.k8s.io/v1', kind: 'SubjectAccessReview', spec } }, requests.options(signal)), signal);
       const status = review.status ?? { allowed: false };
       const outcome = status.denied ? 'denied' : status.allowed ? 'allowed' : 'no-opinion';
-      metrics.requestCompleted?.({ outcome, code: '201', durationSeconds: (clock.now() - started) / 1000 });
+      recorder?.requestCompleted({ outcome, code: '201', durationSeconds: (clock.now() - started) / 1000 });
       return status;
     } catch (error) {
-      metrics.requestCompleted?.({ outcome: 'error', code: errorCode(error), durationSeconds: (clock.now() - started) / 1000 });
+      recorder?.requestCompleted({ outcome: 'error', code: errorCode(error), durationSeconds: (clock.now() - started) / 1000 });
       throw error;
     }
   }
@@ -164,10 +153,10 @@ export function createClusterAuthorizer(options: ClusterAuthorizerOptions): Clus
     if (flights.has(flight)) return;
     const spec = subjectAccessReviewSpec(attributes);
     withTimeout(undefined, timeoutMs, (bounded) => flights.run(flight, reviewAndCache(key, spec, true), bounded).result).then(
-      () => metrics.refreshCompleted?.({ result: 'success' }),
+      () => recorder?.refreshCompleted({ result: 'success' }),
       (error: unknown) => {
         // The cached answer stays until its TTL ends; the next use asks again.
-        metrics.refreshCompleted?.({ result: 'error' });
+        recorder?.refreshCompleted({ result: 'error' });
         logger.debug({ err: describeKubeError(error, 'POST', url) }, 'SubjectAccessReview refresh failed');
       },
     );
@@ -175,13 +164,13 @@ export function createClusterAuthorizer(options: ClusterAuthorizerOptions): Clus
 
   /** A question not answered from the cache: on the wire, or joining the same question in flight. */
   async function authorizeUncached(key: ReviewKey, attributes: AuthorizationAttributes, cacheable: boolean, signal: AbortSignal | undefined): Promise<AuthorizationResult> {
-    metrics.cacheMiss?.();
+    recorder?.cacheMiss();
     // One request must not turn into thousands of reviews (10,000 owner references, each its own
     // question): past the limit it gets no more, and its question fails closed.
     if (signal !== undefined && !flights.has(flatKey(key))) {
       const sent = reviewsSent.get(signal) ?? 0;
       if (sent >= maxReviewsPerRequest) {
-        metrics.requestLimited?.();
+        recorder?.requestLimited();
         return { decision: 'no-opinion', reason: '', error: tooManyReviews };
       }
       reviewsSent.set(signal, sent + 1);
@@ -190,7 +179,7 @@ export function createClusterAuthorizer(options: ClusterAuthorizerOptions): Clus
     try {
       return await withTimeout(signal, timeoutMs, (bounded) => {
         const ticket = flights.run(flatKey(key), reviewAndCache(key, spec, cacheable), bounded);
-        if (ticket.joined) metrics.singleflightJoined?.();
+        if (ticket.joined) recorder?.singleflightJoined();
         return ticket.result;
       });
     } catch (error) {
@@ -209,7 +198,7 @@ export function createClusterAuthorizer(options: ClusterAuthorizerOptions): Clus
       const now = clock.now();
       const cached = cacheable ? cache.entry(key.family, now, key.name) : undefined;
       if (cached === undefined) return authorizeUncached(key, attributes, cacheable, signal);
-      metrics.cacheHit?.();
+      recorder?.cacheHit();
       if (cached.expiresAt - now <= cached.ttlMs * refreshAheadFraction) refreshInBackground(key, attributes);
       return cached.value;
     },

@@ -2,8 +2,7 @@
 // by a JSON merge patch that carries that resourceVersion, so the API server refuses (409) a write
 // over someone else's (optimistic concurrency), and touches no other field of the Secret.
 import { CoreV1Api, PatchStrategy, setHeaderOptions, type KubeConfig, type V1Secret } from '@kubernetes/client-node';
-import type { CertificateSecretStore, StoredSecret } from '../../certificates/secret-store.ts';
-import type { SecretContents } from '../../certificates/plan.ts';
+import type { CertificateSecretStore, SecretContents, StoredSecret } from '../../ports/certificate-secret-store.ts';
 import { boundedCall, KubeCallError } from './bounded-call.ts';
 import type { KubeRequests } from './kube.ts';
 

@@ -10,6 +10,7 @@ import { ApiException, ListWatch, type KubeConfig, type KubernetesObject } from 
 import type { KubeObject } from '../../api/types.ts';
 import type { Clock, Random } from '../../ports/clock.ts';
 import type { Logger } from '../../ports/logger.ts';
+import type { InformerRestartReason } from '../../ports/recorders.ts';
 import { statusOf } from './kube.ts';
 import { InformerWatch } from './watch.ts';
 
@@ -19,12 +20,10 @@ export interface ListResult<T> {
   resourceVersion: string;
 }
 
-export type RestartReason = 'error' | 'stall' | 'resync';
-
 export interface InformerObserver {
   listed?(): void;
   failed?(): void;
-  restarted?(reason: RestartReason): void;
+  restarted?(reason: InformerRestartReason): void;
   /** The cache changed: a LIST replaced it, or a watched event added, changed or removed an object. */
   changed?(): void;
 }
@@ -137,7 +136,7 @@ export class Informer<T extends KubeObject> {
    * Ends the running generation and relists at once (the watchdog's lever). Does nothing while an
    * error backoff is pending: that restart is already on its way.
    */
-  restart(reason: Exclude<RestartReason, 'error'>): void {
+  restart(reason: Exclude<InformerRestartReason, 'error'>): void {
     if (this.#closed.signal.aborted || this.#restartPending) return;
     this.#options.logger.warn({ resource: this.resource, reason }, 'informer restarting');
     this.#options.observer?.restarted?.(reason);

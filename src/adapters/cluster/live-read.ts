@@ -4,7 +4,7 @@
 // call is bounded by the caller's signal and a timeout of its own, and abandoned requests are
 // aborted on the wire, not left running.
 import { ApiException } from '@kubernetes/client-node';
-import { StatusError } from '../../admission/errors.ts';
+import { StatusError } from '../../api/status-error.ts';
 import type { Status } from '../../api/types.ts';
 import { withTimeout } from '../../util/signals.ts';
 import { describeKubeError, raceWithSignal, statusOf } from './kube.ts';

@@ -7,23 +7,13 @@ import type { KubeObject } from '../../api/types.ts';
 import { systemClock, systemRandom, type Clock, type Random } from '../../ports/clock.ts';
 import { silentLogger, type Logger } from '../../ports/logger.ts';
 import type { Lookups, ResourceLookup } from '../../ports/lookups.ts';
+import type { InformerRecorder, LookupResource } from '../../ports/recorders.ts';
 import { withTimeout } from '../../util/signals.ts';
-import { Informer, type ListResult, type RestartReason } from './informer.ts';
+import { Informer, type ListResult } from './informer.ts';
 import { createKubeRequests } from './kube.ts';
 import { liveRead } from './live-read.ts';
 import { projectNamespace, projectRuntimeClass, projectSecret, projectServiceAccount } from './lookup-objects.ts';
 import { runWatchdog } from './watchdog.ts';
-
-export type LookupResource = 'serviceaccounts' | 'secrets' | 'runtimeclasses' | 'namespaces';
-
-/** Observations for metrics; the wiring adapts them to Prometheus (no prom-client here). */
-export interface LookupRecorder {
-  cacheLookup?(resource: LookupResource, hit: boolean): void;
-  liveRead?(resource: LookupResource, outcome: 'found' | 'not-found' | 'error'): void;
-  informerError?(resource: LookupResource): void;
-  informerRestart?(resource: LookupResource, reason: RestartReason): void;
-  informerList?(resource: LookupResource): void;
-}
 
 export interface ClusterLookupsOptions {
   kubeConfig: KubeConfig;
@@ -45,7 +35,8 @@ export interface ClusterLookupsOptions {
   listPageSize?: number;
   /** Bound on one LIST page (default 60 s): a hung LIST fails and is retried with backoff. */
   listTimeoutMs?: number;
-  recorder?: LookupRecorder;
+  /** Told every LIST, failure and restart of the informer caches (metrics). */
+  recorder?: InformerRecorder;
   /**
    * Which caches to run (default: service accounts, secrets and runtime classes). The webhook starts
    * only those its enabled plugins read, so it needs no RBAC on — and holds nothing of — the others;
@@ -74,7 +65,7 @@ export function createClusterLookups(options: ClusterLookupsOptions): ClusterLoo
     liveTimeoutMs = 10_000,
     listPageSize = 500,
     listTimeoutMs = 60_000,
-    recorder = {},
+    recorder,
   } = options;
   const backoff = { initialMs: options.backoff?.initialMs ?? 1_000, maxMs: options.backoff?.maxMs ?? 30_000 };
   const requests = createKubeRequests(kubeConfig);
@@ -100,9 +91,9 @@ export function createClusterLookups(options: ClusterLookupsOptions): ClusterLoo
       logger: log,
       backoff,
       observer: {
-        listed: () => recorder.informerList?.(resource),
-        failed: () => recorder.informerError?.(resource),
-        restarted: (reason) => recorder.informerRestart?.(resource, reason),
+        listed: () => recorder?.informerList(resource),
+        failed: () => recorder?.informerError(resource),
+        restarted: (reason) => recorder?.informerRestart(resource, reason),
       },
     });
   }
@@ -137,26 +128,17 @@ export function createClusterLookups(options: ClusterLookupsOptions): ClusterLoo
     return {
       cached(namespace, name) {
         ensureEnabled();
-        const found = cache.get(namespace, name);
-        recorder.cacheLookup?.(resource, found !== undefined);
-        return found;
+        return cache.get(namespace, name);
       },
       async live(namespace, name, signal) {
         ensureEnabled();
-        try {
-          const found = await liveRead({
-            call: (bounded) => read(namespace, name, bounded),
-            project,
-            url: urlOf(namespace, name),
-            signal,
-            timeoutMs: liveTimeoutMs,
-          });
-          recorder.liveRead?.(resource, found === undefined ? 'not-found' : 'found');
-          return found;
-        } catch (error) {
-          recorder.liveRead?.(resource, 'error');
-          throw error;
-        }
+        return liveRead({
+          call: (bounded) => read(namespace, name, bounded),
+          project,
+          url: urlOf(namespace, name),
+          signal,
+          timeoutMs: liveTimeoutMs,
+        });
       },
     };
   }

@@ -8,7 +8,8 @@ import type { KubeObject } from '../../api/types.ts';
 import { systemClock, systemRandom, type Clock, type Random } from '../../ports/clock.ts';
 import { silentLogger, type Logger } from '../../ports/logger.ts';
 import { withTimeout } from '../../util/signals.ts';
-import { Informer, type RestartReason } from './informer.ts';
+import { Informer } from './informer.ts';
+import type { InformerRestartReason } from '../../ports/recorders.ts';
 import { createKubeRequests } from './kube.ts';
 import { listAll } from './lookups.ts';
 import type { RbacResource } from './rbac-resources.ts';
@@ -21,7 +22,7 @@ export type { RbacResource } from './rbac-resources.ts';
 export interface RbacInformerRecorder {
   informerList?(resource: RbacResource): void;
   informerError?(resource: RbacResource): void;
-  informerRestart?(resource: RbacResource, reason: RestartReason): void;
+  informerRestart?(resource: RbacResource, reason: InformerRestartReason): void;
 }
 
 /** The cached objects by kind, as the embedded RBAC evaluator takes them. */

@@ -9,6 +9,7 @@ import type { KubeConfig } from '@kubernetes/client-node';
 import type { RestMapper, RestMapping } from '../../ports/rest-mapper.ts';
 import { systemClock, type Clock } from '../../ports/clock.ts';
 import { silentLogger, type Logger } from '../../ports/logger.ts';
+import type { DiscoveryRecorder } from '../../ports/recorders.ts';
 import type { APIResource } from '../local/cluster-state.ts';
 import type { DiscoveredGroup } from '../discovery/documents.ts';
 import { isNoMatchError } from '../discovery/errors.ts';
@@ -22,15 +23,24 @@ export interface ClusterRestMapperOptions {
   refreshIntervalMs?: number;
   /** Upper bound for one refresh, whatever the caller's deadline (default 10 s). */
   refreshTimeoutMs?: number;
+  /** Pause between start-up attempts while discovery has not loaded at all (default 5 s). */
+  loadRetryMs?: number;
   logger?: Logger;
   clock?: Clock;
   /** Told the outcome of every discovery pass (metrics). */
-  recorder?: { refreshCompleted(observation: { result: 'success' | 'partial' | 'error'; durationSeconds: number }): void };
+  recorder?: DiscoveryRecorder;
 }
 
 export interface ClusterRestMapper extends RestMapper {
   /** Resolves once discovery has loaded (partially is enough); rejects if it could not load at all. */
   ready(signal?: AbortSignal): Promise<void>;
+  /**
+   * Start-up: tries ready() until discovery loads or the mapper is closed, a pause between tries, so
+   * a replica started while the API server is away becomes ready when it comes back.
+   */
+  load(): Promise<void>;
+  /** Why the mapper cannot answer yet (load() has not finished: the last error); [] once it has. */
+  notReadyReasons(): string[];
   /** Resolves when no refresh is in flight (a miss may return before its refresh has finished). */
   idle(): Promise<void>;
   /** Abandons any refresh in flight and releases the connection pool. */
@@ -44,7 +54,7 @@ interface Refresh {
 }
 
 export function createClusterRestMapper(options: ClusterRestMapperOptions): ClusterRestMapper {
-  const { kubeConfig, refreshIntervalMs = 30_000, refreshTimeoutMs = 10_000, logger = silentLogger, clock = systemClock } = options;
+  const { kubeConfig, refreshIntervalMs = 30_000, refreshTimeoutMs = 10_000, loadRetryMs = 5_000, logger = silentLogger, clock = systemClock } = options;
   const requests = createKubeRequests(kubeConfig);
   const client = new DiscoveryClient(kubeConfig, requests);
   const apisUrl = `${kubeConfig.getCurrentCluster()?.server ?? ''}/apis`;
@@ -58,6 +68,9 @@ export function createClusterRestMapper(options: ClusterRestMapperOptions): Clus
   let lastRefreshAt: number | undefined;
   let lastError: string | undefined;
   let inFlight: Refresh | undefined;
+  /** Whether load() has seen discovery's first pass through, and why its last attempt failed. */
+  let loaded = false;
+  let loadError: string | undefined;
   const closing = new AbortController();
 
   function rebuild(): void {
@@ -155,6 +168,12 @@ export function createClusterRestMapper(options: ClusterRestMapperOptions): Clus
     return 'success';
   }
 
+  async function ready(signal?: AbortSignal): Promise<void> {
+    if (mapping !== undefined) return;
+    await wait(startRefresh().done, signal);
+    if (mapping === undefined) throw new Error(lastError ?? 'discovery has not loaded');
+  }
+
   /** Waits for a refresh, but never past the caller's deadline. */
   async function wait(work: Promise<void>, signal: AbortSignal | undefined): Promise<void> {
     try {
@@ -202,11 +221,23 @@ export function createClusterRestMapper(options: ClusterRestMapperOptions): Clus
     // A known kind is answered at once, without a promise (ORPE asks once per owner kind).
     mappingsFor: (groupKind, versions, signal) => lookup(groupKind, versions) ?? mappingsAfterRefresh(groupKind, versions, signal),
 
-    async ready(signal) {
-      if (mapping !== undefined) return;
-      await wait(startRefresh().done, signal);
-      if (mapping === undefined) throw new Error(lastError ?? 'discovery has not loaded');
+    ready,
+
+    async load() {
+      while (!closing.signal.aborted) {
+        try {
+          await ready();
+          loaded = true;
+          return;
+        } catch (error) {
+          loadError = (error as Error).message;
+          logger.warn({ err: loadError }, 'discovery did not load; retrying');
+          await clock.sleep(loadRetryMs, closing.signal).catch(() => {});
+        }
+      }
     },
+
+    notReadyReasons: () => (loaded ? [] : [`discovery has not loaded${loadError ? ` (last error: ${loadError})` : ''}`]),
 
     idle: async () => {
       await inFlight?.done;

@@ -124,7 +124,7 @@ export function identitySpec(user: UserInfo): { user?: string; uid?: string; gro
 /**
  * The pieces as one string, built whole. A string built with + or a template literal is kept by
  * V8 as a tree of its pieces, and a cache key keeps that tree alive: two dozen small strings per
- * cached answer instead of one (docs/benchmark.md, item 32). Array join builds a flat string.
+ * cached answer instead of one. Array join builds a flat string.
  */
 function flat(pieces: string[]): string {
   return pieces.join('');

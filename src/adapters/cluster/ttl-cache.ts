@@ -22,7 +22,7 @@ interface Slot<V> extends CacheEntry<V> {
  * every time, and a cache hit is otherwise cheaper than that). Callers with one key leave the
  * subkey out. A key with one subkey holds its slot directly and gets a map of its own only for a
  * second subkey: most keys have one (an identity, the wildcard probe of one user), and with a map
- * for each, a burst of new identities peaked 5–6 MiB higher (docs/benchmark.md, item 31).
+ * for each, a burst of new identities peaked 5–6 MiB higher.
  *
  * The recency order is a Set's insertion order: eviction takes from the old end. A hit moves its
  * entry to the young end only when the entry has drifted into the older half (more than half the

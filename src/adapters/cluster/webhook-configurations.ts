@@ -9,7 +9,7 @@ import {
   type V1MutatingWebhookConfiguration,
   type V1ValidatingWebhookConfiguration,
 } from '@kubernetes/client-node';
-import { ConfigurationKind, type LiveConfiguration, type WebhookConfigurationStore, type WebhookJson } from '../../registration/configuration-store.ts';
+import { ConfigurationKind, type LiveConfiguration, type WebhookConfigurationStore, type WebhookJson } from '../../ports/webhook-configuration-store.ts';
 import { boundedCall, KubeCallError } from './bounded-call.ts';
 import type { KubeRequests } from './kube.ts';
 

@@ -1,6 +1,6 @@
 // Upstream's core validation ValidateTolerations (pkg/apis/core/validation), with its messages:
 // PodTolerationRestriction checks the tolerations of its configuration with it.
-import { goQuote } from '../../admission/errors.ts';
+import { goQuote } from '../go-format.ts';
 import { isLabelKey, isLabelValue } from '../label-validation.ts';
 import { TaintEffect, TolerationOperator, type TolerationFields } from './toleration.ts';
 

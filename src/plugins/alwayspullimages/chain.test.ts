@@ -10,7 +10,7 @@ import { PluginMode, type PluginMode as Mode } from '../../admission/plugin.ts';
 import type { Pod } from '../../api/core.ts';
 import { systemClock } from '../../ports/clock.ts';
 import { silentLogger } from '../../ports/logger.ts';
-import { attributesFor } from './attributes.fixture.ts';
+import { attributesRecord } from '../../../test/support/attributes.ts';
 import { definition } from './index.ts';
 
 const fixtures = join(import.meta.dirname, '../../../test/fixtures/alwayspullimages');
@@ -71,7 +71,7 @@ describe('enforce mode', () => {
   });
 
   it('rejects a body under pods that is not a Pod in the mutating phase', async () => {
-    const attributes = attributesFor({ operation: 'CREATE', object: { apiVersion: 'v1', kind: 'Service' } });
+    const attributes = attributesRecord({ apiVersion: 'v1', kind: 'Service' });
     const outcome = await chainWith(PluginMode.Enforce).admit(attributes, signal());
     expect(outcome.rejection?.status).toEqual({
       status: 'Failure',
@@ -104,7 +104,7 @@ describe('warn mode', () => {
 
   it('turns the bad-request of a non-Pod body into a warning and leaves the object as it was', async () => {
     const object = { apiVersion: 'v1', kind: 'Service', spec: { ports: [] } };
-    const attributes = attributesFor({ operation: 'CREATE', object });
+    const attributes = attributesRecord(object);
     const outcome = await chainWith(PluginMode.Warn).admit(attributes, signal());
     expect(outcome.rejection).toBeUndefined();
     expect(outcome.warnings).toEqual(['[AlwaysPullImages] Resource was marked with kind Pod but was unable to be converted']);

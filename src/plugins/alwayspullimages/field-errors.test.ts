@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { badRequest, StatusError } from '../../admission/errors.ts';
+import { badRequest, StatusError } from '../../api/status-error.ts';
 import { aggregate, notSupported } from './field-errors.ts';
 
 describe('notSupported (field.NotSupported(...).Error())', () => {

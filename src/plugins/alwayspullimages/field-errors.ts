@@ -1,6 +1,7 @@
 // apimachinery's wording for the two error shapes this plugin returns, so a rejection reads exactly
 // like kube-apiserver's: field.NotSupported(...).Error() and utilerrors.NewAggregate(...).
-import { goQuote, StatusError } from '../../admission/errors.ts';
+import { goQuote } from '../../api/go-format.ts';
+import { StatusError } from '../../api/status-error.ts';
 
 /**
  * field.NotSupported(path, value, supported).Error() for a string-kinded value:

@@ -1,11 +1,13 @@
 // Upstream plugin/pkg/admission/alwayspullimages/admission_test.go, every test and row, with the Go
 // Pod structs written as the JSON pods a webhook receives (zero-valued Go fields are simply absent).
 import { describe, expect, it } from 'vitest';
-import { isStatusError, type StatusError } from '../../admission/errors.ts';
 import { Operation } from '../../admission/operation.ts';
 import type { Pod } from '../../api/core.ts';
-import { attributesFor, noContext } from './attributes.fixture.ts';
+import { attributesRecord, requestContext } from '../../../test/support/attributes.ts';
+import { rejectedWith } from '../../../test/support/rejections.ts';
 import { alwaysPullImages, definition } from './index.ts';
+
+const context = requestContext();
 
 function container(name: string, image: string, imagePullPolicy?: string) {
   return imagePullPolicy === undefined ? { name, image } : { name, image, imagePullPolicy };
@@ -24,22 +26,12 @@ function pod(name: string, namespace: string, spec: Pod['spec'], annotations?: R
   };
 }
 
-function thrownBy(run: () => unknown): StatusError {
-  try {
-    run();
-  } catch (error) {
-    if (isStatusError(error)) return error;
-    throw error;
-  }
-  throw new Error('expected a StatusError, nothing was thrown');
-}
-
 /** admissiontesting.WithReinvocationTesting: admit runs twice and must give the same object. */
-function admitWithReinvocation(attributes: ReturnType<typeof attributesFor>) {
+function admitWithReinvocation(attributes: ReturnType<typeof attributesRecord>) {
   const plugin = alwaysPullImages();
-  plugin.admit!(attributes, noContext);
+  plugin.admit!(attributes, context);
   const once = structuredClone(attributes.object);
-  plugin.admit!(attributes, noContext);
+  plugin.admit!(attributes, context);
   expect(attributes.object).toEqual(once);
 }
 
@@ -75,7 +67,7 @@ it('TestAdmission: every init container, container and image volume pulls Always
     ],
     volumes: [imageVolume('volume1', 'Never'), imageVolume('volume2', 'IfNotPresent'), imageVolume('volume3', 'Always')],
   });
-  const attributes = attributesFor({ operation: Operation.Create, object, name: '123', namespace: 'test' });
+  const attributes = attributesRecord(object, { name: '123', namespace: 'test' });
   admitWithReinvocation(attributes);
   const admitted = attributes.object as Pod;
   for (const c of [...admitted.spec!.initContainers!, ...admitted.spec!.containers!]) {
@@ -118,8 +110,8 @@ it('TestValidate: one forbidden error per offending field, aggregated in visitin
     'pods "123" is forbidden: spec.volumes[1].image.pullPolicy: Unsupported value: "Never": supported values: "Always", ' +
     'pods "123" is forbidden: spec.volumes[2].image.pullPolicy: Unsupported value: "IfNotPresent": supported values: "Always"' +
     ']';
-  const attributes = attributesFor({ operation: Operation.Create, object, name: '123', namespace: 'test' });
-  const error = thrownBy(() => alwaysPullImages().validate!(attributes, noContext));
+  const attributes = attributesRecord(object, { name: '123', namespace: 'test' });
+  const error = rejectedWith(() => alwaysPullImages().validate!(attributes, context));
   expect(error.message).toBe(expectedError);
 });
 
@@ -138,18 +130,16 @@ describe('TestOtherResources: a no-op for other resources and subresources, an e
       expectError: true,
     },
   ])('$name', ({ kind, resource, subresource, object, expectError }) => {
-    const attributes = attributesFor({
-      operation: Operation.Create,
-      object,
-      kind,
-      resource,
+    const attributes = attributesRecord(object, {
+      kind: { group: '', version: 'v1', kind },
+      resource: { group: '', version: 'v1', resource },
       subresource,
       name: 'testname',
       namespace: 'testnamespace',
     });
     const plugin = alwaysPullImages();
     if (expectError) {
-      const error = thrownBy(() => plugin.admit!(attributes, noContext));
+      const error = rejectedWith(() => plugin.admit!(attributes, context));
       expect(error.status).toEqual({
         status: 'Failure',
         code: 400,
@@ -188,14 +178,7 @@ describe('TestUpdatePod: a no-op for a pod update that changes no image', () => 
       expectIgnore: false,
     },
   ])('$name', ({ object, oldObject, subresource, expectIgnore }) => {
-    const attributes = attributesFor({
-      operation: Operation.Create,
-      object,
-      oldObject,
-      subresource,
-      name: 'testname',
-      namespace: 'testnamespace',
-    });
+    const attributes = attributesRecord(object, { oldObject, subresource, name: 'testname', namespace: 'testnamespace' });
     expect(() => admitWithReinvocation(attributes)).not.toThrow();
     if (expectIgnore) expect((attributes.object as Pod).spec!.containers![0]!.imagePullPolicy).toBe('IfNotPresent');
   });

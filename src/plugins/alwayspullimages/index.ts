@@ -6,7 +6,8 @@
  * The validating half rejects pods that still lack Always after later mutations.
  */
 import type { Attributes } from '../../admission/attributes.ts';
-import { badRequest, forbidden, type StatusError } from '../../admission/errors.ts';
+import { badRequest, type StatusError } from '../../api/status-error.ts';
+import { forbidden } from '../../admission/errors.ts';
 import { explained, FactType, maxFactItems } from '../../admission/explanation.ts';
 import { Operation } from '../../admission/operation.ts';
 import type { AdmissionPlugin, PluginDefinition } from '../../admission/plugin.ts';
@@ -20,7 +21,7 @@ export const pluginName = 'AlwaysPullImages';
 
 const pullAlways = 'Always';
 
-export const definition: PluginDefinition = {
+export const definition: PluginDefinition<never> = {
   name: pluginName,
   needs: [],
   create: (ports) => alwaysPullImages(ports.logger),

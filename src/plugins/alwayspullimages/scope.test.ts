@@ -1,11 +1,13 @@
 // Which requests the plugin acts on (upstream shouldIgnore), which bodies count as a Pod, and the
 // exact messages a user sees.
 import { describe, expect, it } from 'vitest';
-import { isStatusError, type StatusError } from '../../admission/errors.ts';
 import { Operation } from '../../admission/operation.ts';
 import type { Pod } from '../../api/core.ts';
-import { attributesFor, noContext } from './attributes.fixture.ts';
+import { attributesRecord, requestContext } from '../../../test/support/attributes.ts';
+import { rejectedWith } from '../../../test/support/rejections.ts';
 import { alwaysPullImages } from './index.ts';
+
+const context = requestContext();
 
 const neverPod = (): Pod => ({
   apiVersion: 'v1',
@@ -17,16 +19,6 @@ const neverPod = (): Pod => ({
   },
 });
 
-function rejection(run: () => unknown): StatusError {
-  try {
-    run();
-  } catch (error) {
-    if (isStatusError(error)) return error;
-    throw error;
-  }
-  throw new Error('expected a StatusError, nothing was thrown');
-}
-
 describe('requests the plugin stays out of', () => {
   it.each([
     { name: 'pods/ephemeralcontainers (every subresource is ignored upstream)', resource: 'pods', subresource: 'ephemeralcontainers', group: '' },
@@ -34,23 +26,23 @@ describe('requests the plugin stays out of', () => {
     { name: 'pods in another API group', resource: 'pods', subresource: '', group: 'metrics.k8s.io' },
     { name: 'another core resource', resource: 'services', subresource: '', group: '' },
   ])('$name', ({ resource, subresource, group }) => {
-    const attributes = attributesFor({ operation: Operation.Update, object: neverPod(), oldObject: {}, resource, subresource, group });
+    const attributes = attributesRecord(neverPod(), { operation: Operation.Update, oldObject: {}, resource: { group, version: 'v1', resource }, subresource });
     const plugin = alwaysPullImages();
-    plugin.admit!(attributes, noContext);
+    plugin.admit!(attributes, context);
     expect(attributes.object).toEqual(neverPod());
-    expect(() => plugin.validate!(attributes, noContext)).not.toThrow();
+    expect(() => plugin.validate!(attributes, context)).not.toThrow();
   });
 });
 
 describe('ephemeral containers in the pod spec', () => {
   it('are mutated and validated like the others, with their own field path', () => {
-    const attributes = attributesFor({ operation: Operation.Create, object: neverPod(), name: 'web-1' });
+    const attributes = attributesRecord(neverPod(), { name: 'web-1' });
     const plugin = alwaysPullImages();
-    expect(rejection(() => plugin.validate!(attributes, noContext)).message).toBe(
+    expect(rejectedWith(() => plugin.validate!(attributes, context)).message).toBe(
       '[pods "web-1" is forbidden: spec.containers[0].imagePullPolicy: Unsupported value: "Never": supported values: "Always", ' +
         'pods "web-1" is forbidden: spec.ephemeralContainers[0].imagePullPolicy: Unsupported value: "Never": supported values: "Always"]',
     );
-    plugin.admit!(attributes, noContext);
+    plugin.admit!(attributes, context);
     expect((attributes.object as Pod).spec!.ephemeralContainers![0]!.imagePullPolicy).toBe('Always');
   });
 });
@@ -68,7 +60,7 @@ describe('bodies that are not a Pod', () => {
   ])('$name → 400 in admit and in validate', ({ object }) => {
     const plugin = alwaysPullImages();
     for (const phase of ['admit', 'validate'] as const) {
-      const error = rejection(() => plugin[phase]!(attributesFor({ operation: Operation.Create, object }), noContext));
+      const error = rejectedWith(() => plugin[phase]!(attributesRecord(object), context));
       expect(error.code).toBe(400);
       expect(error.status.reason).toBe('BadRequest');
       expect(error.message).toBe('Resource was marked with kind Pod but was unable to be converted');
@@ -78,10 +70,10 @@ describe('bodies that are not a Pod', () => {
   it('a pod without kind, spec or lists is still a Pod, and an empty one passes validation', () => {
     const plugin = alwaysPullImages();
     for (const object of [{}, { metadata: { name: 'x' } }, { kind: 'Pod', spec: null }, { spec: { containers: null } }]) {
-      const attributes = attributesFor({ operation: Operation.Create, object });
-      plugin.admit!(attributes, noContext);
+      const attributes = attributesRecord(object);
+      plugin.admit!(attributes, context);
       expect(attributes.object).toEqual(object);
-      expect(() => plugin.validate!(attributes, noContext)).not.toThrow();
+      expect(() => plugin.validate!(attributes, context)).not.toThrow();
     }
   });
 });
@@ -93,7 +85,7 @@ describe('exact messages', () => {
       metadata: { name: '123' },
       spec: { initContainers: [{ name: 'init', image: 'i', imagePullPolicy: 'Never' }], containers: [{ name: 'c', image: 'i', imagePullPolicy: 'Always' }] },
     };
-    const error = rejection(() => alwaysPullImages().validate!(attributesFor({ operation: Operation.Create, object, name: '123' }), noContext));
+    const error = rejectedWith(() => alwaysPullImages().validate!(attributesRecord(object, { name: '123' }), context));
     expect(error.message).toBe(
       'pods "123" is forbidden: spec.initContainers[0].imagePullPolicy: Unsupported value: "Never": supported values: "Always"',
     );
@@ -103,18 +95,18 @@ describe('exact messages', () => {
 
   it('names the pod by generateName when the request has no name yet, and "Unknown" when it has neither', () => {
     const generated: Pod = { kind: 'Pod', metadata: { generateName: 'web-' }, spec: { containers: [{ name: 'c', image: 'i' }] } };
-    expect(rejection(() => alwaysPullImages().validate!(attributesFor({ operation: Operation.Create, object: generated }), noContext)).message).toBe(
+    expect(rejectedWith(() => alwaysPullImages().validate!(attributesRecord(generated), context)).message).toBe(
       'pods "web-" is forbidden: spec.containers[0].imagePullPolicy: Unsupported value: "": supported values: "Always"',
     );
     const anonymous: Pod = { kind: 'Pod', spec: { containers: [{ name: 'c', image: 'i', imagePullPolicy: 'IfNotPresent' }] } };
-    expect(rejection(() => alwaysPullImages().validate!(attributesFor({ operation: Operation.Create, object: anonymous }), noContext)).message).toBe(
+    expect(rejectedWith(() => alwaysPullImages().validate!(attributesRecord(anonymous), context)).message).toBe(
       'pods "Unknown" is forbidden: spec.containers[0].imagePullPolicy: Unsupported value: "IfNotPresent": supported values: "Always"',
     );
   });
 
   it('quotes values the way Go does', () => {
     const object: Pod = { kind: 'Pod', metadata: { name: 'q' }, spec: { containers: [{ name: 'c', image: 'i', imagePullPolicy: 'a"b\\c' }] } };
-    expect(rejection(() => alwaysPullImages().validate!(attributesFor({ operation: Operation.Create, object, name: 'q' }), noContext)).message).toBe(
+    expect(rejectedWith(() => alwaysPullImages().validate!(attributesRecord(object, { name: 'q' }), context)).message).toBe(
       'pods "q" is forbidden: spec.containers[0].imagePullPolicy: Unsupported value: "a\\"b\\\\c": supported values: "Always"',
     );
   });
@@ -125,9 +117,9 @@ describe('exact messages', () => {
       metadata: { name: 'v' },
       spec: { containers: [{ name: 'c', image: 'i', imagePullPolicy: 'Always' }], volumes: [{ name: 'scratch', emptyDir: {} }] },
     };
-    const attributes = attributesFor({ operation: Operation.Create, object, name: 'v' });
-    alwaysPullImages().admit!(attributes, noContext);
+    const attributes = attributesRecord(object, { name: 'v' });
+    alwaysPullImages().admit!(attributes, context);
     expect((attributes.object as Pod).spec!.volumes).toEqual([{ name: 'scratch', emptyDir: {} }]);
-    expect(() => alwaysPullImages().validate!(attributes, noContext)).not.toThrow();
+    expect(() => alwaysPullImages().validate!(attributes, context)).not.toThrow();
   });
 });

@@ -1,13 +1,15 @@
 // The UPDATE skip (upstream isUpdateWithNoNewImages, applied by shouldIgnore in both admit and
 // validate): an update that brings no container image the old pod lacked is left alone.
 import { describe, expect, it } from 'vitest';
-import { isStatusError } from '../../admission/errors.ts';
+import { isStatusError } from '../../api/status-error.ts';
 import { Operation } from '../../admission/operation.ts';
 import type { Pod } from '../../api/core.ts';
 import type { Logger } from '../../ports/logger.ts';
-import { attributesFor, noContext } from './attributes.fixture.ts';
+import { attributesRecord, requestContext } from '../../../test/support/attributes.ts';
 import { alwaysPullImages } from './index.ts';
 import { isUpdateWithNoNewImages } from './ignore.ts';
+
+const context = requestContext();
 
 function podWith(spec: Pod['spec']): Pod {
   return { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'web-1', namespace: 'team-a' }, spec };
@@ -57,25 +59,25 @@ describe('isUpdateWithNoNewImages', () => {
   ])('$name → skip $skip', ({ mutate, skip }) => {
     const object = oldPod();
     mutate(object);
-    const attributes = attributesFor({ operation: Operation.Update, object, oldObject: oldPod(), name: 'web-1' });
+    const attributes = attributesRecord(object, { operation: Operation.Update, oldObject: oldPod(), name: 'web-1' });
     expect(isUpdateWithNoNewImages(attributes, recordingLogger())).toBe(skip);
   });
 
   it('never skips a CREATE, even with an identical old object', () => {
-    const attributes = attributesFor({ operation: Operation.Create, object: oldPod(), oldObject: oldPod() });
+    const attributes = attributesRecord(oldPod(), { oldObject: oldPod() });
     expect(isUpdateWithNoNewImages(attributes, recordingLogger())).toBe(false);
   });
 
   it('does not skip, and warns, when the old object is not a Pod', () => {
     const logger = recordingLogger();
-    const attributes = attributesFor({ operation: Operation.Update, object: oldPod(), oldObject: { kind: 'Service' } });
+    const attributes = attributesRecord(oldPod(), { operation: Operation.Update, oldObject: { kind: 'Service' } });
     expect(isUpdateWithNoNewImages(attributes, logger)).toBe(false);
     expect(logger.warnings).toEqual(['Resource was marked with kind Pod but old pod was unable to be converted.']);
   });
 
   it('does not skip, and warns, when the new object is not a Pod', () => {
     const logger = recordingLogger();
-    const attributes = attributesFor({ operation: Operation.Update, object: [], oldObject: oldPod() });
+    const attributes = attributesRecord([], { operation: Operation.Update, oldObject: oldPod() });
     expect(isUpdateWithNoNewImages(attributes, logger)).toBe(false);
     expect(logger.warnings).toEqual(['Resource was marked with kind Pod but pod was unable to be converted.']);
   });
@@ -85,23 +87,23 @@ describe('the skip applies to admit and to validate', () => {
   it('an annotation-only UPDATE is neither mutated nor rejected', () => {
     const object = oldPod();
     object.metadata!.annotations = { touched: 'yes' };
-    const attributes = attributesFor({ operation: Operation.Update, object, oldObject: oldPod(), name: 'web-1' });
+    const attributes = attributesRecord(object, { operation: Operation.Update, oldObject: oldPod(), name: 'web-1' });
     const plugin = alwaysPullImages();
-    plugin.admit!(attributes, noContext);
+    plugin.admit!(attributes, context);
     expect(attributes.object).toEqual(object);
     expect((attributes.object as Pod).spec!.containers![0]!.imagePullPolicy).toBe('IfNotPresent');
-    expect(() => plugin.validate!(attributes, noContext)).not.toThrow();
+    expect(() => plugin.validate!(attributes, context)).not.toThrow();
   });
 
   it('an UPDATE with a new image is mutated, and validated when it still lacks Always', () => {
     const object = oldPod();
     object.spec!.containers![0]!.image = 'app:2';
-    const attributes = attributesFor({ operation: Operation.Update, object, oldObject: oldPod(), name: 'web-1' });
+    const attributes = attributesRecord(object, { operation: Operation.Update, oldObject: oldPod(), name: 'web-1' });
     const plugin = alwaysPullImages();
 
     const unmutated = structuredClone(attributes);
     try {
-      plugin.validate!(unmutated, noContext);
+      plugin.validate!(unmutated, context);
       expect.unreachable('validate should reject');
     } catch (error) {
       if (!isStatusError(error)) throw error;
@@ -114,13 +116,13 @@ describe('the skip applies to admit and to validate', () => {
       );
     }
 
-    plugin.admit!(attributes, noContext);
+    plugin.admit!(attributes, context);
     const spec = (attributes.object as Pod).spec!;
     expect([spec.initContainers![0]!, spec.containers![0]!, spec.ephemeralContainers![0]!].map((c) => c.imagePullPolicy)).toEqual([
       'Always',
       'Always',
       'Always',
     ]);
-    expect(() => plugin.validate!(attributes, noContext)).not.toThrow();
+    expect(() => plugin.validate!(attributes, context)).not.toThrow();
   });
 });

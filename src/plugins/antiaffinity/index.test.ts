@@ -2,43 +2,21 @@
 // TestHandles and TestOtherResources, every row; then the exact message of a denial.
 import { describe, expect, it } from 'vitest';
 import type { Attributes } from '../../admission/attributes.ts';
-import { isStatusError, type StatusError } from '../../admission/errors.ts';
 import { allOperations, Operation } from '../../admission/operation.ts';
 import { silentLogger } from '../../ports/logger.ts';
 import { systemClock, systemRandom } from '../../ports/clock.ts';
+import { attributesRecord, requestContext } from '../../../test/support/attributes.ts';
+import { syncRejectionOf } from '../../../test/support/rejections.ts';
 import { definition, pluginName } from './index.ts';
 import { interPodAffinityCases, term } from './upstream-cases.ts';
 
 const plugin = definition.create({ logger: silentLogger, clock: systemClock, random: systemRandom });
-const context = { signal: new AbortController().signal, annotate: () => {}, warn: () => {} };
+const context = requestContext();
 
-function attributesFor(object: unknown, overrides: Partial<Attributes> = {}): Attributes {
-  return {
-    uid: 'uid',
-    operation: Operation.Create,
-    kind: { group: '', version: 'version', kind: 'Pod' },
-    resource: { group: '', version: 'version', resource: 'pods' },
-    subresource: '',
-    namespace: 'foo',
-    name: 'name',
-    object: object as Attributes['object'],
-    oldObject: undefined,
-    userInfo: {},
-    dryRun: false,
-    options: undefined,
-    ...overrides,
-  };
-}
+/** Upstream's attributes record here: namespace "foo", name "name". */
+const attributesFor = (object: unknown, overrides: Partial<Attributes> = {}): Attributes => attributesRecord(object, { namespace: 'foo', name: 'name', ...overrides });
 
-function rejection(attributes: Attributes): StatusError | undefined {
-  try {
-    plugin.validate!(attributes, context);
-    return undefined;
-  } catch (error) {
-    if (!isStatusError(error)) throw error;
-    return error;
-  }
-}
+const rejection = (attributes: Attributes) => syncRejectionOf(() => plugin.validate!(attributes, context));
 
 describe('TestInterPodAffinityAdmission', () => {
   it.each(interPodAffinityCases)('$name', ({ affinity, errorExpected }) => {

@@ -2,7 +2,7 @@
 // not to share a node with others (required anti-affinity on kubernetes.io/hostname), but not a
 // whole zone or any other topology domain, which lets one pod keep many nodes to itself.
 import type { Attributes } from '../../admission/attributes.ts';
-import { badRequest, newForbidden } from '../../admission/errors.ts';
+import { badRequest, newForbidden } from '../../api/status-error.ts';
 import { explained, FactType } from '../../admission/explanation.ts';
 import { Operation } from '../../admission/operation.ts';
 import type { AdmissionPlugin, PluginDefinition } from '../../admission/plugin.ts';
@@ -12,7 +12,7 @@ export const pluginName = 'LimitPodHardAntiAffinityTopology';
 /** v1.LabelHostname: the only topology key a required anti-affinity term may use. */
 const labelHostname = 'kubernetes.io/hostname';
 
-export const definition: PluginDefinition = {
+export const definition: PluginDefinition<never> = {
   name: pluginName,
   needs: [],
   create: () => limitPodHardAntiAffinityTopology(),

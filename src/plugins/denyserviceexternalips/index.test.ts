@@ -2,43 +2,30 @@
 // every row; then the message, the requests upstream leaves alone, and bodies that are not Services.
 import { describe, expect, it } from 'vitest';
 import type { Attributes } from '../../admission/attributes.ts';
-import { isStatusError, type StatusError } from '../../admission/errors.ts';
 import { allOperations, Operation } from '../../admission/operation.ts';
 import { silentLogger } from '../../ports/logger.ts';
 import { systemClock, systemRandom } from '../../ports/clock.ts';
+import { attributesRecord, requestContext } from '../../../test/support/attributes.ts';
+import { syncRejectionOf } from '../../../test/support/rejections.ts';
 import { definition, pluginName } from './index.ts';
 import { admissionCases, makeSvc } from './upstream-cases.ts';
 
 const plugin = definition.create({ logger: silentLogger, clock: systemClock, random: systemRandom });
-const context = { signal: new AbortController().signal, annotate: () => {}, warn: () => {} };
+const context = requestContext();
 
-function attributesFor(object: unknown, oldObject: unknown, overrides: Partial<Attributes> = {}): Attributes {
-  return {
-    uid: 'uid',
+/** Upstream's attributes record here: a Service "test-svc" in "test-ns" (version "version"), an UPDATE when there is an old one. */
+const attributesFor = (object: unknown, oldObject: unknown, overrides: Partial<Attributes> = {}): Attributes =>
+  attributesRecord(object, {
     operation: oldObject === undefined ? Operation.Create : Operation.Update,
     kind: { group: '', version: 'version', kind: 'Service' },
     resource: { group: '', version: 'version', resource: 'services' },
-    subresource: '',
     namespace: 'test-ns',
     name: 'test-svc',
-    object: object as Attributes['object'],
     oldObject: oldObject as Attributes['oldObject'],
-    userInfo: {},
-    dryRun: false,
-    options: undefined,
     ...overrides,
-  };
-}
+  });
 
-function rejection(attributes: Attributes): StatusError | undefined {
-  try {
-    plugin.validate!(attributes, context);
-    return undefined;
-  } catch (error) {
-    if (!isStatusError(error)) throw error;
-    return error;
-  }
-}
+const rejection = (attributes: Attributes) => syncRejectionOf(() => plugin.validate!(attributes, context));
 
 describe('TestAdmission', () => {
   it.each(admissionCases)('$name', ({ newSvc, oldSvc, fail }) => {

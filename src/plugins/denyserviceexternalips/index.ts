@@ -2,14 +2,15 @@
 // of Service spec.externalIPs. Whoever may create a Service could otherwise claim any IP and
 // intercept its traffic inside the cluster (CVE-2020-8554); existing IPs may stay or be removed.
 import type { Attributes } from '../../admission/attributes.ts';
-import { forbidden, internalError } from '../../admission/errors.ts';
+import { forbidden } from '../../admission/errors.ts';
+import { internalError } from '../../api/status-error.ts';
 import { explained, FactType, maxFactItems } from '../../admission/explanation.ts';
 import { Operation } from '../../admission/operation.ts';
 import type { AdmissionPlugin, PluginDefinition } from '../../admission/plugin.ts';
 
 export const pluginName = 'DenyServiceExternalIPs';
 
-export const definition: PluginDefinition = {
+export const definition: PluginDefinition<never> = {
   name: pluginName,
   needs: [],
   create: () => denyServiceExternalIPs(),

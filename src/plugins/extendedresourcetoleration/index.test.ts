@@ -3,35 +3,21 @@
 // tens of thousands of tolerations and resources.
 import { describe, expect, it } from 'vitest';
 import type { Attributes } from '../../admission/attributes.ts';
-import { isStatusError } from '../../admission/errors.ts';
+import { isStatusError } from '../../api/status-error.ts';
 import { allOperations, Operation } from '../../admission/operation.ts';
 import type { Pod, Toleration } from '../../api/core.ts';
 import { silentLogger } from '../../ports/logger.ts';
 import { systemClock, systemRandom } from '../../ports/clock.ts';
+import { attributesRecord, requestContext } from '../../../test/support/attributes.ts';
 import { definition, pluginName } from './index.ts';
 import { isExtendedResourceName } from './extended-resource.ts';
 import { admitCases, containerRequestingExtendedResource1, tolerationFor } from './upstream-cases.ts';
 
 const plugin = definition.create({ logger: silentLogger, clock: systemClock, random: systemRandom });
-const context = { signal: new AbortController().signal, annotate: () => {}, warn: () => {} };
+const context = requestContext();
 
-function attributesFor(object: unknown, overrides: Partial<Attributes> = {}): Attributes {
-  return {
-    uid: 'uid',
-    operation: Operation.Create,
-    kind: { group: '', version: 'version', kind: 'Pod' },
-    resource: { group: '', version: 'version', resource: 'pods' },
-    subresource: '',
-    namespace: 'foo',
-    name: 'name',
-    object: object as Attributes['object'],
-    oldObject: undefined,
-    userInfo: {},
-    dryRun: false,
-    options: undefined,
-    ...overrides,
-  };
-}
+/** Upstream's attributes record here: namespace "foo", name "name". */
+const attributesFor = (object: unknown, overrides: Partial<Attributes> = {}): Attributes => attributesRecord(object, { namespace: 'foo', name: 'name', ...overrides });
 
 describe('TestAdmit', () => {
   it.each(admitCases)('$description', ({ spec, expected }) => {

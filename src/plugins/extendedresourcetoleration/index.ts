@@ -9,7 +9,7 @@ import { asPod, type PodForExtendedResources } from './pod.ts';
 
 export const pluginName = 'ExtendedResourceToleration';
 
-export const definition: PluginDefinition = {
+export const definition: PluginDefinition<never> = {
   name: pluginName,
   needs: [],
   create: () => extendedResourceToleration(),

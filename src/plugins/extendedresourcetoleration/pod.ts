@@ -2,7 +2,7 @@
 // kube-apiserver only hands the plugin a decoded core Pod; a body that could not have decoded is
 // answered like upstream's failed type assertion.
 import type { Pod, Toleration } from '../../api/core.ts';
-import { badRequest } from '../../admission/errors.ts';
+import { badRequest } from '../../api/status-error.ts';
 
 export interface RequestingContainer {
   resources?: { requests?: Record<string, unknown> | null } | null;

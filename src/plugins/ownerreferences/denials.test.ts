@@ -4,11 +4,16 @@ import { describe, expect, it } from 'vitest';
 import type { OwnerReference } from '../../api/types.ts';
 import { createLocalRestMapper } from '../../adapters/local/rest-mapper.ts';
 import type { AuthorizationResult, Authorizer } from '../../ports/authorizer.ts';
-import { attributesFor, loadFixtureClusterState, outcome, recordingAuthorizer, requestContext } from '../../../test/fixtures/ownerreferences/harness.ts';
+import { attributesFor } from './upstream-cases.ts';
+import { loadFixtureClusterState } from '../../../test/support/cluster-state.ts';
+import { rejectionOf as outcome } from '../../../test/support/rejections.ts';
+import { recordingAuthorizer } from '../../../test/support/authorizers.ts';
+import { requestContext } from '../../../test/support/attributes.ts';
 import { explanationBudgetMs, maxQuestionsAfterDenial } from './denials.ts';
-import { OwnerReferencesPermissionEnforcement } from './index.ts';
+import { explanationOf } from '../../admission/explanation.ts';
+import { ownerReferencesPermissionEnforcement } from './index.ts';
 
-const mapper = createLocalRestMapper(loadFixtureClusterState());
+const mapper = createLocalRestMapper(loadFixtureClusterState('ownerreferences/cluster-state.yaml'));
 const block = (name: string): OwnerReference => ({ apiVersion: 'v1', kind: 'ReplicationController', name, uid: name, blockOwnerDeletion: true });
 const pod = (count: number) => ({ metadata: { ownerReferences: Array.from({ length: count }, (_, i) => block(`rc-${i}`)) } });
 const no: AuthorizationResult = { decision: 'no-opinion', reason: '' };
@@ -17,32 +22,32 @@ const finalizers = "cannot set blockOwnerDeletion if an ownerReference refers to
 describe('after the first denial', () => {
   it('asks at most the bounded number of further questions, and says the explanation is incomplete', async () => {
     const authorizer = recordingAuthorizer({ authorize: () => no });
-    const plugin = new OwnerReferencesPermissionEnforcement(authorizer, mapper);
+    const plugin = ownerReferencesPermissionEnforcement(authorizer, mapper);
     const error = await outcome(() => plugin.validate(attributesFor({ username: 'u', resource: 'pods', newObj: pod(100) }), requestContext()));
     expect(error?.message).toBe(`pods "foo" is forbidden: ${finalizers}`);
     // The probe, the first owner (denied), then the bound: one question per owner and per mapping.
     expect(authorizer.calls.length).toBeLessThanOrEqual(2 + maxQuestionsAfterDenial);
-    expect(error?.explanation?.incomplete).toBe(true);
-    expect(error?.explanation?.facts.length).toBeGreaterThan(1);
+    expect((error && explanationOf(error))?.incomplete).toBe(true);
+    expect((error && explanationOf(error))?.facts.length).toBeGreaterThan(1);
   });
 
   it('stops waiting when answers stop coming, and still rejects long before the request deadline', async () => {
     let asked = 0;
     const stalls: Authorizer = { authorize: (a) => (a.resourceAttributes?.resource === '*' ? no : asked++ === 0 ? no : new Promise(() => {})) };
-    const plugin = new OwnerReferencesPermissionEnforcement(stalls, mapper);
+    const plugin = ownerReferencesPermissionEnforcement(stalls, mapper);
     const started = performance.now();
     const context = { ...requestContext(AbortSignal.timeout(30_000)), expiresAt: performance.now() + 30_000 };
     const error = await outcome(() => plugin.validate(attributesFor({ username: 'u', resource: 'pods', newObj: pod(3) }), context));
     const took = performance.now() - started;
     expect(error?.message).toBe(`pods "foo" is forbidden: ${finalizers}`);
     expect(took).toBeLessThan(explanationBudgetMs + 5000);
-    expect(error?.explanation).toMatchObject({ incomplete: true, facts: [{ type: 'authorization', attributes: { resourceAttributes: { name: 'rc-0' } } }] });
+    expect((error && explanationOf(error))).toMatchObject({ incomplete: true, facts: [{ type: 'authorization', attributes: { resourceAttributes: { name: 'rc-0' } } }] });
   });
 
   it('gives the explanation at most half of what is left before the deadline', async () => {
     let asked = 0;
     const stalls: Authorizer = { authorize: (a) => (a.resourceAttributes?.resource === '*' ? no : asked++ === 0 ? Promise.resolve(no) : new Promise(() => {})) };
-    const plugin = new OwnerReferencesPermissionEnforcement(stalls, mapper);
+    const plugin = ownerReferencesPermissionEnforcement(stalls, mapper);
     const started = performance.now();
     const context = { ...requestContext(), expiresAt: performance.now() + 200 };
     const error = await outcome(() => plugin.validate(attributesFor({ username: 'u', resource: 'pods', newObj: pod(3) }), context));
@@ -52,7 +57,7 @@ describe('after the first denial', () => {
 
   it('before any denial nothing is bounded or raced: every owner is asked about as upstream asks', async () => {
     const authorizer = recordingAuthorizer({ authorize: (a) => (a.resourceAttributes?.resource === '*' ? no : { decision: 'allow', reason: '' }) });
-    await new OwnerReferencesPermissionEnforcement(authorizer, mapper).validate(attributesFor({ username: 'u', resource: 'pods', newObj: pod(40) }), requestContext());
+    await ownerReferencesPermissionEnforcement(authorizer, mapper).validate(attributesFor({ username: 'u', resource: 'pods', newObj: pod(40) }), requestContext());
     expect(authorizer.calls).toHaveLength(41);
   });
 });

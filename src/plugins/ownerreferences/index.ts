@@ -4,14 +4,15 @@
 // owner needs update on that owner's finalizers. Cheap exits come first, and one wildcard probe
 // spares privileged users the per-owner discovery and authorization work.
 import type { Attributes, RequestContext } from '../../admission/attributes.ts';
-import { forbidden, goErrorString } from '../../admission/errors.ts';
+import { forbidden } from '../../admission/errors.ts';
+import { goErrorString } from '../../api/go-format.ts';
 import { FactType, type AuthorizationFact } from '../../admission/explanation.ts';
 import { Operation } from '../../admission/operation.ts';
 import type { AdmissionPlugin, PluginDefinition } from '../../admission/plugin.ts';
 import { parseGroupVersion } from '../../api/types.ts';
 import { Decision, type AuthorizationAttributes, type AuthorizationResult, type Authorizer } from '../../ports/authorizer.ts';
 import type { RestMapper, RestMapping } from '../../ports/rest-mapper.ts';
-import { isPromiseLike, runSteps, settled, type MaybePromise, type Steps } from '../../util/maybe-async.ts';
+import { isPromiseLike, type MaybePromise } from '../../util/maybe-async.ts';
 import { deleteDependentRecord, finalizeAnythingRecord, ownerFinalizersRecord } from './authorization-records.ts';
 import { Denials } from './denials.ts';
 import { isChangingOwnerReferences, newlyBlockingReferences, readReferences, type NormalisedOwnerReference, type ReferencePair } from './owner-references.ts';
@@ -36,7 +37,14 @@ const whitelist: ReadonlyArray<{ group: string; resource: string; subresource: s
   { group: '', resource: 'pods', subresource: 'status' },
 ];
 
-export class OwnerReferencesPermissionEnforcement implements AdmissionPlugin {
+/** A validating plugin only. */
+export type ValidatingPlugin = AdmissionPlugin & Required<Pick<AdmissionPlugin, 'validate'>>;
+
+export function ownerReferencesPermissionEnforcement(authorizer: Authorizer, restMapper: RestMapper): ValidatingPlugin {
+  return new OwnerReferencesPermissionEnforcement(authorizer, restMapper);
+}
+
+class OwnerReferencesPermissionEnforcement implements AdmissionPlugin {
   readonly name = pluginName;
   readonly #authorizer: Authorizer;
   readonly #restMapper: RestMapper;
@@ -50,10 +58,7 @@ export class OwnerReferencesPermissionEnforcement implements AdmissionPlugin {
     return operation === Operation.Create || operation === Operation.Update;
   }
 
-  /**
-   * Synchronous whenever every answer is at hand: the cheap exits (most requests), and a request
-   * whose authorization answers are all cached. A promise only when something must be fetched.
-   */
+  /** The cheap exits (most requests) answer at once; a request that must ask anything, as a promise. */
   validate(attributes: Attributes, context: RequestContext): void | Promise<void> {
     // The path is recorded as soon as it is known, so a rejection on it is recorded too.
     const took = (path: DecisionPath) => context.annotate('path', path);
@@ -61,20 +66,18 @@ export class OwnerReferencesPermissionEnforcement implements AdmissionPlugin {
     if (isWhitelisted(attributes)) return took(DecisionPath.Whitelisted);
     const refs = readReferences(attributes.object, attributes.oldObject);
     if (!isChangingOwnerReferences(refs)) return took(DecisionPath.Unchanged);
-    return runSteps(this.#checkPermissions(attributes, refs, took, context, answeredByAnnotation(context)));
+    return this.#checkPermissions(attributes, refs, took, context, answeredByAnnotation(context));
   }
 
-  // A step generator (src/util/maybe-async.ts): `yield* settled(x)` reads as `await x`. Each one is
-  // taken only when x is really pending, so a request whose answers are all cached runs straight
-  // through: no promise, no generator per question. The first "no" decides; the questions after it
-  // only gather the explanation (denials.ts), and the path recorded is the one taken before it.
-  *#checkPermissions(
+  // The first "no" decides; the questions after it only gather the explanation (denials.ts), and
+  // the path recorded is the one taken before it.
+  async #checkPermissions(
     attributes: Attributes,
     refs: ReferencePair,
     took: (path: DecisionPath) => void,
     context: RequestContext,
     noted: (result: AuthorizationResult) => AuthorizationResult,
-  ): Steps<void> {
+  ): Promise<void> {
     const { signal } = context;
     const denials = new Denials(context.expiresAt);
     const tookUnlessDenied = (path: DecisionPath) => {
@@ -86,7 +89,7 @@ export class OwnerReferencesPermissionEnforcement implements AdmissionPlugin {
     if (attributes.operation !== Operation.Create) {
       const record = deleteDependentRecord(attributes);
       const answer = this.#authorize(record, signal);
-      const result = noted(isPromiseLike(answer) ? yield* settled(answer) : answer);
+      const result = noted(await answer);
       if (result.decision !== Decision.Allow) {
         denials.record(forbidden(attributes, `cannot set an ownerRef on a resource you can't delete: ${result.reason}, ${goErrorString(result.error)}`), authorizationFact(record, result));
       }
@@ -102,7 +105,7 @@ export class OwnerReferencesPermissionEnforcement implements AdmissionPlugin {
     // API server; one question settles every owner for users who may finalize anything.
     if (!denials.mayAsk()) return denials.finish();
     const answer = denials.inTime(this.#authorize(finalizeAnythingRecord(attributes.userInfo), signal));
-    const probe = isPromiseLike(answer) ? yield* settled(answer) : answer;
+    const probe = await answer;
     if (probe !== undefined) noted(probe);
     if (probe?.decision === Decision.Allow) {
       tookUnlessDenied(DecisionPath.WildcardProbe);
@@ -131,7 +134,7 @@ export class OwnerReferencesPermissionEnforcement implements AdmissionPlugin {
       if (isPromiseLike(kind.mappings)) {
         try {
           const arrived = denials.inTime(kind.mappings);
-          mappings = isPromiseLike(arrived) ? yield* settled(arrived) : arrived;
+          mappings = await arrived;
         } catch (error) {
           unmapped(error);
           continue;
@@ -148,7 +151,7 @@ export class OwnerReferencesPermissionEnforcement implements AdmissionPlugin {
         if (!denials.mayAsk()) return denials.finish();
         const record = ownerFinalizersRecord(attributes, ref, mapping);
         const answer = denials.inTime(this.#authorize(record, signal));
-        const result = isPromiseLike(answer) ? yield* settled(answer) : answer;
+        const result = await answer;
         if (result === undefined) return denials.finish();
         noted(result);
         if (result.decision !== Decision.Allow) {
@@ -233,12 +236,8 @@ function errorMessage(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
-export const definition: PluginDefinition = {
+export const definition: PluginDefinition<'authorizer' | 'restMapper'> = {
   name: pluginName,
   needs: ['authorizer', 'restMapper'],
-  create(ports) {
-    if (ports.authorizer === undefined) throw new Error(`${pluginName}: missing authorizer`);
-    if (ports.restMapper === undefined) throw new Error(`${pluginName}: missing restMapper`);
-    return new OwnerReferencesPermissionEnforcement(ports.authorizer, ports.restMapper);
-  },
+  create: (ports) => ownerReferencesPermissionEnforcement(ports.authorizer, ports.restMapper),
 };

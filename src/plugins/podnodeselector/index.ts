@@ -3,7 +3,7 @@
 // every new pod's nodeSelector, and a pod asking for other values of those labels, or for labels
 // outside its namespace's whitelist, is denied — so tenants stay on the node pools they are given.
 import type { Attributes, RequestContext } from '../../admission/attributes.ts';
-import { newForbidden } from '../../admission/errors.ts';
+import { newForbidden } from '../../api/status-error.ts';
 import { explained, FactType, maxFactItems } from '../../admission/explanation.ts';
 import { Operation } from '../../admission/operation.ts';
 import type { AdmissionPlugin, PluginDefinition } from '../../admission/plugin.ts';
@@ -18,15 +18,11 @@ import { asPod, nodeSelectorOf } from './pod.ts';
 
 export const pluginName = 'PodNodeSelector';
 
-export const definition: PluginDefinition = {
+export const definition: PluginDefinition<'lookups'> = {
   name: pluginName,
   needs: ['lookups'],
   lookups: ['namespaces'],
-  create: (ports) => {
-    const namespaces = ports.lookups?.namespaces;
-    if (namespaces === undefined) throw new Error(`${pluginName}: missing Namespace lookups`);
-    return podNodeSelector(namespaces, parseConfiguration(ports.configuration?.for(pluginName), pluginName), ports.logger);
-  },
+  create: (ports) => podNodeSelector(ports.lookups.namespaces, parseConfiguration(ports.configuration?.for(pluginName), pluginName), ports.logger),
 };
 
 export function podNodeSelector(namespaces: ResourceLookup<Namespace>, configuration: PodNodeSelectorConfiguration, logger: Logger): AdmissionPlugin {

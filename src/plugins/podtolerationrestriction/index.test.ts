@@ -2,13 +2,15 @@
 // row, with upstream's reinvocation check), TestHandles and TestIgnoreUpdatingInitializedPod; then
 // the exact denials, where the namespace comes from, malformed annotations, QoS and what is ignored.
 import { describe, expect, it } from 'vitest';
-import type { Attributes, RequestContext } from '../../admission/attributes.ts';
-import { isStatusError, newForbidden, type StatusError } from '../../admission/errors.ts';
+import type { Attributes } from '../../admission/attributes.ts';
+import { newForbidden } from '../../api/status-error.ts';
 import { allOperations, Operation } from '../../admission/operation.ts';
 import type { Toleration } from '../../api/core.ts';
 import { silentLogger } from '../../ports/logger.ts';
 import type { Namespace, ResourceLookup } from '../../ports/lookups.ts';
-import { namespace, recordingNamespaces } from '../../../test/support/namespaces.ts';
+import { attributesRecord, requestContext } from '../../../test/support/attributes.ts';
+import { namespace, recordingLookup } from '../../../test/support/lookups.ts';
+import { rejectionOf } from '../../../test/support/rejections.ts';
 import { podTolerationRestriction } from './index.ts';
 import type { PodTolerationRestrictionConfiguration } from './configuration.ts';
 import type { PodForTolerations } from './pod.ts';
@@ -16,35 +18,10 @@ import { memoryPressure, podAdmissionCases, t } from './upstream-cases.ts';
 
 const defaultsAnnotation = 'scheduler.alpha.kubernetes.io/defaultTolerations';
 const whitelistAnnotation = 'scheduler.alpha.kubernetes.io/tolerationsWhitelist';
-const context: RequestContext = { signal: new AbortController().signal, annotate: () => {}, warn: () => {} };
+const context = requestContext();
 
-function attributesFor(object: unknown, overrides: Partial<Attributes> = {}): Attributes {
-  return {
-    uid: 'uid',
-    operation: Operation.Create,
-    kind: { group: '', version: 'version', kind: 'Pod' },
-    resource: { group: '', version: 'version', resource: 'pods' },
-    subresource: '',
-    namespace: 'testNamespace',
-    name: 'testNamespace',
-    object: object as Attributes['object'],
-    oldObject: undefined,
-    userInfo: {},
-    dryRun: false,
-    options: undefined,
-    ...overrides,
-  };
-}
-
-async function outcome(run: () => void | Promise<void>): Promise<StatusError | undefined> {
-  try {
-    await run();
-    return undefined;
-  } catch (error) {
-    if (!isStatusError(error)) throw error;
-    return error;
-  }
-}
+/** Upstream's attributes record here: namespace and name "testNamespace". */
+const attributesFor = (object: unknown, overrides: Partial<Attributes> = {}): Attributes => attributesRecord(object, { namespace: 'testNamespace', name: 'testNamespace', ...overrides });
 
 /** json.Marshal of upstream's internal api.Toleration: Go field names (decoded case-insensitively). */
 const marshalInternal = (tolerations: Toleration[]) =>
@@ -56,14 +33,14 @@ describe('TestPodAdmission', () => {
     const annotations: Record<string, string> = {};
     if (row.namespaceTolerations !== undefined) annotations[defaultsAnnotation] = marshalInternal(row.namespaceTolerations);
     if (row.whitelist !== undefined) annotations[whitelistAnnotation] = marshalInternal(row.whitelist);
-    const namespaces = recordingNamespaces([namespace('testNamespace', annotations)]);
+    const namespaces = recordingLookup([namespace('testNamespace', annotations)]);
     const configuration: PodTolerationRestrictionConfiguration = { default: row.defaultClusterTolerations ?? [], whitelist: row.clusterWhitelist ?? [] };
     const plugin = podTolerationRestriction(namespaces, configuration, silentLogger);
     const pod = row.pod();
     pod.spec!.tolerations = structuredClone(row.podTolerations);
     const attributes = attributesFor(pod);
 
-    const error = await outcome(() => plugin.admit!(attributes, context));
+    const error = await rejectionOf(() => plugin.admit!(attributes, context));
     expect(error === undefined).toBe(row.admit);
     if (!row.admit) return;
     const merged = (attributes.object as PodForTolerations).spec!.tolerations;
@@ -71,12 +48,12 @@ describe('TestPodAdmission', () => {
     // WithReinvocationTesting: admitting the result again changes nothing.
     await plugin.admit!(attributes, context);
     expect((attributes.object as PodForTolerations).spec!.tolerations).toEqual(row.mergedTolerations);
-    expect(await outcome(() => plugin.validate!(attributes, context))).toBeUndefined();
+    expect(await rejectionOf(() => plugin.validate!(attributes, context))).toBeUndefined();
   });
 });
 
 describe('TestHandles', () => {
-  const plugin = podTolerationRestriction(recordingNamespaces([]), { default: [], whitelist: [] }, silentLogger);
+  const plugin = podTolerationRestriction(recordingLookup([]), { default: [], whitelist: [] }, silentLogger);
   it.each(allOperations.map((op) => [op, op === Operation.Create || op === Operation.Update] as const))('%s → %s', (op, expected) => {
     expect(plugin.handles(op)).toBe(expected);
   });
@@ -84,10 +61,10 @@ describe('TestHandles', () => {
 
 describe('TestIgnoreUpdatingInitializedPod', () => {
   it('an UPDATE does not apply namespace defaults (which would conflict), so it is admitted', async () => {
-    const namespaces = recordingNamespaces([namespace('testNamespace', { [defaultsAnnotation]: marshalInternal([t('testValue2')]) })]);
+    const namespaces = recordingLookup([namespace('testNamespace', { [defaultsAnnotation]: marshalInternal([t('testValue2')]) })]);
     const plugin = podTolerationRestriction(namespaces, { default: [], whitelist: [] }, silentLogger);
     const pod: PodForTolerations = { metadata: { name: 'testPod', namespace: 'testNamespace' }, spec: { tolerations: [t('testValue1')] } };
-    expect(await outcome(() => plugin.admit!(attributesFor(pod, { operation: Operation.Update, oldObject: structuredClone(pod) }), context))).toBeUndefined();
+    expect(await rejectionOf(() => plugin.admit!(attributesFor(pod, { operation: Operation.Update, oldObject: structuredClone(pod) }), context))).toBeUndefined();
     expect(pod.spec!.tolerations).toEqual([t('testValue1')]);
   });
 });
@@ -97,9 +74,9 @@ describe('denials and failures, as kube-apiserver words them', () => {
     podTolerationRestriction(namespaces, configuration, silentLogger);
 
   it('a toleration outside the namespace whitelist: a 500 with no reason (upstream returns a plain error)', async () => {
-    const namespaces = recordingNamespaces([namespace('team-a', { [whitelistAnnotation]: '[{"key":"pool","operator":"Equal","value":"a"}]' })]);
+    const namespaces = recordingLookup([namespace('team-a', { [whitelistAnnotation]: '[{"key":"pool","operator":"Equal","value":"a"}]' })]);
     const attributes = attributesFor({ spec: { tolerations: [{ key: 'pool', operator: 'Equal', value: 'gpu' }] } }, { namespace: 'team-a' });
-    const error = await outcome(() => plugin(namespaces).validate!(attributes, context));
+    const error = await rejectionOf(() => plugin(namespaces).validate!(attributes, context));
     expect(error?.status).toEqual({
       status: 'Failure',
       code: 500,
@@ -109,25 +86,25 @@ describe('denials and failures, as kube-apiserver words them', () => {
 
   it('the cluster whitelist applies when the namespace sets none, and says so', async () => {
     const attributes = attributesFor({ spec: { tolerations: [{ key: 'pool', operator: 'Exists' }] } });
-    const error = await outcome(() => plugin(recordingNamespaces([namespace('testNamespace')]), { default: [], whitelist: [{ key: 'pool', operator: 'Equal', value: 'a' }] }).validate!(attributes, context));
+    const error = await rejectionOf(() => plugin(recordingLookup([namespace('testNamespace')]), { default: [], whitelist: [{ key: 'pool', operator: 'Equal', value: 'a' }] }).validate!(attributes, context));
     expect(error?.message).toBe('pod tolerations (possibly merged with namespace default tolerations) conflict with its cluster whitelist');
   });
 
   it('a namespace that does not exist: the NotFound, as the live read returns it', async () => {
-    const namespaces = recordingNamespaces([], []);
-    const error = await outcome(() => plugin(namespaces).admit!(attributesFor({ spec: {} }, { namespace: 'gone' }), context));
+    const namespaces = recordingLookup([], { server: [] });
+    const error = await rejectionOf(() => plugin(namespaces).admit!(attributesFor({ spec: {} }, { namespace: 'gone' }), context));
     expect(error?.status).toEqual({ status: 'Failure', code: 404, reason: 'NotFound', message: 'namespaces "gone" not found', details: { name: 'gone', group: '', kind: 'namespaces' } });
     expect(namespaces.calls).toEqual({ cached: ['/gone'], live: ['/gone'] });
   });
 
   it('any other failure of the live read: an internal error carrying its message', async () => {
     const denied = newForbidden({ group: '', resource: 'namespaces' }, 'team-a', 'User "x" cannot get resource "namespaces"');
-    const error = await outcome(() => plugin(recordingNamespaces([], [], denied)).admit!(attributesFor({ spec: {} }, { namespace: 'team-a' }), context));
+    const error = await rejectionOf(() => plugin(recordingLookup([], { liveError: denied })).admit!(attributesFor({ spec: {} }, { namespace: 'team-a' }), context));
     expect(error?.status).toMatchObject({ code: 500, reason: 'InternalError', message: `Internal error occurred: ${denied.message}` });
   });
 
   it('reads the namespace once per call, even when both the defaults and the whitelist are needed', async () => {
-    const namespaces = recordingNamespaces([], [namespace('testNamespace', { [defaultsAnnotation]: '[{"key":"a","operator":"Exists"}]' })]);
+    const namespaces = recordingLookup([], { server: [namespace('testNamespace', { [defaultsAnnotation]: '[{"key":"a","operator":"Exists"}]' })] });
     await plugin(namespaces).admit!(attributesFor({ spec: {} }), context);
     expect(namespaces.calls).toEqual({ cached: ['/testNamespace'], live: ['/testNamespace'] });
   });
@@ -137,16 +114,16 @@ describe('denials and failures, as kube-apiserver words them', () => {
     [defaultsAnnotation, '[{"key":"a"', 'unexpected end of JSON input'],
     [whitelistAnnotation, "[{'key':'a'}]", "invalid character '\\'' looking for beginning of object key string"],
   ])('a malformed %s annotation fails the request with Go\'s JSON error (%s)', async (annotation, value, message) => {
-    const namespaces = recordingNamespaces([namespace('testNamespace', { [annotation]: value })]);
-    const error = await outcome(() => plugin(namespaces).admit!(attributesFor({ spec: { tolerations: [{ key: 'x', operator: 'Exists' }] } }), context));
+    const namespaces = recordingLookup([namespace('testNamespace', { [annotation]: value })]);
+    const error = await rejectionOf(() => plugin(namespaces).admit!(attributesFor({ spec: { tolerations: [{ key: 'x', operator: 'Exists' }] } }), context));
     expect(error?.status).toEqual({ status: 'Failure', code: 500, message });
   });
 
   it('an empty annotation is an empty list: it overrides the cluster default and whitelist', async () => {
-    const namespaces = recordingNamespaces([namespace('testNamespace', { [defaultsAnnotation]: '', [whitelistAnnotation]: 'null' })]);
+    const namespaces = recordingLookup([namespace('testNamespace', { [defaultsAnnotation]: '', [whitelistAnnotation]: 'null' })]);
     const pod: PodForTolerations = { spec: { tolerations: [{ key: 'x', operator: 'Exists' }] } };
     const configuration = { default: [{ key: 'd', operator: 'Exists' }], whitelist: [{ key: 'only', operator: 'Exists' }] };
-    expect(await outcome(() => plugin(namespaces, configuration).admit!(attributesFor(pod), context))).toBeUndefined();
+    expect(await rejectionOf(() => plugin(namespaces, configuration).admit!(attributesFor(pod), context))).toBeUndefined();
     expect(pod.spec!.tolerations).toEqual([{ key: 'x', operator: 'Exists' }]);
   });
 });
@@ -155,18 +132,19 @@ describe('what the plugin reads and writes', () => {
   const plugin = (namespaces: ResourceLookup<Namespace>, configuration: PodTolerationRestrictionConfiguration = { default: [], whitelist: [] }) =>
     podTolerationRestriction(namespaces, configuration, silentLogger);
 
-  it('answers from the cache synchronously', () => {
-    const namespaces = recordingNamespaces([namespace('testNamespace', { [defaultsAnnotation]: '[{"key":"a","operator":"Exists","value":""}]' })], []);
+  it('answers from the cache, without a live read', async () => {
+    const namespaces = recordingLookup([namespace('testNamespace', { [defaultsAnnotation]: '[{"key":"a","operator":"Exists","value":""}]' })], { server: [] });
     const pod: PodForTolerations = { spec: {} };
-    expect(plugin(namespaces).admit!(attributesFor(pod), context)).toBeUndefined();
+    await plugin(namespaces).admit!(attributesFor(pod), context);
+    expect(namespaces.calls.live).toEqual([]);
     // Written as Go writes a v1 toleration: empty fields omitted.
     expect(pod.spec!.tolerations).toEqual([{ key: 'a', operator: 'Exists' }]);
   });
 
-  it('a BestEffort pod reading nothing is not read at all: no namespace lookup, no change', () => {
-    const namespaces = recordingNamespaces([]);
+  it('a BestEffort pod reading nothing is not read at all: no namespace lookup, no change', async () => {
+    const namespaces = recordingLookup([]);
     const pod: PodForTolerations = { spec: { containers: [{ name: 'c' }] } };
-    plugin(namespaces).admit!(attributesFor(pod, { operation: Operation.Update, oldObject: {} }), context);
+    await plugin(namespaces).admit!(attributesFor(pod, { operation: Operation.Update, oldObject: {} }), context);
     expect(pod).toEqual({ spec: { containers: [{ name: 'c' }] } });
     expect(namespaces.calls.cached).toEqual([]);
   });
@@ -178,9 +156,9 @@ describe('what the plugin reads and writes', () => {
     { name: 'other resources do not count', pod: { spec: { containers: [{ resources: { requests: { 'example.com/gpu': '1' } } }] } }, memoryPressure: false },
     { name: 'pod-level resources replace the containers\'', pod: { spec: { resources: { requests: {} }, containers: [{ resources: { requests: { cpu: '1' } } }] } }, memoryPressure: false },
     { name: 'pod-level cpu', pod: { spec: { resources: { limits: { cpu: '100m' } } } }, memoryPressure: true },
-  ])('QoS: $name', ({ pod, memoryPressure: expected }) => {
+  ])('QoS: $name', async ({ pod, memoryPressure: expected }) => {
     const attributes = attributesFor(structuredClone(pod), { operation: Operation.Update, oldObject: {} });
-    plugin(recordingNamespaces([namespace('testNamespace')])).admit!(attributes, context);
+    await plugin(recordingLookup([namespace('testNamespace')])).admit!(attributes, context);
     expect(((attributes.object as PodForTolerations).spec?.tolerations ?? []).some((x) => x.key === memoryPressure.key)).toBe(expected);
   });
 
@@ -188,7 +166,7 @@ describe('what the plugin reads and writes', () => {
     { name: 'a subresource', overrides: { subresource: 'status' } },
     { name: 'another resource', overrides: { resource: { group: '', version: 'v1', resource: 'services' } } },
   ])('ignores $name', async ({ overrides }) => {
-    const namespaces = recordingNamespaces([]);
+    const namespaces = recordingLookup([]);
     const pod = { spec: { tolerations: [{ key: 'x', operator: 'Exists' }] } };
     await plugin(namespaces, { default: [{ key: 'd', operator: 'Exists' }], whitelist: [{ key: 'w', operator: 'Exists' }] }).admit!(attributesFor(pod, overrides), context);
     expect(pod).toEqual({ spec: { tolerations: [{ key: 'x', operator: 'Exists' }] } });
@@ -200,16 +178,16 @@ describe('what the plugin reads and writes', () => {
     { name: 'a toleration with a numeric key', object: { spec: { tolerations: [{ key: 1 }] } } },
     { name: 'no body', object: undefined },
   ])('ignores $name, as upstream ignores what is not a Pod', async ({ object }) => {
-    expect(await outcome(() => plugin(recordingNamespaces([])).admit!(attributesFor(object), context))).toBeUndefined();
+    expect(await rejectionOf(() => plugin(recordingLookup([])).admit!(attributesFor(object), context))).toBeUndefined();
   });
 
-  it('merges and whitelists a pod with 40,000 tolerations in linear time', () => {
+  it('merges and whitelists a pod with 40,000 tolerations in linear time', async () => {
     const tolerations = Array.from({ length: 40_000 }, (_, i) => ({ key: `k${i}`, operator: 'Equal', value: 'v', effect: 'NoSchedule' }));
-    const namespaces = recordingNamespaces([
+    const namespaces = recordingLookup([
       namespace('testNamespace', { [defaultsAnnotation]: '[{"key":"k7","operator":"Exists"}]', [whitelistAnnotation]: '[{"operator":"Exists","effect":"NoSchedule"},{"key":"k7","operator":"Exists"}]' }),
     ]);
     const pod: PodForTolerations = { spec: { containers: [{ name: 'c', resources: { requests: { cpu: '1' } } }], tolerations } };
-    plugin(namespaces).admit!(attributesFor(pod), context);
+    await plugin(namespaces).admit!(attributesFor(pod), context);
     expect(pod.spec!.tolerations).toHaveLength(40_000 - 1 + 2);
   });
 });

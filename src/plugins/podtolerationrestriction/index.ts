@@ -3,7 +3,7 @@
 // else the cluster-wide default), and a pod whose tolerations are not all covered by its namespace's
 // whitelist (or the cluster's) is denied — so tenants cannot tolerate their way onto tainted nodes.
 import type { Attributes } from '../../admission/attributes.ts';
-import { nonStatusError } from '../../admission/errors.ts';
+import { nonStatusError } from '../../api/status-error.ts';
 import { explained, FactType, maxFactItems } from '../../admission/explanation.ts';
 import { Operation } from '../../admission/operation.ts';
 import type { AdmissionPlugin, PluginDefinition } from '../../admission/plugin.ts';
@@ -13,7 +13,7 @@ import { fieldsOf, tolerationJson } from '../../api/tolerations/toleration.ts';
 import { uncoveredTolerations } from '../../api/tolerations/uncovered.ts';
 import type { Logger } from '../../ports/logger.ts';
 import type { Namespace, ResourceLookup } from '../../ports/lookups.ts';
-import { runSteps, settled, type MaybePromise, type Steps } from '../../util/maybe-async.ts';
+import type { MaybePromise } from '../../util/maybe-async.ts';
 import { parseConfiguration, type PodTolerationRestrictionConfiguration } from './configuration.ts';
 import { annotatedTolerations, defaultTolerationsAnnotation, namespaceOnce, tolerationsWhitelistAnnotation } from './namespace-tolerations.ts';
 import { asPod, type PodForTolerations } from './pod.ts';
@@ -26,15 +26,11 @@ type NamespaceSource = () => MaybePromise<Namespace>;
 
 const memoryPressureToleration: Toleration = { key: 'node.kubernetes.io/memory-pressure', operator: 'Exists', effect: 'NoSchedule' };
 
-export const definition: PluginDefinition = {
+export const definition: PluginDefinition<'lookups'> = {
   name: pluginName,
   needs: ['lookups'],
   lookups: ['namespaces'],
-  create: (ports) => {
-    const namespaces = ports.lookups?.namespaces;
-    if (namespaces === undefined) throw new Error(`${pluginName}: missing Namespace lookups`);
-    return podTolerationRestriction(namespaces, parseConfiguration(ports.configuration?.for(pluginName), pluginName), ports.logger);
-  },
+  create: (ports) => podTolerationRestriction(ports.lookups.namespaces, parseConfiguration(ports.configuration?.for(pluginName), pluginName), ports.logger),
 };
 
 export function podTolerationRestriction(
@@ -50,23 +46,23 @@ export function podTolerationRestriction(
     return pod;
   };
 
-  function* admitSteps(attributes: Attributes, pod: PodForTolerations, namespace: NamespaceSource): Steps<void> {
+  async function admitTolerations(attributes: Attributes, pod: PodForTolerations, namespace: NamespaceSource): Promise<void> {
     let extra: Toleration[] = [];
     if (attributes.operation === Operation.Create) {
-      const defaults = annotatedTolerations(yield* settled(namespace()), defaultTolerationsAnnotation);
+      const defaults = annotatedTolerations(await namespace(), defaultTolerationsAnnotation);
       // A namespace that sets none falls back to the cluster's defaults.
       extra = (defaults ?? configuration.default).map((t) => tolerationJson(fieldsOf(t)));
     }
     if (!isBestEffort(pod)) extra.push({ ...memoryPressureToleration });
     if (extra.length > 0) pod.spec = { ...pod.spec, tolerations: mergeTolerations(pod.spec?.tolerations ?? [], extra) };
     // Upstream's Admit ends by running Validate on the merged pod.
-    yield* validateSteps(attributes, pod, namespace);
+    await validateTolerations(attributes, pod, namespace);
   }
 
-  function* validateSteps(attributes: Attributes, pod: PodForTolerations, namespace: NamespaceSource): Steps<void> {
+  async function validateTolerations(attributes: Attributes, pod: PodForTolerations, namespace: NamespaceSource): Promise<void> {
     const tolerations = pod.spec?.tolerations ?? [];
     if (tolerations.length === 0) return;
-    let whitelist = annotatedTolerations(yield* settled(namespace()), tolerationsWhitelistAnnotation);
+    let whitelist = annotatedTolerations(await namespace(), tolerationsWhitelistAnnotation);
     let scope = 'namespace';
     if (whitelist === undefined) {
       whitelist = [...configuration.whitelist];
@@ -84,16 +80,15 @@ export function podTolerationRestriction(
     name: pluginName,
     handles: (operation) => operation === Operation.Create || operation === Operation.Update,
     mutates: [['spec', 'tolerations']],
-    // Synchronous when the namespace is in the cache: a promise only when a live read is needed.
     admit(attributes, context) {
       const pod = podOf(attributes);
       if (pod === undefined) return;
-      return runSteps(admitSteps(attributes, pod, namespaceOnce(namespaces, attributes.namespace, context.signal)));
+      return admitTolerations(attributes, pod, namespaceOnce(namespaces, attributes.namespace, context.signal));
     },
     validate(attributes, context) {
       const pod = podOf(attributes);
       if (pod === undefined) return;
-      return runSteps(validateSteps(attributes, pod, namespaceOnce(namespaces, attributes.namespace, context.signal)));
+      return validateTolerations(attributes, pod, namespaceOnce(namespaces, attributes.namespace, context.signal));
     },
   };
 }

@@ -2,7 +2,8 @@
 // the namespace from the informer cache, or one live GET when the cache does not have it yet (a
 // NotFound is returned as it is, any other failure as an internal error); then its annotation:
 // absent means "none set" (the cluster-wide configuration applies), "" means an empty list.
-import { abortedError, internalError, newNotFound, nonStatusError } from '../../admission/errors.ts';
+import { abortedError } from '../../admission/errors.ts';
+import { internalError, newNotFound, nonStatusError } from '../../api/status-error.ts';
 import type { Toleration } from '../../api/core.ts';
 import type { Namespace, ResourceLookup } from '../../ports/lookups.ts';
 import { isPromiseLike, type MaybePromise } from '../../util/maybe-async.ts';

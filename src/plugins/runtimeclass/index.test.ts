@@ -6,49 +6,31 @@
 import { describe, expect, it } from 'vitest';
 import type { Pod } from '../../api/core.ts';
 import { allOperations, Operation } from '../../admission/operation.ts';
-import { isStatusError, newForbidden, StatusError } from '../../admission/errors.ts';
-import type { AdmissionPlugin } from '../../admission/plugin.ts';
+import { newForbidden } from '../../api/status-error.ts';
+import { createPlugin, type AdmissionPlugin } from '../../admission/plugin.ts';
 import type { Attributes } from '../../admission/attributes.ts';
-import { createLocalLookups } from '../../adapters/local/lookups.ts';
-import { parseClusterState } from '../../adapters/local/cluster-state.ts';
 import { systemClock, systemRandom } from '../../ports/clock.ts';
 import { silentLogger } from '../../ports/logger.ts';
-import type { Lookups, RuntimeClass } from '../../ports/lookups.ts';
-import { definition, pluginName } from './index.ts';
-import {
-  clusterStateYaml,
-  guaranteedResources,
-  newOverheadValidPod,
-  patchedThroughWebhook,
-  podAttributes,
-  recordingLookups,
-  runtimeClass,
-  testContext,
-} from './testing.ts';
+import type { ResourceLookup, RuntimeClass } from '../../ports/lookups.ts';
+import { definition, pluginName, runtimeClass } from './index.ts';
+import { attributesOf, requestContext } from '../../../test/support/attributes.ts';
+import { lookupsOf, recordingLookup } from '../../../test/support/lookups.ts';
+import { patchedThroughWebhook } from '../../../test/support/patches.ts';
+import { rejectionOf } from '../../../test/support/rejections.ts';
+import { guaranteedResources, newOverheadValidPod, newRuntimeClass } from './upstream-cases.ts';
 
 const basePorts = { logger: silentLogger, clock: systemClock, random: systemRandom };
-const pluginWith = (lookups: Lookups): AdmissionPlugin => definition.create({ ...basePorts, lookups });
-const localLookups = (classes: RuntimeClass[]): Lookups => createLocalLookups(parseClusterState(clusterStateYaml(classes)));
-
-async function rejection(run: () => unknown): Promise<StatusError | undefined> {
-  try {
-    await run();
-    return undefined;
-  } catch (error) {
-    if (!isStatusError(error)) throw error;
-    return error;
-  }
-}
+const pluginWith = (lookup: ResourceLookup<RuntimeClass>): AdmissionPlugin => runtimeClass(lookup);
 
 describe(`${pluginName} (upstream TestValidateInitialization)`, () => {
   // Upstream needs a lister and a client; both are our one Lookups port (cached and live).
   it.each([
-    { name: 'runtimeClass enabled, success', lookups: localLookups([]), fails: false },
+    { name: 'runtimeClass enabled, success', lookups: lookupsOf({ runtimeClasses: recordingLookup([]) }), fails: false },
     { name: 'runtimeClass enabled, no lister', lookups: undefined, fails: true },
     { name: 'runtimeClass enabled, no client', lookups: undefined, fails: true },
   ])('$name', ({ lookups, fails }) => {
-    const create = () => definition.create({ ...basePorts, lookups });
-    if (fails) expect(create).toThrow('RuntimeClass: missing RuntimeClass lookups');
+    const create = () => createPlugin(definition, { ...basePorts, lookups }, 'test');
+    if (fails) expect(create).toThrow('admission plugin RuntimeClass needs a lookups, which the test backend does not provide');
     else expect(create().name).toBe('RuntimeClass');
     expect(definition.needs).toEqual(['lookups']);
   });
@@ -56,7 +38,7 @@ describe(`${pluginName} (upstream TestValidateInitialization)`, () => {
 
 describe(`${pluginName} (upstream TestAdmit)`, () => {
   const runtimeClassName = 'runtimeClassName';
-  const rc = runtimeClass(runtimeClassName);
+  const rc = newRuntimeClass(runtimeClassName);
   const pod = (): Pod => ({ metadata: { name: 'podname' }, spec: { runtimeClassName } });
 
   it.each([
@@ -70,10 +52,10 @@ describe(`${pluginName} (upstream TestAdmit)`, () => {
       liveCalls: 1,
     },
   ])('$name', async ({ cache, live, error, liveCalls }) => {
-    const lookups = recordingLookups(cache, live);
+    const lookups = recordingLookup(cache, { server: live });
     // Upstream's attributes carry neither namespace nor name: the message names the object.
-    const attributes = podAttributes(pod(), { namespace: '', name: '' });
-    const rejected = await rejection(() => pluginWith(lookups).admit!(attributes, testContext()));
+    const attributes = attributesOf(pod(), { namespace: '', name: '' });
+    const rejected = await rejectionOf(() => pluginWith(lookups).admit!(attributes, requestContext()));
     expect(rejected?.message).toBe(error);
     if (error !== undefined) expect(rejected?.status).toMatchObject({ code: 403, reason: 'Forbidden', details: { name: 'podname', kind: 'pods', group: '' } });
     expect(lookups.calls.cached).toEqual(['/runtimeClassName']);
@@ -88,32 +70,32 @@ describe(`${pluginName} (upstream TestValidate)`, () => {
   it.each([
     {
       name: 'No Overhead in RunntimeClass, Overhead set in pod',
-      runtimeClass: runtimeClass('foo'),
+      runtimeClass: newRuntimeClass('foo'),
       pod: newOverheadValidPod('no-resource-req-no-overhead', 1, guaranteedResources, true, false),
       error: 'pods "no-resource-req-no-overhead" is forbidden: pod rejected: Pod Overhead set without corresponding RuntimeClass defined Overhead',
     },
     {
       name: 'Non-matching Overheads',
-      runtimeClass: runtimeClass('foo', { overhead: { podFixed: { cpu: '10', memory: '10G' } } }),
+      runtimeClass: newRuntimeClass('foo', { overhead: { podFixed: { cpu: '10', memory: '10G' } } }),
       pod: newOverheadValidPod('no-resource-req-no-overhead', 1, {}, true, false),
       error: 'pods "no-resource-req-no-overhead" is forbidden: pod rejected: Pod Overhead set without corresponding RuntimeClass defined Overhead',
     },
     {
       name: 'Matching Overheads',
-      runtimeClass: runtimeClass('foo', { overhead: { podFixed: { cpu: '100m', memory: '1' } } }),
+      runtimeClass: newRuntimeClass('foo', { overhead: { podFixed: { cpu: '100m', memory: '1' } } }),
       pod: newOverheadValidPod('no-resource-req-no-overhead', 1, {}, false, false),
       error: undefined,
     },
   ])('$name', async ({ runtimeClass: rc, pod, error }) => {
-    const lookups = recordingLookups([rc], [rc]);
-    const rejected = await rejection(() => pluginWith(lookups).validate!(podAttributes(pod), testContext()));
+    const lookups = recordingLookup([rc], { server: [rc] });
+    const rejected = await rejectionOf(() => pluginWith(lookups).validate!(attributesOf(pod), requestContext()));
     expect(rejected?.message).toBe(error);
     expect(lookups.calls).toEqual({ cached: [], live: [] });
   });
 });
 
 describe(`${pluginName} end to end on the local backend`, () => {
-  const kata = runtimeClass('kata', {
+  const kata = newRuntimeClass('kata', {
     handler: 'kata',
     overhead: { podFixed: { cpu: '250m', memory: '120Mi' } },
     scheduling: {
@@ -121,7 +103,7 @@ describe(`${pluginName} end to end on the local backend`, () => {
       tolerations: [{ key: 'runtime', operator: 'Equal', value: 'kata', effect: 'NoSchedule' }],
     },
   });
-  const plugin = pluginWith(localLookups([kata, runtimeClass('runc', { handler: 'runc' })]));
+  const plugin = pluginWith(recordingLookup([kata, newRuntimeClass('runc', { handler: 'runc' })]));
   const kataPod = (): Pod => ({
     apiVersion: 'v1',
     kind: 'Pod',
@@ -142,39 +124,39 @@ describe(`${pluginName} end to end on the local backend`, () => {
   };
 
   it('sets overhead, node selector and tolerations; the webhook patch yields the same pod; a second run changes nothing; validation accepts it', async () => {
-    const attributes = podAttributes(kataPod());
-    await plugin.admit!(attributes, testContext());
+    const attributes = attributesOf(kataPod());
+    await plugin.admit!(attributes, requestContext());
     expect(attributes.object).toEqual(kataPodAdmitted());
     const { patch, result } = patchedThroughWebhook(kataPod(), attributes.object);
     expect(result).toEqual(kataPodAdmitted());
     expect(patch.length).toBeGreaterThan(0);
 
-    await plugin.admit!(attributes, testContext());
+    await plugin.admit!(attributes, requestContext());
     expect(attributes.object).toEqual(kataPodAdmitted());
     expect(patchedThroughWebhook(kataPodAdmitted(), attributes.object).patch).toEqual([]);
 
-    await expect(plugin.validate!(attributes, testContext())).resolves.toBeUndefined();
+    await expect(plugin.validate!(attributes, requestContext())).resolves.toBeUndefined();
   });
 
   it('sends no patch for a RuntimeClass with neither overhead nor scheduling', async () => {
     const pod: Pod = { kind: 'Pod', metadata: { name: 'p', namespace: 'shop' }, spec: { runtimeClassName: 'runc', containers: [{ name: 'c' }] } };
-    const attributes = podAttributes(structuredClone(pod));
-    await plugin.admit!(attributes, testContext());
+    const attributes = attributesOf(structuredClone(pod));
+    await plugin.admit!(attributes, requestContext());
     expect(patchedThroughWebhook(pod, attributes.object).patch).toEqual([]);
   });
 
   it('rejects in validation an overhead the RuntimeClass does not define', async () => {
     const pod = kataPodAdmitted();
     pod.spec!.overhead = { cpu: '1' };
-    const rejected = await rejection(() => plugin.validate!(podAttributes(pod), testContext()));
+    const rejected = await rejectionOf(() => plugin.validate!(attributesOf(pod), requestContext()));
     expect(rejected?.message).toBe(`pods "web" is forbidden: pod rejected: Pod's Overhead doesn't match RuntimeClass's defined Overhead`);
   });
 
   it('rejects a pod whose own overhead differs, in admission, and leaves it untouched', async () => {
     const pod = kataPod();
     pod.spec!.overhead = { cpu: '1' };
-    const attributes = podAttributes(structuredClone(pod));
-    const rejected = await rejection(() => plugin.admit!(attributes, testContext()));
+    const attributes = attributesOf(structuredClone(pod));
+    const rejected = await rejectionOf(() => plugin.admit!(attributes, requestContext()));
     expect(rejected?.message).toBe(`pods "web" is forbidden: pod rejected: Pod's Overhead doesn't match RuntimeClass's defined Overhead`);
     expect(attributes.object).toEqual(pod);
   });
@@ -182,36 +164,36 @@ describe(`${pluginName} end to end on the local backend`, () => {
   it('leaves the pod untouched when scheduling conflicts after the overhead was worked out', async () => {
     const pod = kataPod();
     pod.spec!.nodeSelector = { 'runtime/kata': 'false' };
-    const attributes = podAttributes(structuredClone(pod));
-    const rejected = await rejection(() => plugin.admit!(attributes, testContext()));
+    const attributes = attributesOf(structuredClone(pod));
+    const rejected = await rejectionOf(() => plugin.admit!(attributes, requestContext()));
     expect(rejected?.message).toBe('pods "web" is forbidden: conflict: runtimeClass.scheduling.nodeSelector[runtime/kata] = true; pod.spec.nodeSelector[runtime/kata] = false');
     expect(attributes.object).toEqual(pod);
   });
 
   it('rejects an unknown RuntimeClass in validation too', async () => {
     const pod: Pod = { metadata: { name: 'p' }, spec: { runtimeClassName: 'gvisor' } };
-    const rejected = await rejection(() => plugin.validate!(podAttributes(pod), testContext()));
+    const rejected = await rejectionOf(() => plugin.validate!(attributesOf(pod), requestContext()));
     expect(rejected?.message).toBe('pods "p" is forbidden: pod rejected: RuntimeClass "gvisor" not found');
   });
 });
 
 describe(`${pluginName} lookup policy`, () => {
-  const kata = runtimeClass('kata', { overhead: { podFixed: { cpu: '1' } } });
+  const kata = newRuntimeClass('kata', { overhead: { podFixed: { cpu: '1' } } });
   const pod = (): Pod => ({ metadata: { name: 'p', namespace: 'ns' }, spec: { runtimeClassName: 'kata' } });
 
   it('never reads live when the cache has the class, in either phase', async () => {
-    const lookups = recordingLookups([kata], [kata]);
+    const lookups = recordingLookup([kata], { server: [kata] });
     const plugin = pluginWith(lookups);
-    const attributes = podAttributes(pod());
-    await plugin.admit!(attributes, testContext());
-    await plugin.validate!(attributes, testContext());
+    const attributes = attributesOf(pod());
+    await plugin.admit!(attributes, requestContext());
+    await plugin.validate!(attributes, requestContext());
     expect(lookups.calls).toEqual({ cached: ['/kata', '/kata'], live: [] });
   });
 
   it('uses the live copy when the cache lags', async () => {
-    const lookups = recordingLookups([], [kata]);
-    const attributes = podAttributes(pod());
-    await pluginWith(lookups).admit!(attributes, testContext());
+    const lookups = recordingLookup([], { server: [kata] });
+    const attributes = attributesOf(pod());
+    await pluginWith(lookups).admit!(attributes, requestContext());
     expect((attributes.object as Pod).spec!.overhead).toEqual({ cpu: '1' });
     expect(lookups.calls).toEqual({ cached: ['/kata'], live: ['/kata'] });
   });
@@ -219,53 +201,50 @@ describe(`${pluginName} lookup policy`, () => {
   it('passes the request signal to the live read', async () => {
     const controller = new AbortController();
     let seen: AbortSignal | undefined;
-    const cluster = localLookups([kata]);
-    const lookups: Lookups = {
-      ...cluster,
-      runtimeClasses: {
-        cached: () => undefined,
-        live: async (namespace, name, signal) => {
-          seen = signal;
-          return cluster.runtimeClasses.live(namespace, name, signal);
-        },
+    const cluster = recordingLookup([kata]);
+    const lookup: ResourceLookup<RuntimeClass> = {
+      cached: () => undefined,
+      live: async (namespace, name, signal) => {
+        seen = signal;
+        return cluster.live(namespace, name, signal);
       },
     };
-    await pluginWith(lookups).admit!(podAttributes(pod()), testContext(controller.signal));
+    await pluginWith(lookup).admit!(attributesOf(pod()), requestContext(controller.signal));
     expect(seen).toBe(controller.signal);
   });
 
   it('passes an API status from the live read through unchanged', async () => {
     const denied = newForbidden({ group: 'node.k8s.io', resource: 'runtimeclasses' }, 'kata', 'User "system:serviceaccount:x:y" cannot get resource "runtimeclasses"');
-    const lookups = recordingLookups([], [], denied);
-    expect(await rejection(() => pluginWith(lookups).admit!(podAttributes(pod()), testContext()))).toBe(denied);
+    const lookups = recordingLookup([], { server: [], liveError: denied });
+    expect(await rejectionOf(() => pluginWith(lookups).admit!(attributesOf(pod()), requestContext()))).toBe(denied);
   });
 
   it('turns any other live-read error into the API server\'s reason-less 500', async () => {
-    const lookups = recordingLookups([], [], new Error('dial tcp 10.0.0.1:443: connect: connection refused'));
-    const rejected = await rejection(() => pluginWith(lookups).admit!(podAttributes(pod()), testContext()));
+    const lookups = recordingLookup([], { server: [], liveError: new Error('dial tcp 10.0.0.1:443: connect: connection refused') });
+    const rejected = await rejectionOf(() => pluginWith(lookups).admit!(attributesOf(pod()), requestContext()));
     expect(rejected?.status).toEqual({ status: 'Failure', code: 500, message: 'dial tcp 10.0.0.1:443: connect: connection refused' });
   });
 
   it('does not send a nameless live read (client-go refuses it)', async () => {
-    const lookups = recordingLookups([], []);
-    const attributes = podAttributes({ metadata: { name: 'p' }, spec: { runtimeClassName: '' } });
-    const rejected = await rejection(() => pluginWith(lookups).admit!(attributes, testContext()));
+    const lookups = recordingLookup([], { server: [] });
+    const attributes = attributesOf({ metadata: { name: 'p' }, spec: { runtimeClassName: '' } });
+    const rejected = await rejectionOf(() => pluginWith(lookups).admit!(attributes, requestContext()));
     expect(rejected?.status).toEqual({ status: 'Failure', code: 500, message: 'resource name may not be empty' });
     expect(lookups.calls).toEqual({ cached: ['/'], live: [] });
   });
 
   it('looks nothing up for a pod without a RuntimeClass', async () => {
-    const lookups = recordingLookups([kata], [kata]);
-    const attributes = podAttributes({ metadata: { name: 'p' }, spec: { containers: [] } });
-    await pluginWith(lookups).admit!(attributes, testContext());
-    await pluginWith(lookups).validate!(attributes, testContext());
+    const lookups = recordingLookup([kata], { server: [kata] });
+    const attributes = attributesOf({ metadata: { name: 'p' }, spec: { containers: [] } });
+    await pluginWith(lookups).admit!(attributes, requestContext());
+    await pluginWith(lookups).validate!(attributes, requestContext());
     expect(lookups.calls).toEqual({ cached: [], live: [] });
     expect(attributes.object).toEqual({ metadata: { name: 'p' }, spec: { containers: [] } });
   });
 });
 
 describe(`${pluginName} scope`, () => {
-  const lookups = recordingLookups([runtimeClass('kata', { overhead: { podFixed: { cpu: '1' } } })], []);
+  const lookups = recordingLookup([newRuntimeClass('kata', { overhead: { podFixed: { cpu: '1' } } })], { server: [] });
   const plugin = pluginWith(lookups);
   const pod = (): Pod => ({ metadata: { name: 'p' }, spec: { runtimeClassName: 'kata' } });
 
@@ -280,10 +259,10 @@ describe(`${pluginName} scope`, () => {
     { name: 'deployments.apps', overrides: { resource: { group: 'apps', version: 'v1', resource: 'deployments' } } },
     { name: 'pods in another group', overrides: { resource: { group: 'example.com', version: 'v1', resource: 'pods' } } },
   ])('ignores $name in both phases', async ({ overrides }) => {
-    const attributes = podAttributes(pod(), overrides);
-    await plugin.admit!(attributes, testContext());
+    const attributes = attributesOf(pod(), overrides);
+    await plugin.admit!(attributes, requestContext());
     attributes.object = { metadata: { name: 'p' }, spec: { overhead: { cpu: '9' } } };
-    await plugin.validate!(attributes, testContext());
+    await plugin.validate!(attributes, requestContext());
     expect(lookups.calls).toEqual({ cached: [], live: [] });
   });
 
@@ -296,7 +275,7 @@ describe(`${pluginName} scope`, () => {
     { name: 'tolerations that are not a list', object: { kind: 'Pod', spec: { tolerations: {} } } },
   ])('answers upstream\'s BadRequest for a body that is not a pod: $name', async ({ object }) => {
     for (const phase of ['admit', 'validate'] as const) {
-      const rejected = await rejection(() => plugin[phase]!(podAttributes(object), testContext()));
+      const rejected = await rejectionOf(() => plugin[phase]!(attributesOf(object), requestContext()));
       expect(rejected?.status).toEqual({ status: 'Failure', code: 400, reason: 'BadRequest', message: 'Resource was marked with kind Pod but was unable to be converted' });
     }
   });

@@ -4,7 +4,7 @@
 import type { Attributes, RequestContext } from '../../admission/attributes.ts';
 import { Operation } from '../../admission/operation.ts';
 import type { AdmissionPlugin, PluginDefinition } from '../../admission/plugin.ts';
-import type { Lookups } from '../../ports/lookups.ts';
+import type { ResourceLookup, RuntimeClass } from '../../ports/lookups.ts';
 import { runtimeClassFor } from './lookup.ts';
 import { setOverhead, validateOverhead } from './overhead.ts';
 import { asPod } from './pod.ts';
@@ -12,20 +12,17 @@ import { setScheduling } from './scheduling.ts';
 
 export const pluginName = 'RuntimeClass';
 
-export const definition: PluginDefinition = {
+export const definition: PluginDefinition<'lookups'> = {
   name: pluginName,
   needs: ['lookups'],
   lookups: ['runtimeClasses'],
-  create: (ports) => {
-    if (ports.lookups === undefined) throw new Error(`${pluginName}: missing RuntimeClass lookups`);
-    return runtimeClassPlugin(ports.lookups);
-  },
+  create: (ports) => runtimeClass(ports.lookups.runtimeClasses),
 };
 
-export function runtimeClassPlugin(lookups: Lookups): AdmissionPlugin {
+export function runtimeClass(runtimeClasses: ResourceLookup<RuntimeClass>): AdmissionPlugin {
   const prepare = async (attributes: Attributes, context: RequestContext) => {
     const pod = asPod(attributes.object);
-    const runtimeClass = await runtimeClassFor(attributes, pod, lookups.runtimeClasses, context.signal);
+    const runtimeClass = await runtimeClassFor(attributes, pod, runtimeClasses, context.signal);
     return { pod, runtimeClass };
   };
 

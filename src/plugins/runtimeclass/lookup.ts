@@ -2,7 +2,9 @@
 // live read, because a class created a moment ago may not have reached the cache yet.
 import type { Pod } from '../../api/core.ts';
 import type { Attributes } from '../../admission/attributes.ts';
-import { forbidden, goQuote, isStatusError, StatusError } from '../../admission/errors.ts';
+import { forbidden } from '../../admission/errors.ts';
+import { goQuote } from '../../api/go-format.ts';
+import { isStatusError, StatusError } from '../../api/status-error.ts';
 import type { ResourceLookup, RuntimeClass } from '../../ports/lookups.ts';
 
 export async function runtimeClassFor(

@@ -4,28 +4,19 @@
 // setOverhead never touches; upstream never compares it. We check the resources stay.)
 import { describe, expect, it } from 'vitest';
 import type { Pod } from '../../api/core.ts';
-import { isStatusError } from '../../admission/errors.ts';
 import type { RuntimeClass } from '../../ports/lookups.ts';
 import { setOverhead, validateOverhead } from './overhead.ts';
-import { guaranteedResources, newOverheadValidPod, patchedThroughWebhook, podAttributes, runtimeClass } from './testing.ts';
+import { attributesOf } from '../../../test/support/attributes.ts';
+import { patchedThroughWebhook } from '../../../test/support/patches.ts';
+import { forbiddenMessageOf } from '../../../test/support/rejections.ts';
+import { guaranteedResources, newOverheadValidPod, newRuntimeClass } from './upstream-cases.ts';
 
-const smallOverhead = runtimeClass('foo', { overhead: { podFixed: { cpu: '100m', memory: '1' } } });
-const bigOverhead = runtimeClass('foo', { overhead: { podFixed: { cpu: '10', memory: '10G' } } });
-const noOverhead = runtimeClass('foo');
+const smallOverhead = newRuntimeClass('foo', { overhead: { podFixed: { cpu: '100m', memory: '1' } } });
+const bigOverhead = newRuntimeClass('foo', { overhead: { podFixed: { cpu: '10', memory: '10G' } } });
+const noOverhead = newRuntimeClass('foo');
 
 const mismatch = (pod: string) => `pods "${pod}" is forbidden: pod rejected: Pod's Overhead doesn't match RuntimeClass's defined Overhead`;
 const unaccounted = (pod: string) => `pods "${pod}" is forbidden: pod rejected: Pod Overhead set without corresponding RuntimeClass defined Overhead`;
-
-function outcome(run: () => void): string | undefined {
-  try {
-    run();
-    return undefined;
-  } catch (error) {
-    if (!isStatusError(error)) throw error;
-    expect(error.status).toMatchObject({ code: 403, reason: 'Forbidden' });
-    return error.message;
-  }
-}
 
 describe('setOverhead (upstream TestSetOverhead)', () => {
   it.each<{ name: string; runtimeClass: RuntimeClass; pod: Pod; error?: string; expectedPod?: Pod }>([
@@ -55,45 +46,45 @@ describe('setOverhead (upstream TestSetOverhead)', () => {
     },
   ])('$name', ({ runtimeClass: rc, pod, error, expectedPod }) => {
     const before = structuredClone(pod);
-    expect(outcome(() => setOverhead(podAttributes(pod), pod, rc))).toBe(error);
+    expect(forbiddenMessageOf(() => setOverhead(attributesOf(pod), pod, rc))).toBe(error);
     expect(pod).toEqual(expectedPod ?? before);
     if (error !== undefined) return;
     // What the webhook answers, applied by the API server, gives the same pod.
     expect(patchedThroughWebhook(before, pod).result).toEqual(expectedPod);
     // Reinvocation changes nothing more.
-    setOverhead(podAttributes(pod), pod, rc);
+    setOverhead(attributesOf(pod), pod, rc);
     expect(pod).toEqual(expectedPod);
   });
 
   it('treats equal quantities written differently as the same overhead', () => {
     const pod = newOverheadValidPod('p', 1, {}, false, false);
     pod.spec!.overhead = { cpu: '0.1', memory: '1000m' };
-    expect(outcome(() => setOverhead(podAttributes(pod), pod, smallOverhead))).toBeUndefined();
+    expect(forbiddenMessageOf(() => setOverhead(attributesOf(pod), pod, smallOverhead))).toBeUndefined();
     expect(pod.spec!.overhead).toEqual({ cpu: '100m', memory: '1' });
   });
 
   it('rejects an overhead with a resource the RuntimeClass does not name', () => {
     const pod = newOverheadValidPod('p', 1, {}, true, false);
     pod.spec!.overhead!['ephemeral-storage'] = '1Gi';
-    expect(outcome(() => setOverhead(podAttributes(pod), pod, smallOverhead))).toBe(mismatch('p'));
+    expect(forbiddenMessageOf(() => setOverhead(attributesOf(pod), pod, smallOverhead))).toBe(mismatch('p'));
   });
 
   it('does nothing without a RuntimeClass, or with one that has no overhead', () => {
-    for (const rc of [undefined, noOverhead, runtimeClass('foo', { overhead: {} })]) {
+    for (const rc of [undefined, noOverhead, newRuntimeClass('foo', { overhead: {} })]) {
       const pod = newOverheadValidPod('p', 1, {}, false, true);
-      setOverhead(podAttributes(pod), pod, rc);
+      setOverhead(attributesOf(pod), pod, rc);
       expect(pod).toEqual(newOverheadValidPod('p', 1, {}, false, true));
     }
   });
 
   it('rejects a pod overhead against a RuntimeClass overhead with no podFixed', () => {
     const pod = newOverheadValidPod('p', 1, {}, true, false);
-    expect(outcome(() => setOverhead(podAttributes(pod), pod, runtimeClass('foo', { overhead: {} })))).toBe(mismatch('p'));
+    expect(forbiddenMessageOf(() => setOverhead(attributesOf(pod), pod, newRuntimeClass('foo', { overhead: {} })))).toBe(mismatch('p'));
   });
 
   it('writes numeric quantities from a YAML cluster state as strings', () => {
     const pod = newOverheadValidPod('p', 1, {}, false, false);
-    setOverhead(podAttributes(pod), pod, runtimeClass('foo', { overhead: { podFixed: { cpu: 1 as unknown as string } } }));
+    setOverhead(attributesOf(pod), pod, newRuntimeClass('foo', { overhead: { podFixed: { cpu: 1 as unknown as string } } }));
     expect(pod.spec!.overhead).toEqual({ cpu: '1' });
   });
 });
@@ -111,7 +102,7 @@ describe('validateOverhead (upstream TestValidateOverhead)', () => {
     { name: 'Matching Overheads', runtimeClass: smallOverhead, pod: newOverheadValidPod('no-resource-req-no-overhead', 1, {}, true, false) },
   ])('$name', ({ runtimeClass: rc, pod, error }) => {
     const before = structuredClone(pod);
-    expect(outcome(() => validateOverhead(podAttributes(pod), pod, rc))).toBe(error);
+    expect(forbiddenMessageOf(() => validateOverhead(attributesOf(pod), pod, rc))).toBe(error);
     expect(pod).toEqual(before);
   });
 });

@@ -1,7 +1,7 @@
 // The pod as this plugin reads it. Upstream's type assertion to *api.Pod fails with a BadRequest;
 // for a JSON body, "not a Pod" means a body whose shape could never have decoded into one.
 import type { Pod } from '../../api/core.ts';
-import { badRequest } from '../../admission/errors.ts';
+import { badRequest } from '../../api/status-error.ts';
 
 const notAPod = 'Resource was marked with kind Pod but was unable to be converted';
 

@@ -2,73 +2,64 @@
 // exact conflict message), plus toleration merging through the plugin's path.
 import { describe, expect, it } from 'vitest';
 import type { Pod } from '../../api/core.ts';
-import { isStatusError } from '../../admission/errors.ts';
 import type { RuntimeClass } from '../../ports/lookups.ts';
 import { setScheduling } from './scheduling.ts';
-import { newSchedulingValidPod, patchedThroughWebhook, podAttributes, runtimeClass } from './testing.ts';
+import { attributesOf } from '../../../test/support/attributes.ts';
+import { patchedThroughWebhook } from '../../../test/support/patches.ts';
+import { forbiddenMessageOf } from '../../../test/support/rejections.ts';
+import { newSchedulingValidPod, newRuntimeClass } from './upstream-cases.ts';
 
 const fooBarNoSchedule = { key: 'foo', operator: 'Equal', value: 'bar', effect: 'NoSchedule' };
 const fizzBuzzNoSchedule = { key: 'fizz', operator: 'Equal', value: 'buzz', effect: 'NoSchedule' };
-
-function outcome(run: () => void): string | undefined {
-  try {
-    run();
-    return undefined;
-  } catch (error) {
-    if (!isStatusError(error)) throw error;
-    expect(error.status).toMatchObject({ code: 403, reason: 'Forbidden' });
-    return error.message;
-  }
-}
 
 describe('setScheduling (upstream TestSetScheduling)', () => {
   it.each<{ name: string; runtimeClass: RuntimeClass; pod: Pod; error?: string; expectedPod?: Pod }>([
     {
       name: 'scheduling, nil scheduling',
-      runtimeClass: runtimeClass('foo'),
+      runtimeClass: newRuntimeClass('foo'),
       pod: newSchedulingValidPod('pod-with-conflict-node-selector', { foo: 'bar' }, []),
       expectedPod: newSchedulingValidPod('pod-with-conflict-node-selector', { foo: 'bar' }, []),
     },
     {
       name: 'scheduling, conflict node selector',
-      runtimeClass: runtimeClass('foo', { scheduling: { nodeSelector: { foo: 'conflict' } } }),
+      runtimeClass: newRuntimeClass('foo', { scheduling: { nodeSelector: { foo: 'conflict' } } }),
       pod: newSchedulingValidPod('pod-with-conflict-node-selector', { foo: 'bar' }, []),
       error: 'pods "pod-with-conflict-node-selector" is forbidden: conflict: runtimeClass.scheduling.nodeSelector[foo] = conflict; pod.spec.nodeSelector[foo] = bar',
     },
     {
       name: 'scheduling, nil node selector',
-      runtimeClass: runtimeClass('foo', { scheduling: { nodeSelector: { foo: 'bar' } } }),
+      runtimeClass: newRuntimeClass('foo', { scheduling: { nodeSelector: { foo: 'bar' } } }),
       pod: newSchedulingValidPod('pod-with-conflict-node-selector', undefined, undefined),
       expectedPod: newSchedulingValidPod('pod-with-conflict-node-selector', { foo: 'bar' }, undefined),
     },
     {
       name: 'scheduling, node selector with the same key value',
-      runtimeClass: runtimeClass('foo', { scheduling: { nodeSelector: { foo: 'bar' } } }),
+      runtimeClass: newRuntimeClass('foo', { scheduling: { nodeSelector: { foo: 'bar' } } }),
       pod: newSchedulingValidPod('pod-with-same-key-value-node-selector', { foo: 'bar' }, undefined),
       expectedPod: newSchedulingValidPod('pod-with-same-key-value-node-selector', { foo: 'bar' }, undefined),
     },
     {
       name: 'scheduling, node selector with different key value',
-      runtimeClass: runtimeClass('foo', { scheduling: { nodeSelector: { foo: 'bar', fizz: 'buzz' } } }),
+      runtimeClass: newRuntimeClass('foo', { scheduling: { nodeSelector: { foo: 'bar', fizz: 'buzz' } } }),
       pod: newSchedulingValidPod('pod-with-different-key-value-node-selector', { foo: 'bar' }, undefined),
       expectedPod: newSchedulingValidPod('pod-with-different-key-value-node-selector', { foo: 'bar', fizz: 'buzz' }, undefined),
     },
     {
       name: 'scheduling, multiple tolerations',
-      runtimeClass: runtimeClass('foo', { scheduling: { tolerations: [fooBarNoSchedule, fizzBuzzNoSchedule] } }),
+      runtimeClass: newRuntimeClass('foo', { scheduling: { tolerations: [fooBarNoSchedule, fizzBuzzNoSchedule] } }),
       pod: newSchedulingValidPod('pod-with-tolerations', { foo: 'bar' }, [fooBarNoSchedule]),
       expectedPod: newSchedulingValidPod('pod-with-tolerations', { foo: 'bar' }, [fooBarNoSchedule, fizzBuzzNoSchedule]),
     },
   ])('$name', ({ runtimeClass: rc, pod, error, expectedPod }) => {
     const before = structuredClone(pod);
     const rcBefore = structuredClone(rc);
-    expect(outcome(() => setScheduling(podAttributes(pod), pod, rc))).toBe(error);
+    expect(forbiddenMessageOf(() => setScheduling(attributesOf(pod), pod, rc))).toBe(error);
     expect(pod).toEqual(expectedPod ?? before);
     if (error !== undefined) return;
     // What the webhook answers, applied by the API server, gives the same pod.
     expect(patchedThroughWebhook(before, pod).result).toEqual(expectedPod);
     // Reinvocation changes nothing more.
-    setScheduling(podAttributes(pod), pod, rc);
+    setScheduling(attributesOf(pod), pod, rc);
     expect(pod).toEqual(expectedPod);
     expect(rc).toEqual(rcBefore);
   });
@@ -77,26 +68,26 @@ describe('setScheduling (upstream TestSetScheduling)', () => {
 describe('setScheduling beyond the upstream table', () => {
   it('leaves an empty pod toleration list alone when there is nothing to add', () => {
     const pod = newSchedulingValidPod('p', undefined, []);
-    setScheduling(podAttributes(pod), pod, runtimeClass('foo', { scheduling: {} }));
+    setScheduling(attributesOf(pod), pod, newRuntimeClass('foo', { scheduling: {} }));
     expect(pod).toEqual(newSchedulingValidPod('p', undefined, []));
   });
 
   it('keeps the broader toleration when one covers another', () => {
     const pod = newSchedulingValidPod('p', undefined, [fooBarNoSchedule]);
     const fooExists = { key: 'foo', operator: 'Exists' };
-    setScheduling(podAttributes(pod), pod, runtimeClass('foo', { scheduling: { tolerations: [fooExists] } }));
+    setScheduling(attributesOf(pod), pod, newRuntimeClass('foo', { scheduling: { tolerations: [fooExists] } }));
     expect(pod.spec!.tolerations).toEqual([fooExists]);
   });
 
   it('merges into an empty pod node selector', () => {
     const pod = newSchedulingValidPod('p', {}, undefined);
-    setScheduling(podAttributes(pod), pod, runtimeClass('foo', { scheduling: { nodeSelector: { a: 'b' } } }));
+    setScheduling(attributesOf(pod), pod, newRuntimeClass('foo', { scheduling: { nodeSelector: { a: 'b' } } }));
     expect(pod.spec!.nodeSelector).toEqual({ a: 'b' });
   });
 
   it('names the generateName in the conflict message when the pod has no name yet', () => {
     const pod: Pod = { metadata: { generateName: 'web-', namespace: 'test' }, spec: { nodeSelector: { zone: 'a' } } };
-    const message = outcome(() => setScheduling(podAttributes(pod), pod, runtimeClass('foo', { scheduling: { nodeSelector: { zone: 'b' } } })));
+    const message = forbiddenMessageOf(() => setScheduling(attributesOf(pod), pod, newRuntimeClass('foo', { scheduling: { nodeSelector: { zone: 'b' } } })));
     expect(message).toBe('pods "web-" is forbidden: conflict: runtimeClass.scheduling.nodeSelector[zone] = b; pod.spec.nodeSelector[zone] = a');
     expect(pod.spec!.nodeSelector).toEqual({ zone: 'a' });
   });

@@ -4,51 +4,51 @@
 // errors are wrapped, and the annotation's Go ParseBool semantics.
 import jsonpatch from 'fast-json-patch';
 import { describe, expect, it } from 'vitest';
+import type { Attributes } from '../../admission/attributes.ts';
 import { AdmissionChain } from '../../admission/chain.ts';
-import { isStatusError, newForbidden, type StatusError } from '../../admission/errors.ts';
-import type { AdmissionPlugin } from '../../admission/plugin.ts';
+import { newForbidden } from '../../api/status-error.ts';
+import { createPlugin, type AdmissionPlugin } from '../../admission/plugin.ts';
 import type { Pod } from '../../api/core.ts';
 import type { ServiceAccount } from '../../ports/lookups.ts';
-import { createServiceAccountPlugin, definition } from './index.ts';
-import { FixedRandom, RecordingClock, RecordingLookups, fixtureLookups, podAttributes, testContext, testPorts, type LiveAnswer } from './test-helpers.ts';
+import { serviceAccount, definition } from './index.ts';
+import { attributesRecord, requestContext } from '../../../test/support/attributes.ts';
+import { FixedRandom } from '../../../test/support/clock.ts';
+import { lookupsOf, recordingLookup, type LiveAnswer, type RecordingLookup } from '../../../test/support/lookups.ts';
+import { testPorts } from '../../../test/support/ports.ts';
+import { rejectionOf } from '../../../test/support/rejections.ts';
+import { informerCache } from './upstream-cases.ts';
 
 const mountPath = '/var/run/secrets/kubernetes.io/serviceaccount';
 
-async function rejectionOf(run: Promise<void> | void): Promise<StatusError | undefined> {
-  try {
-    await run;
-    return undefined;
-  } catch (error) {
-    if (!isStatusError(error)) throw error;
-    return error;
-  }
-}
+/** upstream admission.NewAttributesRecord(obj, nil, Pod, "myns", "myname", pods, ...) by user "tester". */
+const podAttributes = (overrides: Partial<Attributes>): Attributes =>
+  attributesRecord(overrides.object, { uid: 'test-uid', namespace: 'myns', name: 'myname', userInfo: { username: 'tester' }, ...overrides });
 
-function pluginWith(lookups: RecordingLookups, random = new FixedRandom()): AdmissionPlugin {
-  return createServiceAccountPlugin(testPorts(lookups, new RecordingClock(), random));
+function pluginWith(accounts: RecordingLookup<ServiceAccount>, random = new FixedRandom()): AdmissionPlugin {
+  return serviceAccount(testPorts({ lookups: lookupsOf({ serviceAccounts: accounts }), random }));
 }
 
 describe('lookups per request', () => {
   it('a cache miss found live: Admit looks up, its closing Validate looks up again, as upstream', async () => {
     const found: ServiceAccount = { metadata: { name: 'builder', namespace: 'myns' } };
-    const lookups = new RecordingLookups(fixtureLookups(''), [found]);
+    const lookups = recordingLookup(informerCache(''), { liveScript: [found] });
     const admission = pluginWith(lookups);
     const attributes = podAttributes({ object: { spec: { serviceAccountName: 'builder' } } });
-    await admission.admit!(attributes, testContext());
-    expect(lookups.liveCalls).toEqual(['myns/builder', 'myns/builder']);
-    await admission.validate!(attributes, testContext());
-    expect(lookups.liveCalls).toHaveLength(3);
+    await admission.admit!(attributes, requestContext());
+    expect(lookups.calls.live).toEqual(['myns/builder', 'myns/builder']);
+    await admission.validate!(attributes, requestContext());
+    expect(lookups.calls.live).toHaveLength(3);
   });
 
   it('a cache hit never reads live, and secrets are never read at all', async () => {
-    // RecordingLookups throws on any secrets read; the fixture holds a Secret named like the volume.
-    const lookups = new RecordingLookups(fixtureLookups('automount.yaml'));
+    // lookupsOf throws on any secrets read: the plugin never reads one, even named like the volume.
+    const lookups = recordingLookup(informerCache('automount'));
     const attributes = podAttributes({ object: { spec: { serviceAccountName: 'unset', volumes: [{ name: 'v', secret: { secretName: 'foo' } }] } } });
     const admission = pluginWith(lookups);
-    await admission.admit!(attributes, testContext());
-    await admission.validate!(attributes, testContext());
-    expect(lookups.liveCalls).toEqual([]);
-    expect(lookups.cachedCalls).toEqual(['myns/unset', 'myns/unset', 'myns/unset']);
+    await admission.admit!(attributes, requestContext());
+    await admission.validate!(attributes, requestContext());
+    expect(lookups.calls.live).toEqual([]);
+    expect(lookups.calls.cached).toEqual(['myns/unset', 'myns/unset', 'myns/unset']);
   });
 });
 
@@ -65,7 +65,7 @@ describe('automount decision: the pod, then the account, then true', () => {
     const spec: Pod['spec'] = { serviceAccountName: account, containers: [{ name: 'app' }] };
     if (pod !== undefined) spec.automountServiceAccountToken = pod;
     const attributes = podAttributes({ object: { spec } });
-    await pluginWith(new RecordingLookups(fixtureLookups('automount.yaml'))).admit!(attributes, testContext());
+    await pluginWith(recordingLookup(informerCache('automount'))).admit!(attributes, requestContext());
     const after = (attributes.object as Pod).spec!;
     expect(after.volumes?.length ?? 0).toBe(mounts ? 1 : 0);
     expect(after.containers?.[0]?.volumeMounts?.length ?? 0).toBe(mounts ? 1 : 0);
@@ -74,30 +74,30 @@ describe('automount decision: the pod, then the account, then true', () => {
 
 describe('the service account name', () => {
   it('reads the deprecated serviceAccount field when serviceAccountName is empty (v1 → internal conversion)', async () => {
-    const lookups = new RecordingLookups(fixtureLookups('automount.yaml'));
+    const lookups = recordingLookup(informerCache('automount'));
     const attributes = podAttributes({ object: { spec: { serviceAccount: 'no-automount', containers: [{ name: 'app' }] } } });
-    await pluginWith(lookups).admit!(attributes, testContext());
-    expect(lookups.cachedCalls[0]).toBe('myns/no-automount');
+    await pluginWith(lookups).admit!(attributes, requestContext());
+    expect(lookups.calls.cached[0]).toBe('myns/no-automount');
     // Not defaulted to `default`: the alias names an account.
     expect((attributes.object as Pod).spec).toEqual({ serviceAccount: 'no-automount', containers: [{ name: 'app' }] });
   });
 
   it('an explicitly empty serviceAccountName is defaulted', async () => {
     const attributes = podAttributes({ object: { spec: { serviceAccountName: '' } } });
-    await pluginWith(new RecordingLookups(fixtureLookups('default-sa.yaml'))).admit!(attributes, testContext());
+    await pluginWith(recordingLookup(informerCache('default-sa'))).admit!(attributes, requestContext());
     expect((attributes.object as Pod).spec?.serviceAccountName).toBe('default');
   });
 
   it('validating alone (no mutating phase ran): a pod without an account is forbidden', async () => {
     const attributes = podAttributes({ object: { metadata: { name: 'web-1' }, spec: {} }, name: '' });
-    const error = await rejectionOf(pluginWith(new RecordingLookups(fixtureLookups('default-sa.yaml'))).validate!(attributes, testContext()));
+    const error = await rejectionOf(() => pluginWith(recordingLookup(informerCache('default-sa'))).validate!(attributes, requestContext()));
     expect(error?.status.message).toBe('pods "web-1" is forbidden: no service account specified for pod myns/web-1');
     expect(error?.status.code).toBe(403);
   });
 
   it('pods/ephemeralcontainers without an account is forbidden the same way', async () => {
     const attributes = podAttributes({ object: { metadata: { name: 'myname' }, spec: {} }, operation: 'UPDATE', subresource: 'ephemeralcontainers' });
-    const error = await rejectionOf(pluginWith(new RecordingLookups(fixtureLookups('default-sa.yaml'))).validate!(attributes, testContext()));
+    const error = await rejectionOf(() => pluginWith(recordingLookup(informerCache('default-sa'))).validate!(attributes, requestContext()));
     expect(error?.status.message).toBe('pods "myname" is forbidden: no service account specified for pod myns/myname');
   });
 
@@ -107,7 +107,7 @@ describe('the service account name', () => {
       operation: 'UPDATE',
       subresource: 'ephemeralcontainers',
     });
-    expect(await rejectionOf(pluginWith(new RecordingLookups(fixtureLookups('default-sa.yaml'))).validate!(attributes, testContext()))).toBeUndefined();
+    expect(await rejectionOf(() => pluginWith(recordingLookup(informerCache('default-sa'))).validate!(attributes, requestContext()))).toBeUndefined();
   });
 });
 
@@ -115,7 +115,7 @@ describe('lookup errors', () => {
   const denied = newForbidden({ group: '', resource: 'serviceaccounts' }, 'builder', 'User "system:apiserver" cannot get resource "serviceaccounts"');
   const message = 'error looking up service account myns/builder: serviceaccounts "builder" is forbidden: User "system:apiserver" cannot get resource "serviceaccounts"';
 
-  it.each<{ phase: 'admit' | 'validate'; operation: 'CREATE' | 'UPDATE'; subresource: string; failure: LiveAnswer; expected: object }>([
+  it.each<{ phase: 'admit' | 'validate'; operation: 'CREATE' | 'UPDATE'; subresource: string; failure: LiveAnswer<ServiceAccount>; expected: object }>([
     // Admit wraps with %w: errors.As finds the Forbidden, NewForbidden returns the wrapper as-is, and
     // kube-apiserver answers a non-status error with 500 and no reason.
     { phase: 'admit', operation: 'CREATE', subresource: '', failure: denied, expected: { status: 'Failure', code: 500, message } },
@@ -135,16 +135,16 @@ describe('lookup errors', () => {
     },
   ])('$phase $operation $subresource', async ({ phase, operation, subresource, failure, expected }) => {
     const attributes = podAttributes({ object: { spec: { serviceAccountName: 'builder' } }, operation, subresource });
-    const admission = pluginWith(new RecordingLookups(fixtureLookups(''), [failure]));
-    const error = await rejectionOf(admission[phase]!(attributes, testContext()));
+    const admission = pluginWith(recordingLookup(informerCache(''), { liveScript: [failure] }));
+    const error = await rejectionOf(() => admission[phase]!(attributes, requestContext()));
     expect(error?.status).toEqual(expected);
   });
 
   it('NotFound for another name: one attempt, then forbidden', async () => {
-    const lookups = new RecordingLookups(fixtureLookups(''));
-    const error = await rejectionOf(pluginWith(lookups).admit!(podAttributes({ object: { spec: { serviceAccountName: 'builder' } } }), testContext()));
+    const lookups = recordingLookup(informerCache(''));
+    const error = await rejectionOf(() => pluginWith(lookups).admit!(podAttributes({ object: { spec: { serviceAccountName: 'builder' } } }), requestContext()));
     expect(error?.status.message).toBe('pods "myname" is forbidden: error looking up service account myns/builder: serviceaccount "builder" not found');
-    expect(lookups.liveCalls).toEqual(['myns/builder']);
+    expect(lookups.calls.live).toEqual(['myns/builder']);
   });
 });
 
@@ -152,7 +152,7 @@ describe('the token volume on the wire', () => {
   it('the exact JSON patch for a fresh pod', async () => {
     const original: Pod = { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'myname' }, spec: { initContainers: [{ name: 'init' }], containers: [{ name: 'app', volumeMounts: [{ name: 'data', mountPath: '/data' }] }], ephemeralContainers: [{ name: 'debug' }] } };
     const attributes = podAttributes({ object: structuredClone(original) });
-    await pluginWith(new RecordingLookups(fixtureLookups('pull-secrets-foo-bar.yaml')), new FixedRandom(0, 'b2c4d')).admit!(attributes, testContext());
+    await pluginWith(recordingLookup(informerCache('pull-secrets-foo-bar')), new FixedRandom(0, 'b2c4d')).admit!(attributes, requestContext());
     const mount = { name: 'kube-api-access-b2c4d', readOnly: true, mountPath };
     const patch = jsonpatch.compare(original, attributes.object!);
     expect(patch).toEqual(
@@ -173,7 +173,7 @@ describe('the token volume on the wire', () => {
     const existing = { name: 'kube-api-access-abcde', projected: { sources: [] } };
     const attributes = podAttributes({ object: { spec: { volumes: [{ name: 'data', emptyDir: {} }, existing], containers: [{ name: 'app' }] } } });
     const random = new FixedRandom();
-    await pluginWith(new RecordingLookups(fixtureLookups('default-sa.yaml')), random).admit!(attributes, testContext());
+    await pluginWith(recordingLookup(informerCache('default-sa')), random).admit!(attributes, requestContext());
     const spec = (attributes.object as Pod).spec!;
     expect(spec.volumes).toEqual([{ name: 'data', emptyDir: {} }, existing]);
     expect(spec.containers?.[0]?.volumeMounts).toEqual([{ name: 'kube-api-access-abcde', readOnly: true, mountPath }]);
@@ -181,10 +181,10 @@ describe('the token volume on the wire', () => {
 
   it('admitting twice equals admitting once (no second volume, no second mount)', async () => {
     const attributes = podAttributes({ object: { spec: { containers: [{ name: 'a' }, { name: 'b' }] } } });
-    const admission = pluginWith(new RecordingLookups(fixtureLookups('default-sa.yaml')), new FixedRandom(0, 'zzzzz'));
-    await admission.admit!(attributes, testContext());
+    const admission = pluginWith(recordingLookup(informerCache('default-sa')), new FixedRandom(0, 'zzzzz'));
+    await admission.admit!(attributes, requestContext());
     const once = structuredClone(attributes.object);
-    await admission.admit!(attributes, testContext());
+    await admission.admit!(attributes, requestContext());
     expect(attributes.object).toEqual(once);
     expect((attributes.object as Pod).spec?.volumes).toHaveLength(1);
   });
@@ -196,16 +196,16 @@ describe('enforce-mountable-secrets annotation (Go strconv.ParseBool)', () => {
     ['false', false], ['0', false], ['yes', false], ['on', false], ['', false], [' true', false],
   ])('%j → enforced: %s', async (value, enforced) => {
     const sa: ServiceAccount = { metadata: { name: 'default', namespace: 'myns', annotations: { 'kubernetes.io/enforce-mountable-secrets': value } } };
-    const lookups = new RecordingLookups(fixtureLookups(''), [sa]);
+    const lookups = recordingLookup(informerCache(''), { liveScript: [sa] });
     const attributes = podAttributes({ object: { spec: { volumes: [{ name: 'v', secret: { secretName: 'foo' } }] } } });
-    const error = await rejectionOf(pluginWith(lookups).admit!(attributes, testContext()));
+    const error = await rejectionOf(() => pluginWith(lookups).admit!(attributes, requestContext()));
     expect(error !== undefined).toBe(enforced);
   });
 });
 
 describe('in the ordered chain', () => {
   it('mutates in admit and rejects in validate with the chain reporting the plugin', async () => {
-    const ports = testPorts(new RecordingLookups(fixtureLookups('enforcing-sa.yaml')), new RecordingClock(), new FixedRandom());
+    const ports = testPorts({ lookups: lookupsOf({ serviceAccounts: recordingLookup(informerCache('enforcing-sa')) }) });
     const chain = new AdmissionChain([{ plugin: definition.create(ports), mode: 'enforce' }]);
     const ok = podAttributes({ object: { spec: { containers: [{ name: 'app' }] } } });
     expect((await chain.admit(ok, new AbortController().signal)).rejection).toBeUndefined();
@@ -221,6 +221,6 @@ describe('in the ordered chain', () => {
   });
 
   it('create() fails clearly without the lookups port', () => {
-    expect(() => definition.create({ ...testPorts(fixtureLookups('')), lookups: undefined })).toThrow(/needs the lookups port/);
+    expect(() => createPlugin(definition, { ...testPorts({ lookups: lookupsOf({ serviceAccounts: recordingLookup([]) }) }), lookups: undefined }, 'test')).toThrow('admission plugin ServiceAccount needs a lookups, which the test backend does not provide');
   });
 });

@@ -1,6 +1,6 @@
 // Every test of upstream plugin/pkg/admission/serviceaccount/admission_test.go (newest stored
-// version), as data rows. Upstream's informer store becomes a cluster-state fixture
-// (test/fixtures/serviceaccount/), its fake clientset a RecordingLookups live script, and its
+// version), as data rows. Upstream's informer store becomes an in-memory lookup's cache
+// (upstream-cases.ts), its fake clientset an in-memory lookup's live script, and its
 // WithReinvocationTesting wrapper admitWithReinvocation below: every admit runs twice and the
 // second run must change nothing. Each mutation is also checked through a JSON patch
 // (fast-json-patch compare(original, mutated) applied to the original), which is what the webhook
@@ -9,23 +9,20 @@
 // internal Go types are noted at the rows they touch.
 import jsonpatch from 'fast-json-patch';
 import { describe, expect, it } from 'vitest';
-import { isStatusError, type StatusError } from '../../admission/errors.ts';
+import type { StatusError } from '../../api/status-error.ts';
 import type { Attributes } from '../../admission/attributes.ts';
 import type { Operation } from '../../admission/operation.ts';
 import type { AdmissionPlugin } from '../../admission/plugin.ts';
 import type { Pod } from '../../api/core.ts';
 import type { KubeObject } from '../../api/types.ts';
-import type { Lookups, ServiceAccount } from '../../ports/lookups.ts';
-import { createServiceAccountPlugin, definition, type ServiceAccountOptions } from './index.ts';
-import {
-  FixedRandom,
-  RecordingClock,
-  RecordingLookups,
-  fixtureLookups,
-  podAttributes,
-  testContext,
-  testPorts,
-} from './test-helpers.ts';
+import type { ResourceLookup, ServiceAccount } from '../../ports/lookups.ts';
+import { serviceAccount, definition, type ServiceAccountOptions } from './index.ts';
+import { attributesRecord, requestContext } from '../../../test/support/attributes.ts';
+import { RecordingClock } from '../../../test/support/clock.ts';
+import { lookupsOf, recordingLookup } from '../../../test/support/lookups.ts';
+import { testPorts } from '../../../test/support/ports.ts';
+import { rejectionOf } from '../../../test/support/rejections.ts';
+import { informerCache, type InformerCache } from './upstream-cases.ts';
 
 const mountPath = '/var/run/secrets/kubernetes.io/serviceaccount';
 const mirror = { annotations: { 'kubernetes.io/config.mirror': 'true' } };
@@ -44,19 +41,13 @@ const expectedTokenVolume = {
 };
 const expectedTokenMount = { name: 'kube-api-access-x7k2q', readOnly: true, mountPath };
 
-function plugin(lookups: Lookups, options: ServiceAccountOptions = {}): AdmissionPlugin {
-  return createServiceAccountPlugin(testPorts(lookups, new RecordingClock(), new FixedRandom()), options);
+function plugin(accounts: ResourceLookup<ServiceAccount>, options: ServiceAccountOptions = {}): AdmissionPlugin {
+  return serviceAccount(testPorts({ lookups: lookupsOf({ serviceAccounts: accounts }) }), options);
 }
 
-async function rejectionOf(run: Promise<void> | void): Promise<StatusError | undefined> {
-  try {
-    await run;
-    return undefined;
-  } catch (error) {
-    if (!isStatusError(error)) throw error;
-    return error;
-  }
-}
+/** upstream admission.NewAttributesRecord(obj, nil, Pod, "myns", "myname", pods, ...) by user "tester". */
+const podAttributes = (overrides: Partial<Attributes>): Attributes =>
+  attributesRecord(overrides.object, { uid: 'test-uid', namespace: 'myns', name: 'myname', userInfo: { username: 'tester' }, ...overrides });
 
 /**
  * upstream admissiontesting.WithReinvocationTesting: admit; if it passed, admit again and require
@@ -65,14 +56,14 @@ async function rejectionOf(run: Promise<void> | void): Promise<StatusError | und
  */
 async function admitWithReinvocation(admission: AdmissionPlugin, attributes: Attributes): Promise<StatusError | undefined> {
   const original = structuredClone(attributes.object);
-  const rejection = await rejectionOf(admission.admit!(attributes, testContext()));
+  const rejection = await rejectionOf(() => admission.admit!(attributes, requestContext()));
   if (rejection) return rejection;
   const afterFirst = structuredClone(attributes.object);
   if (original !== undefined && afterFirst !== undefined) {
     const patch = jsonpatch.compare(original, afterFirst);
     expect(jsonpatch.applyPatch(structuredClone(original), patch).newDocument).toEqual(afterFirst);
   }
-  const second = await rejectionOf(admission.admit!(attributes, testContext()));
+  const second = await rejectionOf(() => admission.admit!(attributes, requestContext()));
   expect(second).toBeUndefined();
   expect(attributes.object).toEqual(afterFirst);
   return undefined;
@@ -84,11 +75,11 @@ function forbiddenStatus(message: string) {
 
 describe('upstream admission_test.go', () => {
   it.each(['DELETE', 'CONNECT'] as const)('TestIgnoresNonCreate: does not handle %s', (operation) => {
-    expect(definition.create(testPorts(fixtureLookups(''))).handles(operation)).toBe(false);
+    expect(definition.create(testPorts({ lookups: lookupsOf({ serviceAccounts: recordingLookup([]) }) })).handles(operation)).toBe(false);
   });
 
   it.each(['CREATE', 'UPDATE'] as const)('handles %s (NewHandler(Create, Update))', (operation) => {
-    expect(definition.create(testPorts(fixtureLookups(''))).handles(operation)).toBe(true);
+    expect(definition.create(testPorts({ lookups: lookupsOf({ serviceAccounts: recordingLookup([]) }) })).handles(operation)).toBe(true);
   });
 
   it('names itself and needs only the lookups port', () => {
@@ -109,13 +100,13 @@ describe('upstream admission_test.go', () => {
     { test: 'projected sources that are not a list', object: { kind: 'Pod', spec: { volumes: [{ name: 'v', projected: { sources: 1 } }] } } as unknown as KubeObject, resource: 'pods' },
     { test: 'a service account name that is not a string', object: { kind: 'Pod', spec: { serviceAccountName: ['a'] } } as unknown as KubeObject, resource: 'pods' },
   ])('$test: admitted untouched, no lookups', async ({ object, resource, subresource }) => {
-    const lookups = new RecordingLookups(fixtureLookups(''));
+    const lookups = recordingLookup(informerCache(''));
     const admission = plugin(lookups);
-    const attributes = podAttributes({ object: structuredClone(object), resource, subresource });
+    const attributes = podAttributes({ object: structuredClone(object), resource: { group: '', version: 'v1', resource }, subresource });
     expect(await admitWithReinvocation(admission, attributes)).toBeUndefined();
-    expect(await rejectionOf(admission.validate!(attributes, testContext()))).toBeUndefined();
+    expect(await rejectionOf(() => admission.validate!(attributes, requestContext()))).toBeUndefined();
     expect(attributes.object).toEqual(object);
-    expect(lookups.cachedCalls).toEqual([]);
+    expect(lookups.calls.cached).toEqual([]);
   });
 
   it.each<{ test: string; spec: Pod['spec']; rejection?: string }>([
@@ -133,7 +124,7 @@ describe('upstream admission_test.go', () => {
       rejection: 'a mirror pod may not use ServiceAccountToken volume projections',
     },
   ])('$test', async ({ spec, rejection }) => {
-    const lookups = new RecordingLookups(fixtureLookups(''));
+    const lookups = recordingLookup(informerCache(''));
     const pod: Pod = { metadata: structuredClone(mirror), spec };
     const attributes = podAttributes({ object: structuredClone(pod) });
     const error = await admitWithReinvocation(plugin(lookups), attributes);
@@ -144,7 +135,7 @@ describe('upstream admission_test.go', () => {
     } else {
       expect(error?.status).toEqual(forbiddenStatus(rejection));
     }
-    expect(lookups.cachedCalls).toEqual([]);
+    expect(lookups.calls.cached).toEqual([]);
   });
 
   // upstream defaults a v1 pod, converts it to internal, admits, converts back and requires v1
@@ -153,7 +144,7 @@ describe('upstream admission_test.go', () => {
   // apiVersion), which the exact equality below pins.
   it('TestAssignsDefaultServiceAccountAndBoundTokenWithNoSecretTokens', async () => {
     const attributes = podAttributes({ object: { spec: { containers: [{} as never] } } });
-    expect(await admitWithReinvocation(plugin(fixtureLookups('default-sa.yaml')), attributes)).toBeUndefined();
+    expect(await admitWithReinvocation(plugin(recordingLookup(informerCache('default-sa'))), attributes)).toBeUndefined();
     const spec = (attributes.object as Pod).spec!;
     expect(spec.serviceAccountName).toBe('default');
     expect(spec.volumes).toEqual([expectedTokenVolume]);
@@ -162,20 +153,20 @@ describe('upstream admission_test.go', () => {
 
   it('TestFetchesUncachedServiceAccount', async () => {
     const found: ServiceAccount = { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'default', namespace: 'myns' } };
-    const lookups = new RecordingLookups(fixtureLookups(''), [found]);
+    const lookups = recordingLookup(informerCache(''), { liveScript: [found] });
     const attributes = podAttributes({ object: {} });
     expect(await admitWithReinvocation(plugin(lookups), attributes)).toBeUndefined();
     expect((attributes.object as Pod).spec?.serviceAccountName).toBe('default');
-    expect(lookups.liveCalls.length).toBeGreaterThan(0);
+    expect(lookups.calls.live.length).toBeGreaterThan(0);
   });
 
   it('TestDeniesInvalidServiceAccount', async () => {
     const clock = new RecordingClock();
-    const lookups = new RecordingLookups(fixtureLookups(''));
-    const admission = createServiceAccountPlugin(testPorts(lookups, clock, new FixedRandom()));
+    const lookups = recordingLookup(informerCache(''));
+    const admission = serviceAccount(testPorts({ lookups: lookupsOf({ serviceAccounts: lookups }), clock }));
     const error = await admitWithReinvocation(admission, podAttributes({ object: {} }));
     expect(error?.status).toEqual(forbiddenStatus('error looking up service account myns/default: serviceaccount "default" not found'));
-    expect(lookups.liveCalls).toHaveLength(10);
+    expect(lookups.calls.live).toHaveLength(10);
     expect(clock.sleeps).toEqual(Array(9).fill(142));
   });
 
@@ -184,7 +175,7 @@ describe('upstream admission_test.go', () => {
     { test: 'TestAutomountsAPIToken (init containers)', field: 'initContainers' as const },
   ])('$test', async ({ field }) => {
     const attributes = podAttributes({ object: { spec: { [field]: [{}] } } });
-    expect(await admitWithReinvocation(plugin(fixtureLookups('default-sa.yaml')), attributes)).toBeUndefined();
+    expect(await admitWithReinvocation(plugin(recordingLookup(informerCache('default-sa'))), attributes)).toBeUndefined();
     const spec = (attributes.object as Pod).spec!;
     expect(spec.serviceAccountName).toBe('default');
     expect(spec.volumes).toEqual([expectedTokenVolume]);
@@ -197,7 +188,7 @@ describe('upstream admission_test.go', () => {
   ])('$test: no volume for a token nobody mounts', async ({ field }) => {
     const customMount = { name: 'my-custom-mount', readOnly: false, mountPath };
     const attributes = podAttributes({ object: { spec: { [field]: [{ volumeMounts: [customMount] }] } } });
-    expect(await admitWithReinvocation(plugin(fixtureLookups('default-sa.yaml')), attributes)).toBeUndefined();
+    expect(await admitWithReinvocation(plugin(recordingLookup(informerCache('default-sa'))), attributes)).toBeUndefined();
     const spec = (attributes.object as Pod).spec!;
     expect(spec.serviceAccountName).toBe('default');
     expect(spec.volumes).toBeUndefined();
@@ -238,7 +229,7 @@ const denied = (what: string) => `${what} is not allowed because service account
 describe.each<SecretRow>([
   ...(['secretVolume', 'containerEnv', 'containerEnvFrom', 'initEnv', 'initEnvFrom'] as const).map((key) => ({
     test: `TestAllowsReferencedSecret: ${key} on create`,
-    fixture: 'referenced-secret.yaml',
+    fixture: 'referenced-secret',
     limitSecretReferences: true,
     phase: 'admit' as const,
     operation: 'CREATE' as const,
@@ -246,7 +237,7 @@ describe.each<SecretRow>([
   })),
   ...(['ephemeralEnv', 'ephemeralEnvFrom'] as const).map((key) => ({
     test: `TestAllowsReferencedSecret: ${key} via pods/ephemeralcontainers`,
-    fixture: 'referenced-secret.yaml',
+    fixture: 'referenced-secret',
     limitSecretReferences: true,
     phase: 'validate' as const,
     operation: 'UPDATE' as const,
@@ -255,73 +246,73 @@ describe.each<SecretRow>([
   })),
   {
     test: 'TestRejectsUnreferencedSecretVolumes: secret volume',
-    fixture: 'default-sa.yaml', limitSecretReferences: true, phase: 'admit', operation: 'CREATE', pod: podWith.secretVolume,
+    fixture: 'default-sa', limitSecretReferences: true, phase: 'admit', operation: 'CREATE', pod: podWith.secretVolume,
     forbidden: denied('volume with secret.secretName="foo"'),
   },
   {
     test: 'TestRejectsUnreferencedSecretVolumes: container env',
-    fixture: 'default-sa.yaml', limitSecretReferences: true, phase: 'admit', operation: 'CREATE', pod: podWith.containerEnv,
+    fixture: 'default-sa', limitSecretReferences: true, phase: 'admit', operation: 'CREATE', pod: podWith.containerEnv,
     forbidden: denied('container container-1 with envVar env-1 referencing secret.secretName="foo"'),
   },
   {
     test: 'TestRejectsUnreferencedSecretVolumes: container envFrom',
-    fixture: 'default-sa.yaml', limitSecretReferences: true, phase: 'admit', operation: 'CREATE', pod: podWith.containerEnvFrom,
+    fixture: 'default-sa', limitSecretReferences: true, phase: 'admit', operation: 'CREATE', pod: podWith.containerEnvFrom,
     forbidden: denied('container container-1 with envFrom referencing secret.secretName="foo"'),
   },
   {
     test: 'TestRejectsUnreferencedSecretVolumes: init env, admit on update does nothing',
-    fixture: 'default-sa.yaml', limitSecretReferences: true, phase: 'admit', operation: 'UPDATE', pod: podWith.initEnv,
+    fixture: 'default-sa', limitSecretReferences: true, phase: 'admit', operation: 'UPDATE', pod: podWith.initEnv,
   },
   {
     test: 'TestRejectsUnreferencedSecretVolumes: init env, validate on create',
-    fixture: 'default-sa.yaml', limitSecretReferences: true, phase: 'validate', operation: 'CREATE', pod: podWith.initEnv,
+    fixture: 'default-sa', limitSecretReferences: true, phase: 'validate', operation: 'CREATE', pod: podWith.initEnv,
     forbidden: denied('init container container-1 with envVar env-1 referencing secret.secretName="foo"'),
   },
   {
     test: 'TestRejectsUnreferencedSecretVolumes: init envFrom, admit on update does nothing',
-    fixture: 'default-sa.yaml', limitSecretReferences: true, phase: 'admit', operation: 'UPDATE', pod: podWith.initEnvFrom,
+    fixture: 'default-sa', limitSecretReferences: true, phase: 'admit', operation: 'UPDATE', pod: podWith.initEnvFrom,
   },
   {
     test: 'TestRejectsUnreferencedSecretVolumes: init envFrom, validate on create',
-    fixture: 'default-sa.yaml', limitSecretReferences: true, phase: 'validate', operation: 'CREATE', pod: podWith.initEnvFrom,
+    fixture: 'default-sa', limitSecretReferences: true, phase: 'validate', operation: 'CREATE', pod: podWith.initEnvFrom,
     forbidden: denied('init container container-1 with envFrom referencing secret.secretName="foo"'),
   },
   {
     test: 'TestRejectsUnreferencedSecretVolumes: ephemeral env, admit on update does nothing',
-    fixture: 'default-sa.yaml', limitSecretReferences: true, phase: 'admit', operation: 'UPDATE', pod: podWith.ephemeralEnv,
+    fixture: 'default-sa', limitSecretReferences: true, phase: 'admit', operation: 'UPDATE', pod: podWith.ephemeralEnv,
   },
   {
     test: 'TestRejectsUnreferencedSecretVolumes: ephemeral env via pods/ephemeralcontainers',
-    fixture: 'default-sa.yaml', limitSecretReferences: true, phase: 'validate', operation: 'UPDATE', subresource: 'ephemeralcontainers', pod: podWith.ephemeralEnv,
+    fixture: 'default-sa', limitSecretReferences: true, phase: 'validate', operation: 'UPDATE', subresource: 'ephemeralcontainers', pod: podWith.ephemeralEnv,
     unknown: denied('ephemeral container container-2 with envVar env-1 referencing secret.secretName="foo"'),
   },
   {
     test: 'TestRejectsUnreferencedSecretVolumes: ephemeral envFrom via pods/ephemeralcontainers',
-    fixture: 'default-sa.yaml', limitSecretReferences: true, phase: 'validate', operation: 'UPDATE', subresource: 'ephemeralcontainers', pod: podWith.ephemeralEnvFrom,
+    fixture: 'default-sa', limitSecretReferences: true, phase: 'validate', operation: 'UPDATE', subresource: 'ephemeralcontainers', pod: podWith.ephemeralEnvFrom,
     unknown: denied('ephemeral container container-2 with envFrom referencing secret.secretName="foo"'),
   },
   {
     test: 'TestAllowUnreferencedSecretVolumesForPermissiveSAs (the annotation enforces)',
-    fixture: 'enforcing-sa.yaml', limitSecretReferences: false, phase: 'admit', operation: 'CREATE', pod: podWith.secretVolume,
+    fixture: 'enforcing-sa', limitSecretReferences: false, phase: 'admit', operation: 'CREATE', pod: podWith.secretVolume,
     forbidden: denied('volume with secret.secretName="foo"'),
   },
   {
     test: 'TestAllowsReferencedImagePullSecrets',
-    fixture: 'pull-secret-foo.yaml', limitSecretReferences: true, phase: 'admit', operation: 'CREATE', pod: podWith.pullSecretFoo,
+    fixture: 'pull-secret-foo', limitSecretReferences: true, phase: 'admit', operation: 'CREATE', pod: podWith.pullSecretFoo,
   },
   {
     test: 'TestRejectsUnreferencedImagePullSecrets',
-    fixture: 'default-sa.yaml', limitSecretReferences: true, phase: 'admit', operation: 'CREATE', pod: podWith.pullSecretFoo,
+    fixture: 'default-sa', limitSecretReferences: true, phase: 'admit', operation: 'CREATE', pod: podWith.pullSecretFoo,
     forbidden: 'imagePullSecrets[0].name="foo" is not allowed because service account default does not reference that imagePullSecret',
   },
 ])('$test', (row) => {
   it(row.forbidden ?? row.unknown ? 'is rejected with upstream\'s message' : 'is admitted', async () => {
-    const admission = plugin(new RecordingLookups(fixtureLookups(row.fixture)), { limitSecretReferences: row.limitSecretReferences });
+    const admission = plugin(recordingLookup(informerCache(row.fixture as InformerCache)), { limitSecretReferences: row.limitSecretReferences });
     const attributes = podAttributes({ object: structuredClone(row.pod), operation: row.operation, subresource: row.subresource });
     const error =
       row.phase === 'admit'
         ? await admitWithReinvocation(admission, attributes)
-        : await rejectionOf(admission.validate!(attributes, testContext()));
+        : await rejectionOf(() => admission.validate!(attributes, requestContext()));
     if (row.forbidden) expect(error?.status).toEqual(forbiddenStatus(row.forbidden));
     else if (row.unknown) expect(error?.status).toEqual({ status: 'Failure', code: 500, message: row.unknown });
     else expect(error).toBeUndefined();
@@ -333,7 +324,7 @@ describe.each<SecretRow>([
 describe('upstream admission_test.go: image pull secrets', () => {
   it('TestDoNotAddImagePullSecrets: a pod that has pull secrets keeps its own', async () => {
     const attributes = podAttributes({ object: structuredClone(podWith.pullSecretFoo) });
-    const admission = plugin(fixtureLookups('pull-secrets-foo-bar.yaml'), { limitSecretReferences: true });
+    const admission = plugin(recordingLookup(informerCache('pull-secrets-foo-bar')), { limitSecretReferences: true });
     expect(await admitWithReinvocation(admission, attributes)).toBeUndefined();
     expect((attributes.object as Pod).spec?.imagePullSecrets).toEqual([{ name: 'foo' }]);
   });
@@ -342,10 +333,7 @@ describe('upstream admission_test.go: image pull secrets', () => {
     // An informer cache hands out the same object every time; the plugin must not alias it.
     const sa: ServiceAccount = { metadata: { name: 'default', namespace: 'myns' }, imagePullSecrets: [{ name: 'foo' }, { name: 'bar' }] };
     const original = structuredClone(sa);
-    const sharedCache: Lookups = {
-      ...fixtureLookups(''),
-      serviceAccounts: { cached: (ns, name) => (ns === 'myns' && name === 'default' ? sa : undefined), live: async () => undefined },
-    };
+    const sharedCache: ResourceLookup<ServiceAccount> = { cached: (ns, name) => (ns === 'myns' && name === 'default' ? sa : undefined), live: async () => undefined };
     const attributes = podAttributes({ object: {} });
     expect(await admitWithReinvocation(plugin(sharedCache, { limitSecretReferences: true }), attributes)).toBeUndefined();
     const pullSecrets = (attributes.object as Pod).spec!.imagePullSecrets!;

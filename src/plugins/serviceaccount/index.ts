@@ -8,7 +8,6 @@ import { forbidden } from '../../admission/errors.ts';
 import { Operation } from '../../admission/operation.ts';
 import type { AdmissionPlugin, PluginDefinition } from '../../admission/plugin.ts';
 import type { Pod } from '../../api/core.ts';
-import type { Ports } from '../../ports/index.ts';
 import type { ServiceAccount } from '../../ports/lookups.ts';
 import { defaultServiceAccountName, pluginName } from './constants.ts';
 import { getServiceAccount, type ServiceAccountSource } from './lookup.ts';
@@ -25,18 +24,16 @@ export interface ServiceAccountOptions {
   mountServiceAccountToken?: boolean;
 }
 
-export const definition: PluginDefinition = {
+export const definition: PluginDefinition<'lookups'> = {
   name: pluginName,
   needs: ['lookups'],
   lookups: ['serviceAccounts'],
-  create: (ports) => createServiceAccountPlugin(ports),
+  create: (ports) => serviceAccount(ports),
 };
 
 /** The plugin with upstream's defaults; the options exist for upstream's own test switches. */
-export function createServiceAccountPlugin(ports: Ports, options: ServiceAccountOptions = {}): AdmissionPlugin {
-  const lookups = ports.lookups;
-  if (!lookups) throw new Error(`plugin ${pluginName} needs the lookups port (service accounts)`);
-  const source: ServiceAccountSource = { lookups, clock: ports.clock, random: ports.random };
+export function serviceAccount(ports: ServiceAccountSource, options: ServiceAccountOptions = {}): AdmissionPlugin {
+  const source: ServiceAccountSource = { lookups: ports.lookups, clock: ports.clock, random: ports.random };
   const limitSecretReferences = options.limitSecretReferences ?? false;
   const mountToken = options.mountServiceAccountToken ?? true;
   // names.SimpleNameGenerator: the base plus five random lowercase alphanumerics.

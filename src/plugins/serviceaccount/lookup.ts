@@ -2,7 +2,8 @@
 // namespace's `default` account may not exist yet (a controller creates it), so for that name
 // upstream tries 10 times, pausing one random 100–199 ms interval between tries; any other name
 // gets exactly one live GET. A live error other than NotFound ends the search at once.
-import { goQuote, isForbidden } from '../../admission/errors.ts';
+import { goQuote } from '../../api/go-format.ts';
+import { isForbidden } from '../../api/status-error.ts';
 import type { Clock, Random } from '../../ports/clock.ts';
 import type { Lookups, ServiceAccount } from '../../ports/lookups.ts';
 import { defaultServiceAccountAttempts, defaultServiceAccountName, otherServiceAccountAttempts } from './constants.ts';
@@ -23,7 +24,7 @@ export class ServiceAccountLookupError extends Error {
 }
 
 export interface ServiceAccountSource {
-  lookups: Lookups;
+  lookups: Pick<Lookups, 'serviceAccounts'>;
   clock: Clock;
   random: Random;
 }

@@ -3,8 +3,9 @@
 // it returns the error unchanged; kube-apiserver then answers any error that is not an API status
 // with code 500 and an empty (Unknown) reason. Two upstream paths land there, so we do too.
 import type { Attributes } from '../../admission/attributes.ts';
-import { forbidden, StatusError } from '../../admission/errors.ts';
+import { forbidden } from '../../admission/errors.ts';
 import { explained, FactType } from '../../admission/explanation.ts';
+import { StatusError } from '../../api/status-error.ts';
 import { ServiceAccountLookupError } from './lookup.ts';
 
 /** A plain Go error as kube-apiserver's ErrorToAPIStatus renders it. */

@@ -5,7 +5,8 @@ import { describe, expect, it } from 'vitest';
 import { silentLogger } from '../../ports/logger.ts';
 import { systemClock, systemRandom } from '../../ports/clock.ts';
 import { definition } from './index.ts';
-import { attributesFromRequest, patchedThroughWebhook, testContext, type AdmissionRequestJSON } from './testing.ts';
+import { attributesFromRequest, requestContext, type AdmissionRequestJSON } from '../../../test/support/attributes.ts';
+import { patchedThroughWebhook } from '../../../test/support/patches.ts';
 
 const fixtures = new URL('../../../test/fixtures/storageobjectinuseprotection/', import.meta.url);
 
@@ -28,7 +29,7 @@ describe('StorageObjectInUseProtection on AdmissionReview fixtures', () => {
     const request = await loadRequest(file);
     const attributes = attributesFromRequest(request);
     for (let invocation = 0; invocation < 2; invocation++) {
-      if (plugin.handles(attributes.operation)) await plugin.admit!(attributes, testContext());
+      if (plugin.handles(attributes.operation)) await plugin.admit!(attributes, requestContext());
       const webhook = patchedThroughWebhook(request.object, attributes.object);
       expect(webhook.patch).toEqual(patch);
       expect(webhook.result).toEqual(attributes.object);

@@ -13,7 +13,8 @@ import type { Attributes } from '../../admission/attributes.ts';
 import { allOperations, Operation } from '../../admission/operation.ts';
 import { definition, pluginName } from './index.ts';
 import { pvcProtectionFinalizer, pvProtectionFinalizer, vacProtectionFinalizer } from './protected-resources.ts';
-import { patchedThroughWebhook, testContext } from './testing.ts';
+import { requestContext } from '../../../test/support/attributes.ts';
+import { patchedThroughWebhook } from '../../../test/support/patches.ts';
 
 const plugin = definition.create({ logger: silentLogger, clock: systemClock, random: systemRandom });
 
@@ -49,7 +50,7 @@ function attributes(resource: GroupVersionResource, object: unknown, overrides: 
 }
 
 async function admit(attrs: Attributes): Promise<void> {
-  if (plugin.handles(attrs.operation)) await plugin.admit!(attrs, testContext());
+  if (plugin.handles(attrs.operation)) await plugin.admit!(attrs, requestContext());
 }
 
 /** Admits once, checks the webhook's patched view, then reinvokes and checks nothing more changes. */

@@ -9,7 +9,7 @@ import { protectedResourceFor } from './protected-resources.ts';
 
 export const pluginName = 'StorageObjectInUseProtection';
 
-export const definition: PluginDefinition = {
+export const definition: PluginDefinition<never> = {
   name: pluginName,
   needs: [],
   create: () => storageObjectInUseProtection(),

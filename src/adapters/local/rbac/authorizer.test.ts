@@ -16,7 +16,7 @@ import {
   newRule,
   nonResourceAttributes,
   resourceAttributes as attrs,
-} from './test-helpers.ts';
+} from '../../../../test/support/rbac.ts';
 
 type State = RbacTableState;
 const authorizerFor = (state: State) =>

@@ -8,7 +8,7 @@
 import type { PolicyRule } from '../../../api/rbac.ts';
 import type { ClusterState } from '../cluster-state.ts';
 import { Decision, type AuthorizationAttributes, type AuthorizationResult, type Authorizer } from '../../../ports/authorizer.ts';
-import { aggregateMessage } from '../../../authorization/aggregate.ts';
+import { aggregateMessage } from '../../../api/aggregate.ts';
 import { resolveAggregation } from './aggregation.ts';
 import { lintRbac } from './lint.ts';
 import { rbacRequestFrom } from './request.ts';

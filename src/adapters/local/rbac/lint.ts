@@ -1,7 +1,7 @@
 // Warnings about RBAC manifests that are legal but almost certainly not what their author meant,
 // found once at load: they never change a decision, they explain surprising ones.
 import type { ClusterRole, PolicyRule, Role } from '../../../api/rbac.ts';
-import { goQuote } from '../../../admission/errors.ts';
+import { goQuote } from '../../../api/go-format.ts';
 import { roleRefOf, type RbacObjects, type RuleResolver } from './rule-resolver.ts';
 
 const label = (kind: string, object: { metadata?: { name?: string; namespace?: string } }) => {

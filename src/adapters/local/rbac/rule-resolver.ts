@@ -4,8 +4,8 @@
 // role cannot be found yields an error and the walk goes on: rules only ever add permissions.
 import type { UserInfo } from '../../../api/types.ts';
 import type { ClusterRole, ClusterRoleBinding, PolicyRule, Role, RoleBinding, RoleRef } from '../../../api/rbac.ts';
-import { goQuote } from '../../../admission/errors.ts';
-import { aggregateMessage } from '../../../authorization/aggregate.ts';
+import { goQuote } from '../../../api/go-format.ts';
+import { aggregateMessage } from '../../../api/aggregate.ts';
 import { appliesTo, describeSubject } from './subjects.ts';
 import { SubjectIndex } from './subject-index.ts';
 

@@ -4,7 +4,7 @@
 // already carry them — the service-account authenticator (or impersonation) adds them, not RBAC.
 import type { UserInfo } from '../../../api/types.ts';
 import type { Subject } from '../../../api/rbac.ts';
-import { goQuote } from '../../../admission/errors.ts';
+import { goQuote } from '../../../api/go-format.ts';
 
 export const UserKind = 'User';
 export const GroupKind = 'Group';

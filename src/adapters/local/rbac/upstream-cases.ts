@@ -15,7 +15,7 @@ import {
   newRule,
   nonResourceAttributes,
   resourceAttributes as attrs,
-} from './test-helpers.ts';
+} from '../../../../test/support/rbac.ts';
 
 export interface RbacTableState {
   roles?: Role[];

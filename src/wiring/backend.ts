@@ -1,0 +1,31 @@
+// What a backend gives the chain: the ports its adapters fill in, whether its caches are ready, and
+// how to stop it. The local cluster-state file and the cluster are the two (local.ts, cluster.ts).
+import type { ServeConfig } from '../config/serve-config.ts';
+import type { Ports } from '../ports/index.ts';
+import type { RbacMirrorRecorder } from '../adapters/cluster/rbac-mirror-authorizer.ts';
+import type { GrantFinder } from '../ports/grants.ts';
+import type { AuthorizationRecorder, DiscoveryRecorder, InformerRecorder } from '../ports/recorders.ts';
+
+export interface Backend {
+  readonly name: 'local' | 'cluster';
+  readonly ports: Ports;
+  /** The requester's nearest existing grants, named when a denial is explained (local backend only). */
+  readonly grants?: GrantFinder;
+  /** Reasons the backend cannot serve yet (caches syncing); [] when ready. */
+  notReadyReasons(): string[];
+  /** Resolves once caches have synced for the first time. */
+  ready(): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** What the cluster adapters report to (metrics); each optional. */
+export interface ClusterObservers {
+  authorization?: AuthorizationRecorder;
+  discovery?: DiscoveryRecorder;
+  informers?: InformerRecorder;
+  /** With --authorizer=rbac-mirror. */
+  rbacMirror?: RbacMirrorRecorder;
+}
+
+export type BackendConfig = Pick<ServeConfig, 'clusterState' | 'kubeconfig' | 'sarAllowedTtlMs' | 'sarDeniedTtlMs' | 'discoveryRefreshIntervalMs' | 'requestTimeoutMs'> &
+  Partial<Pick<ServeConfig, 'maxSubjectAccessReviewsPerRequest' | 'authorizer'>>;

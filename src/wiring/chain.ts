@@ -1,0 +1,41 @@
+// The ordered chain from the enabled plugins, each built on the backend's ports and wrapped from
+// outside for metrics; the ports themselves are measured the same way (upstream's decorators).
+import { AdmissionChain, type ChainEntry } from '../admission/chain.ts';
+import { instrumentPlugin } from '../admission/instrument.ts';
+import { createPlugin, PluginMode, type PluginDefinition } from '../admission/plugin.ts';
+import { createExplainer } from '../explain/index.ts';
+import type { AdmissionMetrics } from '../observability/metrics.ts';
+import { instrumentAuthorizer } from '../observability/instrument-authorizer.ts';
+import { instrumentLookups } from '../observability/instrument-lookups.ts';
+import type { PluginConfigurations, Ports } from '../ports/index.ts';
+import type { Backend } from './backend.ts';
+
+export interface ChainOptions {
+  /** The enabled plugins, already in the compiled-in order. */
+  enabled: readonly PluginDefinition[];
+  modes: Readonly<Record<string, PluginMode>>;
+  backend: Pick<Backend, 'name' | 'ports' | 'grants'>;
+  metrics?: AdmissionMetrics | undefined;
+  /** The --admission-control-config-file sections; each plugin that takes one checks it in create(). */
+  configuration?: PluginConfigurations | undefined;
+}
+
+export function buildChain(options: ChainOptions): AdmissionChain {
+  const { backend, metrics } = options;
+  const instrumented = metrics ? instrumentPorts(backend.ports, metrics) : backend.ports;
+  const ports = options.configuration === undefined ? instrumented : { ...instrumented, configuration: options.configuration };
+  const entries: ChainEntry[] = options.enabled.map((definition) => {
+    const plugin = createPlugin(definition, ports, backend.name);
+    return { plugin: metrics ? instrumentPlugin(plugin, metrics) : plugin, mode: options.modes[definition.name] ?? PluginMode.Enforce };
+  });
+  // Denials are explained with the requester's nearest grants where the backend knows them.
+  return new AdmissionChain(entries, { explainer: createExplainer(backend.grants === undefined ? {} : { grants: backend.grants }) });
+}
+
+/** Authorization decisions and lookups are measured from outside the adapters that serve them. */
+function instrumentPorts(ports: Ports, metrics: AdmissionMetrics): Ports {
+  const instrumented: Ports = { ...ports };
+  if (ports.authorizer) instrumented.authorizer = instrumentAuthorizer(ports.authorizer, metrics.authorization);
+  if (ports.lookups) instrumented.lookups = instrumentLookups(ports.lookups, metrics.recorders.lookups);
+  return instrumented;
+}

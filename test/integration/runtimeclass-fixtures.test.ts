@@ -1,0 +1,84 @@
+// Real AdmissionReview requests (test/fixtures/runtimeclass) against a cluster-state file loaded
+// by the local backend: the mutating webhook's patch or rejection, reinvocation, then the
+// validating webhook on what the API server would hold after the patch.
+import { readFile } from 'node:fs/promises';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { isStatusError } from '../../src/api/status-error.ts';
+import { loadClusterStateFile } from '../../src/adapters/local/cluster-state.ts';
+import { createLocalLookups } from '../../src/adapters/local/lookups.ts';
+import { systemClock, systemRandom } from '../../src/ports/clock.ts';
+import { silentLogger } from '../../src/ports/logger.ts';
+import { definition } from '../../src/plugins/runtimeclass/index.ts';
+import { attributesFromRequest, requestContext, type AdmissionRequestJSON } from '../support/attributes.ts';
+import { patchedThroughWebhook } from '../support/patches.ts';
+
+const fixtures = new URL('../fixtures/runtimeclass/', import.meta.url);
+
+async function loadRequest(file: string): Promise<AdmissionRequestJSON> {
+  const review = JSON.parse(await readFile(new URL(file, fixtures), 'utf8')) as { request: AdmissionRequestJSON };
+  return review.request;
+}
+
+async function outcome(run: () => unknown): Promise<string | undefined> {
+  try {
+    await run();
+    return undefined;
+  } catch (error) {
+    if (!isStatusError(error)) throw error;
+    return error.message;
+  }
+}
+
+const byPath = (a: { path: string }, b: { path: string }) => a.path.localeCompare(b.path);
+
+describe('RuntimeClass on AdmissionReview fixtures', async () => {
+  const state = await loadClusterStateFile(fileURLToPath(new URL('cluster-state.yaml', fixtures)));
+  const plugin = definition.create({ logger: silentLogger, clock: systemClock, random: systemRandom, lookups: createLocalLookups(state) });
+
+  it.each<{ file: string; admitError?: string; patch?: unknown[]; validateError?: string }>([
+    {
+      file: 'pod-kata.json',
+      patch: [
+        { op: 'add', path: '/spec/nodeSelector/katacontainers.io~1kata-runtime', value: 'true' },
+        { op: 'add', path: '/spec/overhead', value: { cpu: '250m', memory: '160Mi' } },
+        { op: 'add', path: '/spec/tolerations/2', value: { key: 'katacontainers.io/kata-runtime', operator: 'Exists', effect: 'NoSchedule' } },
+      ],
+    },
+    // The pod's effect-less toleration already covers the RuntimeClass's NoSchedule one.
+    { file: 'pod-gvisor-covered-toleration.json', patch: [{ op: 'add', path: '/spec/nodeSelector', value: { 'sandbox.gke.io/runtime': 'gvisor' } }] },
+    {
+      file: 'pod-gvisor-conflict.json',
+      admitError: 'pods "sandboxed-elsewhere" is forbidden: conflict: runtimeClass.scheduling.nodeSelector[sandbox.gke.io/runtime] = gvisor; pod.spec.nodeSelector[sandbox.gke.io/runtime] = runc',
+    },
+    { file: 'pod-kata-overhead-mismatch.json', admitError: `pods "greedy" is forbidden: pod rejected: Pod's Overhead doesn't match RuntimeClass's defined Overhead` },
+    { file: 'pod-overhead-without-runtimeclass.json', patch: [], validateError: 'pods "sneaky" is forbidden: pod rejected: Pod Overhead set without corresponding RuntimeClass defined Overhead' },
+    { file: 'pod-unknown-runtimeclass.json', admitError: 'pods "lost" is forbidden: pod rejected: RuntimeClass "wasmtime" not found' },
+    { file: 'pod-runc.json', patch: [] },
+    { file: 'pod-status-update.json', patch: [] },
+  ])('$file', async ({ file, admitError, patch, validateError }) => {
+    const request = await loadRequest(file);
+    const attributes = attributesFromRequest(request);
+    const handled = plugin.handles(attributes.operation);
+
+    const admitted = await outcome(async () => {
+      if (handled) await plugin.admit!(attributes, requestContext());
+    });
+    expect(admitted).toBe(admitError);
+    if (admitError !== undefined) return;
+
+    const webhook = patchedThroughWebhook(request.object, attributes.object);
+    expect([...webhook.patch].sort(byPath)).toEqual(patch);
+    expect(webhook.result).toEqual(attributes.object);
+
+    const once = structuredClone(attributes.object);
+    if (handled) await plugin.admit!(attributes, requestContext());
+    expect(attributes.object).toEqual(once);
+
+    const stored = attributesFromRequest({ ...request, object: webhook.result as AdmissionRequestJSON['object'] });
+    const validated = await outcome(async () => {
+      if (handled) await plugin.validate!(stored, requestContext());
+    });
+    expect(validated).toBe(validateError);
+  });
+});
