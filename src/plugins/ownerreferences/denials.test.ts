@@ -2,10 +2,9 @@
 // the answer: the first rejection is thrown, with upstream's message, carrying what was gathered.
 import { describe, expect, it } from 'vitest';
 import type { OwnerReference } from '../../api/types.ts';
-import { createLocalRestMapper } from '../../adapters/local/rest-mapper.ts';
 import type { AuthorizationResult, Authorizer } from '../../ports/authorizer.ts';
 import { attributesFor } from './upstream-cases.ts';
-import { loadFixtureClusterState } from '../../../test/support/cluster-state.ts';
+import { fixedRestMapper } from '../../../test/support/rest-mappers.ts';
 import { rejectionOf as outcome } from '../../../test/support/rejections.ts';
 import { recordingAuthorizer } from '../../../test/support/authorizers.ts';
 import { requestContext } from '../../../test/support/attributes.ts';
@@ -13,7 +12,7 @@ import { explanationBudgetMs, maxQuestionsAfterDenial } from './denials.ts';
 import { explanationOf } from '../../admission/explanation.ts';
 import { ownerReferencesPermissionEnforcement } from './index.ts';
 
-const mapper = createLocalRestMapper(loadFixtureClusterState('ownerreferences/cluster-state.yaml'));
+const mapper = fixedRestMapper([{ group: '', version: 'v1', kind: 'ReplicationController', resource: 'replicationcontrollers', namespaced: true }]);
 const block = (name: string): OwnerReference => ({ apiVersion: 'v1', kind: 'ReplicationController', name, uid: name, blockOwnerDeletion: true });
 const pod = (count: number) => ({ metadata: { ownerReferences: Array.from({ length: count }, (_, i) => block(`rc-${i}`)) } });
 const no: AuthorizationResult = { decision: 'no-opinion', reason: '' };
@@ -27,8 +26,8 @@ describe('after the first denial', () => {
     expect(error?.message).toBe(`pods "foo" is forbidden: ${finalizers}`);
     // The probe, the first owner (denied), then the bound: one question per owner and per mapping.
     expect(authorizer.calls.length).toBeLessThanOrEqual(2 + maxQuestionsAfterDenial);
-    expect((error && explanationOf(error))?.incomplete).toBe(true);
-    expect((error && explanationOf(error))?.facts.length).toBeGreaterThan(1);
+    expect(explanationOf(error!)?.incomplete).toBe(true);
+    expect(explanationOf(error!)?.facts.length).toBeGreaterThan(1);
   });
 
   it('stops waiting when answers stop coming, and still rejects long before the request deadline', async () => {
@@ -41,7 +40,7 @@ describe('after the first denial', () => {
     const took = performance.now() - started;
     expect(error?.message).toBe(`pods "foo" is forbidden: ${finalizers}`);
     expect(took).toBeLessThan(explanationBudgetMs + 5000);
-    expect((error && explanationOf(error))).toMatchObject({ incomplete: true, facts: [{ type: 'authorization', attributes: { resourceAttributes: { name: 'rc-0' } } }] });
+    expect(explanationOf(error!)).toMatchObject({ incomplete: true, facts: [{ type: 'authorization', attributes: { resourceAttributes: { name: 'rc-0' } } }] });
   });
 
   it('gives the explanation at most half of what is left before the deadline', async () => {
