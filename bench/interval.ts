@@ -7,6 +7,7 @@
 // because it is a few dozen lines over our own slices; a seeded generator makes a run's interval
 // repeatable.
 import { percentile } from './load.ts';
+import { seededRandom } from '../src/util/seeded-random.ts';
 
 export interface RatioIntervalOptions {
   /** The percentile, 0–1 (0.99 for p99). */
@@ -27,7 +28,7 @@ export function ratioInterval(baseline: readonly (readonly number[])[], ours: re
   if (!(quantile > 0 && quantile < 1) || !(confidence > 0 && confidence < 1) || !Number.isInteger(draws) || draws < 1) {
     throw new Error(`ratioInterval: quantile and confidence must lie strictly between 0 and 1 and draws be a whole number ≥ 1 (got ${quantile}, ${confidence}, ${draws})`);
   }
-  const next = mulberry32(seed);
+  const next = seededRandom(seed);
   const n = baseline.length;
   const sides = [new SortedSlices(baseline), new SortedSlices(ours)] as const;
   const ratios = new Float64Array(draws);
@@ -92,14 +93,3 @@ export class SortedSlices {
   }
 }
 
-/** A small seeded generator of uniform numbers in [0, 1) (Tommy Ettinger's mulberry32). */
-function mulberry32(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}

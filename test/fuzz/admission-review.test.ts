@@ -16,6 +16,7 @@ import { createMetrics } from '../../src/observability/metrics.ts';
 import { orderedPlugins } from '../../src/plugins/index.ts';
 import { silentLogger } from '../../src/ports/logger.ts';
 import { startServer, type RunningServer } from '../../src/server/server.ts';
+import { seededRandom } from '../../src/util/seeded-random.ts';
 import { buildChain } from '../../src/wiring/chain.ts';
 import { createLocalBackend } from '../../src/wiring/local.ts';
 import { writeTestCertificates, type CertFiles } from '../support/certs.ts';
@@ -25,17 +26,6 @@ const cases = Number(process.env.FUZZ_CASES ?? 2000);
 const seed = Number(process.env.FUZZ_SEED ?? 20261201);
 const fixtures = join(import.meta.dirname, '../fixtures');
 
-/** mulberry32: small, fast, and the same sequence for the same seed everywhere. */
-function random(seedValue: number): () => number {
-  let state = seedValue >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** Every AdmissionReview among the fixtures, plus reviews that reach the plugins the fixtures do not. */
 function seeds(): unknown[] {
@@ -161,7 +151,7 @@ describe(`fuzzed AdmissionReviews (${cases} cases, seed ${seed})`, () => {
   });
 
   it('answers every one with an AdmissionReview for its uid or a 4xx with a reason', { timeout: 60_000 + cases * 10 }, async () => {
-    const next = random(seed);
+    const next = seededRandom(seed);
     const originals = seeds();
     const problems: string[] = [];
     const outcomes = new Map<string, number>();

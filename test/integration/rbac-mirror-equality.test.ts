@@ -29,7 +29,8 @@ import { rejectionOf as outcome } from '../support/rejections.ts';
 import { recordingAuthorizer } from '../support/authorizers.ts';
 import { requestContext } from '../support/attributes.ts';
 import { allUpstreamCases, attributesFor, expectedMessage } from '../../src/plugins/ownerreferences/upstream-cases.ts';
-import { randomRbac, seededRandom } from '../support/random-rbac.ts';
+import { seededRandom } from '../../src/util/seeded-random.ts';
+import { randomRbac } from '../support/random-rbac.ts';
 
 const seed = Number(process.env.RBAC_EQUALITY_SEED ?? 26);
 const randomStates = Number(process.env.RBAC_EQUALITY_STATES ?? 60);

@@ -13,17 +13,6 @@ export interface RandomRbacState {
   clusterRoleBindings: ClusterRoleBinding[];
 }
 
-/** mulberry32: a small, fast, seedable generator; the same seed gives the same states. */
-export function seededRandom(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const namespaces = ['ns1', 'ns2'];
 const verbs = ['get', 'list', 'update', 'delete', 'create', '*'];
