@@ -16,6 +16,8 @@ export interface LoadResult {
   p99Ms: number;
   /** Non-2xx answers plus socket errors and timeouts: any of them spoils the run. */
   failures: number;
+  /** Requests answered in the run. */
+  requests: number;
 }
 
 export async function runLoad(options: LoadOptions): Promise<LoadResult> {
@@ -44,6 +46,7 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
     p50Ms: percentile(latencies, 0.5),
     p99Ms: percentile(latencies, 0.99),
     failures: result.non2xx + result.errors + result.timeouts,
+    requests: result.requests.total,
   };
 }
 

@@ -104,7 +104,7 @@ export class PacedLoad {
   /** Percentiles over every counted answer so far. */
   result(): LoadResult {
     const latencies = this.#slices.flat().sort((a, b) => a - b);
-    return { requestsPerSecond: latencies.length / this.#countedSeconds, p50Ms: percentile(latencies, 0.5), p99Ms: percentile(latencies, 0.99), failures: this.#failures };
+    return { requestsPerSecond: latencies.length / this.#countedSeconds, p50Ms: percentile(latencies, 0.5), p99Ms: percentile(latencies, 0.99), failures: this.#failures, requests: latencies.length };
   }
 
   close(): void {

@@ -1,5 +1,6 @@
 // Server processes for the benchmark: each in its own child, pinned to one core (taskset) while
-// this process, the load generator, runs on another; peak RSS read from /proc/<pid>/status.
+// this process, the load generator, runs on another; peak RSS read from /proc/<pid>/status, CPU
+// time (user and system, every thread) from /proc/<pid>/stat.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
@@ -24,6 +25,8 @@ export interface ServerProcess {
   pid: number;
   /** Peak resident set size so far (VmHWM), MiB. */
   peakRssMiB(): number;
+  /** CPU time used so far, user and system, milliseconds. */
+  cpuMs(): number;
   stop(): Promise<void>;
 }
 
@@ -47,6 +50,12 @@ export function startNode(args: string[], options: { core?: number; nodeOptions?
         const status = readFileSync(`/proc/${child.pid}/status`, 'utf8');
         const kib = Number(/^VmHWM:\s+(\d+) kB/m.exec(status)?.[1]);
         return kib / 1024;
+      },
+      cpuMs: () => {
+        // utime and stime, fields 14 and 15, in clock ticks (USER_HZ, 100 on Linux); the command
+        // name before them may hold spaces, so count from its closing parenthesis.
+        const fields = readFileSync(`/proc/${child.pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+        return (Number(fields[11]) + Number(fields[12])) * 10;
       },
       stop: async () => {
         if (child.exitCode !== null || child.signalCode !== null) return;

@@ -138,9 +138,9 @@ async function start(side: Side, readyBody: string, path: string, kubeconfig?: s
 }
 
 interface Measured {
-  throughput: LoadResult;
+  throughput: Saturated;
   /** The bare node:https handler's saturating run (baseline side only). */
-  plain?: LoadResult;
+  plain?: Saturated;
   /** Peak RSS before the cold-cache runs (scenarios that have them). */
   warmPeakRssMiB?: number;
   cold?: LoadResult;
@@ -148,11 +148,21 @@ interface Measured {
   peakRssMiB: number;
 }
 
-/** Warm-up and a saturating run. */
-async function measure(running: Running, path: string, body: string): Promise<LoadResult> {
+/** A saturating run, and the server's CPU time per request it answered in it. */
+interface Saturated extends LoadResult {
+  cpuMicrosPerRequest: number;
+}
+
+/**
+ * Warm-up and a saturating run. The CPU time is the server's own (user and system, every thread):
+ * other work on a shared machine slows the run's wall-clock figures, much less what each request costs.
+ */
+async function measure(running: Running, path: string, body: string): Promise<Saturated> {
   const url = `${running.base}${path}`;
   await runLoad({ url, body, connections, durationSeconds: Math.min(3, durationSeconds) });
-  return runLoad({ url, body, connections, durationSeconds });
+  const cpuBefore = running.process.cpuMs();
+  const result = await runLoad({ url, body, connections, durationSeconds });
+  return { ...result, cpuMicrosPerRequest: ((running.process.cpuMs() - cpuBefore) * 1000) / result.requests };
 }
 
 /** One side's fixed-rate figures, and its latencies slice by slice (for the ratio's interval). */
@@ -215,7 +225,7 @@ async function sideBySide(title: string, path: string, body: string, options: { 
   const running: Partial<Record<Side, Running>> = {};
   try {
     // One side at a time at full load; the other is started only once the first is done with it.
-    const saturated: Partial<Record<Side, LoadResult>> = {};
+    const saturated: Partial<Record<Side, Saturated>> = {};
     for (const side of ['baseline', 'ours'] as const) {
       const started = await start(side, body, path, options.kubeconfig);
       running[side] = started;
@@ -224,7 +234,7 @@ async function sideBySide(title: string, path: string, body: string, options: { 
     }
     // For reference, the baseline without express, alone on the core for its saturating run.
     const plainRunning = await startBaseline(true);
-    let plain: LoadResult;
+    let plain: Saturated;
     try {
       await waitForWebhook(`${plainRunning.base}${path}`, body, certs.caCert);
       plain = await measure(plainRunning, path, body);
@@ -266,6 +276,7 @@ async function sideBySide(title: string, path: string, body: string, options: { 
   const o = results.ours!;
   const rows: Row[] = [
     { measure: 'throughput (req/s)', baseline: b.throughput.requestsPerSecond, ours: o.throughput.requestsPerSecond, digits: 0 },
+    { measure: 'CPU per request at saturation (µs: the server\'s user and system time over the requests it answered)', baseline: b.throughput.cpuMicrosPerRequest, ours: o.throughput.cpuMicrosPerRequest, digits: 0 },
     { measure: 'p50 latency (ms)', baseline: b.throughput.p50Ms, ours: o.throughput.p50Ms, digits: 2 },
     { measure: 'p99 latency (ms)', baseline: b.throughput.p99Ms, ours: o.throughput.p99Ms, digits: 2 },
   ];
@@ -283,7 +294,12 @@ async function sideBySide(title: string, path: string, body: string, options: { 
   }
   if (b.warmPeakRssMiB !== undefined && o.warmPeakRssMiB !== undefined) rows.push({ measure: 'peak RSS before the cold-cache runs (MiB)', baseline: b.warmPeakRssMiB, ours: o.warmPeakRssMiB, digits: 0 });
   rows.push({ measure: o.cold === undefined ? 'peak RSS (MiB)' : 'peak RSS, cold-cache runs included (MiB)', baseline: b.peakRssMiB, ours: o.peakRssMiB, digits: 0 });
-  if (b.plain) rows.push({ measure: 'throughput (req/s), baseline column: the same bare handler without express (node:https)', baseline: b.plain.requestsPerSecond, ours: o.throughput.requestsPerSecond, digits: 0 });
+  if (b.plain) {
+    rows.push(
+      { measure: 'throughput (req/s), baseline column: the same bare handler without express (node:https)', baseline: b.plain.requestsPerSecond, ours: o.throughput.requestsPerSecond, digits: 0 },
+      { measure: 'CPU per request at saturation (µs), baseline column: the same bare handler without express', baseline: b.plain.cpuMicrosPerRequest, ours: o.throughput.cpuMicrosPerRequest, digits: 0 },
+    );
+  }
   const failures = { baseline: sumFailures(b), ours: sumFailures(o) };
   rows.push({ measure: 'failed requests (non-2xx, errors, timeouts)', ...failures, digits: 0 });
   const controlNote = controlFixed && b.fixed && o.fixed ? [controlSummary(b.fixed, controlFixed, o.fixed)] : [];

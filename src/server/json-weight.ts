@@ -71,3 +71,12 @@ export function jsonShape(body: Uint8Array): JsonShape {
 export function parsedBytes(shape: JsonShape): number {
   return 2 * shape.bytes + 56 * shape.objects + 32 * shape.arrays + 8 * (shape.separators + 1) + 32 * shape.members + 16 * shape.strings;
 }
+
+/** Every request holds at least this much: the answer, the log line, its promises. */
+const minimumRequestBytes = 64 * 1024;
+
+/** The heap a request is expected to hold: its bytes, their string, the parsed value and, to mutate, the copy. */
+export function requestWeight(shape: JsonShape, phase: 'admit' | 'validate'): number {
+  const parsed = parsedBytes(shape);
+  return Math.max(minimumRequestBytes, 3 * shape.bytes + (phase === 'admit' ? 2 * parsed : parsed));
+}

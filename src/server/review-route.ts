@@ -11,9 +11,10 @@ import type { Logger } from '../ports/logger.ts';
 import type { Budget, Release } from '../util/budget.ts';
 import { isPromiseLike } from '../util/maybe-async.ts';
 import { callerTimeoutMs, requestDeadline } from './deadline.ts';
-import { jsonShape, maxNestingDepth, parsedBytes, type JsonShape } from './json-weight.ts';
+import { jsonShape, maxNestingDepth, requestWeight } from './json-weight.ts';
 import type { LoopLoad } from './loop-load.ts';
 import type { Webhook } from './observed-handler.ts';
+import { refuseBody, refuseWaiting } from './refusals.ts';
 import { sendReview, sendStatus } from './respond.ts';
 
 /** What the requests in flight may hold, and what waits for room. */
@@ -36,8 +37,6 @@ export interface ReviewRouteOptions {
   loopLoad: Pick<LoopLoad, 'busy'>;
 }
 
-/** Every request holds at least this much: the answer, the log line, its promises. */
-const minimumRequestBytes = 64 * 1024;
 /** From this estimated heap on (a body of a few hundred KiB), a request yields between its steps. */
 const heavyRequestBytes = 8 * 1024 * 1024;
 
@@ -173,57 +172,6 @@ function contentType(req: IncomingMessage): string {
   // kube-apiserver sends exactly this; anything else takes the general path.
   if (header === 'application/json') return header;
   return header.split(';')[0]!.trim().toLowerCase();
-}
-
-/**
- * A request whose deadline passed (or whose caller left) while it waited for room. kube-apiserver
- * counts an HTTP error as the webhook failing, as it would count a timeout, and applies the
- * webhook's failurePolicy; the answer only says why sooner.
- */
-function refuseWaiting(req: IncomingMessage, res: ServerResponse, reason: unknown, options: ReviewRouteOptions): void {
-  if (res.destroyed || res.headersSent) return;
-  options.metrics.badRequests.inc({ webhook: options.webhook, reason: 'overloaded' });
-  options.logger.warn({ path: req.url, err: reason instanceof Error ? reason.message : String(reason) }, 'request waited for room past its deadline');
-  res.setHeader('Retry-After', '1');
-  sendStatus(res, 503, 'ServiceUnavailable', 'admission-chain is at its in-flight limit: no room for this request before its deadline');
-  req.resume();
-}
-
-/**
- * A body that could not be read: too large, cut short, or of a declared length it did not have.
- * The rest of the request is read off first, so the caller gets the answer rather than a reset
- * connection.
- */
-function refuseBody(req: IncomingMessage, res: ServerResponse, error: unknown, options: ReviewRouteOptions): void {
-  const { metrics, webhook } = options;
-  const type = (error as { type?: string }).type;
-  let answer: [code: number, reason: string, message: string];
-  if (type === 'entity.too.large') {
-    metrics.badRequests.inc({ webhook, reason: 'too_large' });
-    answer = [413, 'RequestEntityTooLarge', `request body is larger than ${options.limits.maxBodyBytes} bytes`];
-  } else if (type === 'request.aborted' || type === 'request.size.invalid') {
-    metrics.badRequests.inc({ webhook, reason: 'unreadable' });
-    answer = [400, 'BadRequest', `cannot read request body: ${(error as Error).message}`];
-  } else {
-    options.logger.error({ err: error, path: req.url }, 'unexpected error outside admission');
-    answer = [500, 'InternalError', 'internal error while reading the request'];
-  }
-  const send = () => {
-    if (!res.headersSent && !res.destroyed) sendStatus(res, ...answer);
-  };
-  if (req.complete || req.destroyed) {
-    send();
-    return;
-  }
-  req.once('end', send);
-  req.once('close', send);
-  req.resume();
-}
-
-/** The heap a request is expected to hold: its bytes, their string, the parsed value and, to mutate, the copy. */
-function requestWeight(shape: JsonShape, phase: Phase): number {
-  const parsed = parsedBytes(shape);
-  return Math.max(minimumRequestBytes, 3 * shape.bytes + (phase === 'admit' ? 2 * parsed : parsed));
 }
 
 function mebibytes(bytes: number): string {

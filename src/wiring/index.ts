@@ -48,7 +48,7 @@ function enabledPlugins(selection: PluginSelection): readonly PluginDefinition[]
   return orderedPlugins.filter((definition) => selection.enabled.includes(definition.name));
 }
 
-export async function createBackend(config: BackendConfig, logger: Logger, enabled: readonly PluginDefinition[], observers: ClusterObservers = {}): Promise<Backend> {
+async function createBackend(config: BackendConfig, logger: Logger, enabled: readonly PluginDefinition[], observers: ClusterObservers = {}): Promise<Backend> {
   if (config.clusterState !== undefined) return loadLocalBackend(config.clusterState, logger);
   const cluster = await import('./cluster.ts');
   return cluster.createClusterBackend(cluster.loadKubeConfig(config.kubeconfig), config, logger, enabled, observers);

@@ -1,0 +1,60 @@
+// The answers to a request the webhook will not handle: no room before its deadline (503), or a
+// body it could not read (413, 400). Each is a one-line metav1.Status, counted by reason.
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { AdmissionMetrics } from '../observability/metrics.ts';
+import type { Logger } from '../ports/logger.ts';
+import type { Webhook } from './observed-handler.ts';
+import { sendStatus } from './respond.ts';
+
+/** What a refusal needs to know: the webhook, where to count and log, and the body limit. */
+export interface Refusing {
+  readonly webhook: Webhook;
+  readonly metrics: AdmissionMetrics;
+  readonly logger: Logger;
+  readonly limits: { readonly maxBodyBytes: number };
+}
+
+/**
+ * A request whose deadline passed (or whose caller left) while it waited for room. kube-apiserver
+ * counts an HTTP error as the webhook failing, as it would count a timeout, and applies the
+ * webhook's failurePolicy; the answer only says why sooner.
+ */
+export function refuseWaiting(req: IncomingMessage, res: ServerResponse, reason: unknown, refusing: Refusing): void {
+  if (res.destroyed || res.headersSent) return;
+  refusing.metrics.badRequests.inc({ webhook: refusing.webhook, reason: 'overloaded' });
+  refusing.logger.warn({ path: req.url, err: reason instanceof Error ? reason.message : String(reason) }, 'request waited for room past its deadline');
+  res.setHeader('Retry-After', '1');
+  sendStatus(res, 503, 'ServiceUnavailable', 'admission-chain is at its in-flight limit: no room for this request before its deadline');
+  req.resume();
+}
+
+/**
+ * A body that could not be read: too large, cut short, or of a declared length it did not have.
+ * The rest of the request is read off first, so the caller gets the answer rather than a reset
+ * connection.
+ */
+export function refuseBody(req: IncomingMessage, res: ServerResponse, error: unknown, refusing: Refusing): void {
+  const { metrics, webhook } = refusing;
+  const type = (error as { type?: string }).type;
+  let answer: [code: number, reason: string, message: string];
+  if (type === 'entity.too.large') {
+    metrics.badRequests.inc({ webhook, reason: 'too_large' });
+    answer = [413, 'RequestEntityTooLarge', `request body is larger than ${refusing.limits.maxBodyBytes} bytes`];
+  } else if (type === 'request.aborted' || type === 'request.size.invalid') {
+    metrics.badRequests.inc({ webhook, reason: 'unreadable' });
+    answer = [400, 'BadRequest', `cannot read request body: ${(error as Error).message}`];
+  } else {
+    refusing.logger.error({ err: error, path: req.url }, 'unexpected error outside admission');
+    answer = [500, 'InternalError', 'internal error while reading the request'];
+  }
+  const send = () => {
+    if (!res.headersSent && !res.destroyed) sendStatus(res, ...answer);
+  };
+  if (req.complete || req.destroyed) {
+    send();
+    return;
+  }
+  req.once('end', send);
+  req.once('close', send);
+  req.resume();
+}
