@@ -1,6 +1,8 @@
-// apimachinery's label key and value checks (api/validate/content IsLabelKey and IsLabelValue),
-// with their exact messages: label selectors in namespace annotations and toleration keys are
-// checked with them.
+// apimachinery's label key and value checks with their exact messages: IsQualifiedName and
+// IsValidLabelValue (util/validation; label-selector requirements in a SubjectAccessReview), and
+// their newer wording IsLabelKey and IsLabelValue (api/validate/content; label selectors in
+// namespace annotations, toleration keys). The two differ only in how a key with more than one '/'
+// is named.
 
 const keyCharFmt = '[A-Za-z0-9]';
 const keyExtCharFmt = '[-A-Za-z0-9_.]';
@@ -30,15 +32,31 @@ function regexError(message: string, format: string, ...examples: string[]): str
 const emptyError = 'must be non-empty';
 const maxLenError = (length: number) => `must be no more than ${length} characters`;
 
-function isDNS1123Subdomain(value: string): string[] {
+const dns1123LabelRegexp = new RegExp(`^${dns1123LabelFmt}$`);
+
+export function isDNS1123Subdomain(value: string): string[] {
   const errors: string[] = [];
   if (value.length > dns1123SubdomainMaxLength) errors.push(maxLenError(dns1123SubdomainMaxLength));
   if (!dns1123SubdomainRegexp.test(value)) errors.push(regexError(dns1123SubdomainErrMsg, dns1123SubdomainFmt, 'example.com'));
   return errors;
 }
 
-/** IsLabelKey (also IsQualifiedName): an optional DNS-subdomain prefix and a name of at most 63 characters. */
+/** A DNS-1123 label (namespace names): syntax only, for service-account usernames. */
+export function isDNS1123Label(value: string): boolean {
+  return value.length <= 63 && dns1123LabelRegexp.test(value);
+}
+
+/** IsLabelKey: an optional DNS-subdomain prefix and a name of at most 63 characters. */
 export function isLabelKey(value: string): string[] {
+  return qualifiedName(value, 'a valid label key');
+}
+
+/** IsQualifiedName: IsLabelKey in util/validation's older wording. */
+export function isQualifiedName(value: string): string[] {
+  return qualifiedName(value, 'a qualified name');
+}
+
+function qualifiedName(value: string, what: string): string[] {
   const errors: string[] = [];
   const parts = value.split('/');
   let name: string;
@@ -51,7 +69,7 @@ export function isLabelKey(value: string): string[] {
     else for (const message of isDNS1123Subdomain(prefix)) errors.push(`prefix part ${message}`);
   } else {
     return [
-      `a valid label key ${regexError(labelKeyErrMsg, labelKeyFmt, 'MyName', 'my.name', '123-abc')} with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')`,
+      `${what} ${regexError(labelKeyErrMsg, labelKeyFmt, 'MyName', 'my.name', '123-abc')} with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')`,
     ];
   }
   if (name.length === 0) errors.push(`name part ${emptyError}`);
@@ -60,7 +78,7 @@ export function isLabelKey(value: string): string[] {
   return errors;
 }
 
-/** IsLabelValue: empty, or at most 63 alphanumerics, '-', '_' and '.', starting and ending alphanumeric. */
+/** IsLabelValue (IsValidLabelValue): empty, or at most 63 alphanumerics, '-', '_' and '.', starting and ending alphanumeric. */
 export function isLabelValue(value: string): string[] {
   const errors: string[] = [];
   if (value.length > labelValueMaxLength) errors.push(maxLenError(labelValueMaxLength));

@@ -5,7 +5,7 @@
 import type { SelectorAttributes, SelectorRequirement } from '../ports/authorizer.ts';
 import { forbidden, invalid, required, type FieldError } from './field-errors.ts';
 import { goQuote } from '../api/go-format.ts';
-import { isQualifiedName, isValidLabelValue } from './label-validation.ts';
+import { isLabelValue, isQualifiedName } from '../api/label-validation.ts';
 
 export interface SelectorValidationOptions {
   /** Default true, as kube-apiserver's *SubjectAccessReview endpoints. */
@@ -42,7 +42,7 @@ export function validateLabelSelectorRequirement(requirement: SelectorRequiremen
   const key = requirement.key ?? '';
   for (const message of isQualifiedName(key)) errors.push(invalid(`${path}.key`, goQuote(key), message));
   (requirement.values ?? []).forEach((value, index) => {
-    for (const message of isValidLabelValue(value)) errors.push(invalid(`${path}.values[${index}]`, goQuote(value), message));
+    for (const message of isLabelValue(value)) errors.push(invalid(`${path}.values[${index}]`, goQuote(value), message));
   });
   return errors;
 }

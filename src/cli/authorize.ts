@@ -22,7 +22,7 @@ import { isStatusError } from '../api/status-error.ts';
 import { FactType } from '../admission/explanation.ts';
 import { attributesFromSpec } from '../authorization/conversion.ts';
 import { decodeSubjectAccessReview, SubjectAccessReviewDecodeError } from '../authorization/decode.ts';
-import { isDNS1123Label, isDNS1123Subdomain } from '../authorization/label-validation.ts';
+import { isDNS1123Label, isDNS1123Subdomain } from '../api/label-validation.ts';
 import { reviewSubjectAccess } from '../authorization/review.ts';
 import { subjectAccessReviewApiVersion, subjectAccessReviewKind, type SubjectAccessReview, type SubjectAccessReviewSpec, type SubjectAccessReviewStatus } from '../authorization/subject-access-review.ts';
 import { createExplainer } from '../explain/index.ts';
