@@ -1,8 +1,5 @@
 // `serve` on the cluster backend, end to end: the real client-node talks to the stand-in API
 // server for SubjectAccessReviews, discovery and informer lookups, through a kubeconfig file.
-import { mkdtemp, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
 import { loadClusterStateFile } from '../../src/adapters/local/cluster-state.ts';
@@ -14,16 +11,17 @@ import { startStandInApiServer, type ResourceType, type StandInApiServer } from 
 import { serveDiscovery } from '../apiserver/discovery-routes.ts';
 import { writeTestCertificates } from '../support/certs.ts';
 import { get, post } from '../support/https-client.ts';
+import { serveAgainst, type ServedAgainst } from '../support/serve-against.ts';
 
 const serviceAccountType: ResourceType = { group: '', version: 'v1', resource: 'serviceaccounts', kind: 'ServiceAccount', namespaced: true };
 const sarRoute = 'create subjectaccessreviews';
 
 let api: StandInApiServer | undefined;
-let stop: (() => Promise<void>) | undefined;
+let served: ServedAgainst | undefined;
 afterEach(async () => {
-  await stop?.();
+  await served?.stop();
   await api?.close();
-  stop = undefined;
+  served = undefined;
   api = undefined;
 });
 
@@ -32,21 +30,8 @@ async function setUp(extraFlags: Record<string, string | string[]> = {}, beforeS
   api = await startStandInApiServer({ authorizer: createRbacAuthorizer(state), resources: [serviceAccountType] });
   serveDiscovery(api, builtInDiscovery);
   beforeServe(api);
-  const certs = await writeTestCertificates();
-  const dir = await mkdtemp(join(tmpdir(), 'admission-chain-kubeconfig-'));
-  const kubeconfig = join(dir, 'kubeconfig');
-  await writeFile(kubeconfig, api.kubeconfigYaml, { mode: 0o600 });
-  const logged: string[] = [];
-  const sink = new Writable({
-    write: (chunk: Buffer, _enc, done) => {
-      logged.push(chunk.toString());
-      done();
-    },
-  });
-  const config = testServeConfig({ tlsCertFile: certs.certFile, tlsPrivateKeyFile: certs.keyFile, kubeconfig, logLevel: 'info', ...extraFlags });
-  const server = await runServer(config, { stdout: sink });
-  stop = () => server.shutdown();
-  return { server, certs, api, logged };
+  served = await serveAgainst(api, { logLevel: 'info', ...extraFlags });
+  return { ...served, api };
 }
 
 function deploymentReview(user: { username: string; groups: string[] }, refs: number) {
@@ -69,8 +54,8 @@ function deploymentReview(user: { username: string; groups: string[] }, refs: nu
 
 describe('serve on the cluster backend', () => {
   it('asks the cluster: one SubjectAccessReview for a wildcard-allowed user with 10 owner references, no discovery', async () => {
-    const { server, certs, api } = await setUp();
-    await expect.poll(async () => (await get(`http://127.0.0.1:${server.metricsPort}/readyz`)).status, { timeout: 5000, interval: 50 }).toBe(200);
+    const { server, certs, api, ready } = await setUp();
+    await ready(5000);
     const discoveryBefore = api.calls.count('discovery apps/v1');
     const res = await post(`https://127.0.0.1:${server.port}/validate`, JSON.stringify(deploymentReview({ username: 'bob', groups: ['platform-admins'] }, 10)), { ca: certs.caCert });
     expect(res.json().response).toMatchObject({ allowed: true, auditAnnotations: { 'OwnerReferencesPermissionEnforcement.path': 'wildcard-probe' } });
@@ -102,14 +87,14 @@ describe('serve on the cluster backend', () => {
   it('is not ready until the ServiceAccount cache has synced, then admits from the cache', async () => {
     // The first LIST of service accounts fails (as on a webhook without RBAC yet), so the cache
     // cannot sync until the informer retries.
-    const { server, certs, api } = await setUp({ plugins: ['ServiceAccount'] }, (stand) => {
+    const { server, certs, api, ready } = await setUp({ plugins: ['ServiceAccount'] }, (stand) => {
       stand.store.put(serviceAccountType, { metadata: { name: 'default', namespace: 'default' } });
       stand.inject('list serviceaccounts', { kind: 'status', code: 403 }, { times: 1 });
     });
     const notReady = await get(`http://127.0.0.1:${server.metricsPort}/readyz`);
     expect(notReady.status).toBe(503);
     expect(notReady.text).toContain('serviceaccounts cache has not synced');
-    await expect.poll(async () => (await get(`http://127.0.0.1:${server.metricsPort}/readyz`)).status, { timeout: 5000, interval: 50 }).toBe(200);
+    await ready(5000);
     const review = {
       apiVersion: 'admission.k8s.io/v1',
       kind: 'AdmissionReview',
@@ -143,10 +128,10 @@ describe('serve on the cluster backend', () => {
   });
 
   it('never writes the cluster credentials, a request header or a secret\'s data to a log line or a metric', async () => {
-    const { server, certs, api, logged } = await setUp({ plugins: ['ServiceAccount', 'OwnerReferencesPermissionEnforcement'], logLevel: 'debug' }, (stand) => {
+    const { server, certs, api, logged, ready } = await setUp({ plugins: ['ServiceAccount', 'OwnerReferencesPermissionEnforcement'], logLevel: 'debug' }, (stand) => {
       stand.store.put(serviceAccountType, { metadata: { name: 'default', namespace: 'default' } });
     });
-    await expect.poll(async () => (await get(`http://127.0.0.1:${server.metricsPort}/readyz`)).status, { timeout: 5000, interval: 50 }).toBe(200);
+    await ready(5000);
     const secretValue = 'c2VjcmV0LXZhbHVlLXRoYXQtbXVzdC1uZXZlci1sZWFr';
     const headers = { authorization: 'Bearer caller-token-never-logged', cookie: 'session=never-logged' };
     const denied = deploymentReview({ username: 'alice', groups: [] }, 1);

@@ -2,28 +2,23 @@
 // errors, readiness that waits for the four RBAC caches, OwnerReferencesPermissionEnforcement
 // answered from the mirror where RBAC allows (no SubjectAccessReview) and through SubjectAccessReview
 // where it does not, the authorized-by audit annotation, and the mirror's metrics.
-import { mkdtemp, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { Writable } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
 import { loadClusterStateFile } from '../../src/adapters/local/cluster-state.ts';
 import { builtInDiscovery } from '../../src/adapters/local/discovery-snapshot.ts';
-import { runServer } from '../../src/cli/serve.ts';
 import { clusterRoleBindingType, clusterRoleType, rbacTypes, roleBindingType, roleType, startStandInApiServer, storeRbacAuthorizer, subjectAccessReviewRouteName, type StandInApiServer } from '../apiserver/index.ts';
 import { serveDiscovery } from '../apiserver/discovery-routes.ts';
 import { hasPromtool, needs, promtool } from '../observability/binaries.ts';
-import { writeTestCertificates } from '../support/certs.ts';
 import { runCli } from '../support/cli.ts';
 import { get, post } from '../support/https-client.ts';
+import { serveAgainst, type ServedAgainst } from '../support/serve-against.ts';
 import { testServeConfig } from '../support/serve-config.ts';
 
 let api: StandInApiServer | undefined;
-let stop: (() => Promise<void>) | undefined;
+let served: ServedAgainst | undefined;
 afterEach(async () => {
-  await stop?.();
+  await served?.stop();
   await api?.close();
-  stop = undefined;
+  served = undefined;
   api = undefined;
 });
 
@@ -43,14 +38,8 @@ async function setUp(beforeServe: (api: StandInApiServer) => void = () => {}) {
   });
   serveDiscovery(api, builtInDiscovery);
   beforeServe(api);
-  const certs = await writeTestCertificates();
-  const dir = await mkdtemp(join(tmpdir(), 'admission-chain-kubeconfig-'));
-  const kubeconfig = join(dir, 'kubeconfig');
-  await writeFile(kubeconfig, api.kubeconfigYaml, { mode: 0o600 });
-  const sink = new Writable({ write: (_chunk: Buffer, _enc, done) => done() });
-  const server = await runServer(testServeConfig({ tlsCertFile: certs.certFile, tlsPrivateKeyFile: certs.keyFile, kubeconfig, authorizer: 'rbac-mirror' }), { stdout: sink });
-  stop = () => server.shutdown();
-  return { server, certs, api };
+  served = await serveAgainst(api, { authorizer: 'rbac-mirror' });
+  return { ...served, api };
 }
 
 function ownersReview(username: string, groups: string[], refs: number) {
@@ -95,16 +84,16 @@ describe('serve --authorizer', () => {
 
 describe('serve --authorizer=rbac-mirror on the cluster backend', () => {
   it('is not ready until the RBAC caches have listed', async () => {
-    const { server } = await setUp((stand) => stand.inject('list rolebindings', { kind: 'status', code: 403 }, { times: 1 }));
+    const { server, ready } = await setUp((stand) => stand.inject('list rolebindings', { kind: 'status', code: 403 }, { times: 1 }));
     const notReady = await get(`http://127.0.0.1:${server.metricsPort}/readyz`);
     expect(notReady.status).toBe(503);
     expect(notReady.text).toContain('rolebindings cache (RBAC mirror) has not synced');
-    await expect.poll(async () => (await get(`http://127.0.0.1:${server.metricsPort}/readyz`)).status, { timeout: 10_000, interval: 50 }).toBe(200);
+    await ready();
   });
 
   it('a wildcard user with 10 owners: the probe is answered by the mirror, no SubjectAccessReview at all', async () => {
-    const { server, certs, api } = await setUp();
-    await expect.poll(async () => (await get(`http://127.0.0.1:${server.metricsPort}/readyz`)).status, { timeout: 10_000, interval: 50 }).toBe(200);
+    const { server, certs, api, ready } = await setUp();
+    await ready();
     const res = await post(`https://127.0.0.1:${server.port}/validate`, ownersReview('bob', ['platform-admins'], 10), { ca: certs.caCert });
     expect(res.json().response).toMatchObject({
       allowed: true,
@@ -114,8 +103,8 @@ describe('serve --authorizer=rbac-mirror on the cluster backend', () => {
   });
 
   it('a narrow user: the probe RBAC does not allow goes to SubjectAccessReview once, each owner is answered by the mirror', async () => {
-    const { server, certs, api } = await setUp();
-    await expect.poll(async () => (await get(`http://127.0.0.1:${server.metricsPort}/readyz`)).status, { timeout: 10_000, interval: 50 }).toBe(200);
+    const { server, certs, api, ready } = await setUp();
+    await ready();
     for (let i = 0; i < 3; i++) {
       const res = await post(`https://127.0.0.1:${server.port}/validate`, ownersReview('dana', [], 5), { ca: certs.caCert });
       expect(res.json().response).toMatchObject({
@@ -147,8 +136,8 @@ describe('serve --authorizer=rbac-mirror on the cluster backend', () => {
   });
 
   it.skipIf(!hasPromtool)(`its metrics pass promtool check metrics${needs('promtool')}`, async () => {
-    const { server } = await setUp();
-    await expect.poll(async () => (await get(`http://127.0.0.1:${server.metricsPort}/readyz`)).status, { timeout: 10_000, interval: 50 }).toBe(200);
+    const { server, ready } = await setUp();
+    await ready();
     const lint = await promtool(['check', 'metrics'], { stdin: (await get(`http://127.0.0.1:${server.metricsPort}/metrics`)).text });
     expect(lint.stderr + lint.stdout).toBe('');
     expect(lint.code).toBe(0);
