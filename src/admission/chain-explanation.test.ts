@@ -2,11 +2,11 @@
 // every mode, and never lets it change the answer.
 import { describe, expect, it } from 'vitest';
 import { podAttributes } from '../../test/support/attributes.ts';
-import type { Explainer } from '../explain/index.ts';
+import { createExplainer } from '../explain/index.ts';
 import { orderedPlugins } from '../plugins/index.ts';
 import { AdmissionChain, annotationKey } from './chain.ts';
 import { forbidden } from './errors.ts';
-import { explained, FactType } from './explanation.ts';
+import { explained, FactType, type Explainer } from './explanation.ts';
 import type { AdmissionPlugin, PluginMode } from './plugin.ts';
 
 const never = new AbortController().signal;
@@ -21,8 +21,8 @@ const rejecting = (name: string, withFacts = true): AdmissionPlugin => ({
   },
 });
 
-const chainOf = (mode: PluginMode, plugin = rejecting('ServiceAccount'), explainer?: Explainer) =>
-  new AdmissionChain([{ plugin, mode }], explainer === undefined ? {} : { explainer });
+const chainOf = (mode: PluginMode, plugin = rejecting('ServiceAccount'), explainer: Explainer | null = createExplainer()) =>
+  new AdmissionChain([{ plugin, mode }], explainer === null ? {} : { explainer });
 
 describe('explanations in the chain', () => {
   it('enforce: the message is the plugin\'s own; the warnings and the annotation come beside it', async () => {
@@ -48,6 +48,14 @@ describe('explanations in the chain', () => {
     const outcome = await chainOf('audit').validate(podAttributes(), never);
     expect(outcome.warnings).toEqual([]);
     expect(Object.keys(outcome.annotations).sort()).toEqual(['ServiceAccount.audit-rejection', 'ServiceAccount.explanation']);
+  });
+
+  it('a chain given no explainer explains nothing: the same rejection, no warnings or annotation', async () => {
+    const outcome = await chainOf('enforce', rejecting('ServiceAccount'), null).validate(podAttributes(), never);
+    expect(outcome.rejection?.message).toBe(message);
+    expect(outcome.warnings).toEqual([]);
+    expect(outcome.annotations).toEqual({});
+    expect(outcome.explanations).toBeUndefined();
   });
 
   it('a rejection without facts gets no explanation', async () => {

@@ -7,8 +7,7 @@ import { abortedError } from './errors.ts';
 import { internalError, isStatusError, type StatusError } from '../api/status-error.ts';
 import { MutationScope } from './mutation-scope.ts';
 import { PluginMode, type AdmissionPlugin } from './plugin.ts';
-import { explanationOf } from './explanation.ts';
-import { createExplainer, type ExplainContext, type Explained, type Explainer } from '../explain/index.ts';
+import { explanationOf, type ExplainContext, type Explained, type Explainer } from './explanation.ts';
 
 export interface ChainEntry {
   readonly plugin: AdmissionPlugin;
@@ -36,11 +35,9 @@ export interface ExplainedRejection {
 }
 
 export interface ChainOptions {
-  /** Turns a rejection's facts into warnings and an audit annotation (default: without closest grants). */
+  /** Turns a rejection's facts into warnings and an audit annotation (none: rejections go unexplained). */
   explainer?: Explainer;
 }
-
-const defaultExplainer = createExplainer();
 
 export class AdmissionChain {
   readonly entries: readonly ChainEntry[];
@@ -48,14 +45,14 @@ export class AdmissionChain {
   readonly mutationScope: MutationScope;
   /** Per non-enforcing mutating plugin, what to keep aside so its rejection leaves no change. */
   readonly #snapshotScopes = new Map<AdmissionPlugin, MutationScope>();
-  readonly #explainer: Explainer;
+  readonly #explainer: Explainer | undefined;
   readonly #explainContext: ExplainContext;
 
   constructor(entries: readonly ChainEntry[], options: ChainOptions = {}) {
     this.entries = entries;
     const mutating = entries.filter((e) => e.plugin.admit);
     this.mutationScope = MutationScope.of(mutating.map((e) => e.plugin.mutates));
-    this.#explainer = options.explainer ?? defaultExplainer;
+    this.#explainer = options.explainer;
     this.#explainContext = { mutatingPlugins: mutating.map((e) => e.plugin.name) };
     for (const { plugin, mode } of mutating) {
       if (mode !== PluginMode.Enforce) this.#snapshotScopes.set(plugin, MutationScope.of([plugin.mutates]));
@@ -122,11 +119,12 @@ export class AdmissionChain {
    * explaining never changes the answer.
    */
   #explain(outcome: PhaseOutcome, pluginName: string, mode: PluginMode, error: StatusError): void {
-    const explanation = explanationOf(error);
-    if (explanation === undefined) return;
+    const explainer = this.#explainer;
+    const explanation = explainer === undefined ? undefined : explanationOf(error);
+    if (explainer === undefined || explanation === undefined) return;
     let explained: Explained;
     try {
-      explained = this.#explainer.explain(explanation, this.#explainContext);
+      explained = explainer.explain(explanation, this.#explainContext);
     } catch {
       return;
     }

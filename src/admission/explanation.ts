@@ -2,6 +2,7 @@
 // the StatusError it throws; src/explain turns them into warnings, kubectl commands and YAML. The
 // facts never reach the message, which stays upstream's, word for word.
 import type { Toleration } from '../api/core.ts';
+import type { KubeObject } from '../api/types.ts';
 import type { AuthorizationAttributes, AuthorizationResult } from '../ports/authorizer.ts';
 import type { StatusError } from '../api/status-error.ts';
 
@@ -100,6 +101,29 @@ export interface Explanation {
   readonly facts: readonly DenialFact[];
   /** Set when the plugin stopped gathering facts before the end (a bound on questions or time). */
   readonly incomplete?: boolean;
+}
+
+/** One rejection's facts in the forms users meet them (src/explain makes them). */
+export interface Explained {
+  /** Whole sentences: what was denied, what is closest, what would grant it. */
+  readonly lines: readonly string[];
+  /** At most a few, each one line a kube-apiserver passes whole. */
+  readonly warnings: readonly string[];
+  readonly commands: readonly string[];
+  readonly objects: readonly KubeObject[];
+  /** The lines as YAML comments, then the objects as YAML documents, bounded for an audit annotation. */
+  readonly text: string;
+}
+
+/** What the explainer knows of the server it explains for. */
+export interface ExplainContext {
+  /** The mutating plugins this server runs, in order (AlwaysPullImages among them or not). */
+  readonly mutatingPlugins: readonly string[];
+}
+
+/** Turns a rejection's facts into its explanation; the chain is given one by the composition root. */
+export interface Explainer {
+  explain(explanation: Explanation, context: ExplainContext): Explained;
 }
 
 /** How many items of a user-controlled list a fact keeps: enough to act on, bounded for a 3 MiB object. */

@@ -2,30 +2,15 @@
 // warnings kubectl prints beside the error, the full remedy as YAML for the audit annotation and the
 // log line, and the objects themselves for `admission-chain explain --apply-to`.
 import { stringify } from 'yaml';
-import { FactType, type AuthorizationFact, type Explanation } from '../admission/explanation.ts';
+import { FactType, type AuthorizationFact, type Explainer } from '../admission/explanation.ts';
 import type { KubeObject } from '../api/types.ts';
 import type { GrantFinder } from '../ports/grants.ts';
 import { explainAuthorization } from './authorization.ts';
 import { maxAnnotationBytes, maxWarningsPerExplanation, utf8Bytes, withoutControlCharacters } from './limits.ts';
 import type { ExplanationPart } from './part.ts';
-import { remedyFor, type RemedyContext } from './remedies.ts';
+import { remedyFor } from './remedies.ts';
 
-export interface Explained {
-  /** Whole sentences: what was denied, what is closest, what would grant it. */
-  readonly lines: readonly string[];
-  /** At most maxWarningsPerExplanation, each one line a kube-apiserver passes whole. */
-  readonly warnings: readonly string[];
-  readonly commands: readonly string[];
-  readonly objects: readonly KubeObject[];
-  /** The lines as YAML comments, then the objects as YAML documents; at most maxAnnotationBytes. */
-  readonly text: string;
-}
-
-export type ExplainContext = RemedyContext;
-
-export interface Explainer {
-  explain(explanation: Explanation, context: ExplainContext): Explained;
-}
+export type { ExplainContext, Explained, Explainer } from '../admission/explanation.ts';
 
 export interface ExplainerOptions {
   /** The requester's nearest existing grants, where RBAC objects are at hand (the local backend). */

@@ -5,6 +5,7 @@ import {
   FactType,
   type AntiAffinityTopologyFact,
   type DenialFact,
+  type ExplainContext,
   type ExternalIPsFact,
   type MissingServiceAccountFact,
   type NodeSelectorConflictFact,
@@ -18,14 +19,9 @@ import { cutToRunes, maxWarningRunes, runeCount, withoutControlCharacters } from
 import type { ExplanationPart } from './part.ts';
 import { commandLine } from './shell.ts';
 
-export interface RemedyContext {
-  /** The mutating plugins this server runs, in order (AlwaysPullImages among them or not). */
-  readonly mutatingPlugins: readonly string[];
-}
-
 type OtherFact = Exclude<DenialFact, { type: typeof FactType.Authorization }>;
 
-export function remedyFor(fact: OtherFact, context: RemedyContext): ExplanationPart {
+export function remedyFor(fact: OtherFact, context: ExplainContext): ExplanationPart {
   switch (fact.type) {
     case FactType.UnmappedOwner:
       return unmappedOwner(fact);
@@ -63,7 +59,7 @@ function missingServiceAccount(fact: MissingServiceAccountFact): ExplanationPart
   };
 }
 
-function pullPolicy(fact: PullPolicyFact, context: RemedyContext): ExplanationPart {
+function pullPolicy(fact: PullPolicyFact, context: ExplainContext): ExplanationPart {
   const [first] = fact.fields;
   const which = first === undefined ? 'a pull policy' : `${first.path} is ${goQuote(first.value)}`;
   const more = fact.total > 1 ? ` (and ${fact.total - 1} more)` : '';

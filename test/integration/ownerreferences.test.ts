@@ -3,6 +3,7 @@
 // the embedded RBAC evaluator, with the REST mapper built from the same file's discovery.
 import { describe, expect, it } from 'vitest';
 import { AdmissionChain } from '../../src/admission/chain.ts';
+import { createExplainer } from '../../src/explain/index.ts';
 import { PluginMode } from '../../src/admission/plugin.ts';
 import type { OwnerReference } from '../../src/api/types.ts';
 import { createRbacAuthorizer } from '../../src/adapters/local/rbac/index.ts';
@@ -109,7 +110,7 @@ describe('the wildcard probe', () => {
 describe('in the chain', () => {
   it('runs as a validating plugin and records its path as a prefixed audit annotation', async () => {
     const plugin = definition.create({ logger: silentLogger, clock: systemClock, random: systemRandom, authorizer: rbac, restMapper });
-    const chain = new AdmissionChain([{ plugin, mode: PluginMode.Enforce }]);
+    const chain = new AdmissionChain([{ plugin, mode: PluginMode.Enforce }], { explainer: createExplainer() });
     const row = allUpstreamCases.find((c) => c.name === 'non-rc-deleter, create, some ownerReferences have blockOwnerDeletion=true')!;
     const result = await chain.validate(attributesFor(row), AbortSignal.timeout(5000));
     expect(result.rejectedBy).toBe('OwnerReferencesPermissionEnforcement');

@@ -6,6 +6,7 @@ import { mkdir, rename, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AdmissionChain } from '../../src/admission/chain.ts';
+import { createExplainer } from '../../src/explain/index.ts';
 import { forbidden } from '../../src/admission/errors.ts';
 import { instrumentPlugin } from '../../src/admission/instrument.ts';
 import { createLogger } from '../../src/observability/logger.ts';
@@ -26,7 +27,10 @@ const ports = { logger: silentLogger, clock: systemClock, random: systemRandom }
 async function start(certs: CertFiles, extra: Parameters<typeof startServer>[0]['chain']['entries'] = [], overrides: Partial<Parameters<typeof startServer>[0]> = {}) {
   const metrics = createMetrics({ defaultMetrics: false });
   const entries = [{ plugin: alwaysPullImages.create(ports), mode: 'enforce' as const }, ...extra];
-  const chain = new AdmissionChain(entries.map((e) => ({ ...e, plugin: instrumentPlugin(e.plugin, metrics) })));
+  const chain = new AdmissionChain(
+    entries.map((e) => ({ ...e, plugin: instrumentPlugin(e.plugin, metrics) })),
+    { explainer: createExplainer() },
+  );
   return startServer({
     host: '127.0.0.1',
     port: 0,

@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { attributesFrom, decodeReview } from '../../admission/review.ts';
 import type { Attributes } from '../../admission/attributes.ts';
 import { AdmissionChain } from '../../admission/chain.ts';
+import { createExplainer } from '../../explain/index.ts';
 import { PluginMode, type PluginMode as Mode } from '../../admission/plugin.ts';
 import type { Pod } from '../../api/core.ts';
 import { systemClock } from '../../ports/clock.ts';
@@ -23,7 +24,7 @@ function fixtureAttributes(file: string): Attributes {
 
 function chainWith(mode: Mode): AdmissionChain {
   const plugin = definition.create({ logger: silentLogger, clock: systemClock, random: { intBelow: () => 0, alphanumeric: () => 'a' } });
-  return new AdmissionChain([{ plugin, mode }]);
+  return new AdmissionChain([{ plugin, mode }], { explainer: createExplainer() });
 }
 
 const signal = () => new AbortController().signal;
