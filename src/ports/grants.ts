@@ -1,6 +1,6 @@
 // The nearest thing a requester already has to a permission they were denied, from RBAC objects the
-// process holds (the local backend's cluster-state file). A cluster's SubjectAccessReview API says
-// only yes or no, so the cluster backend has none.
+// process holds: the local backend's cluster-state file, or the RBAC mirror's caches. A cluster's
+// SubjectAccessReview API says only yes or no, so the cluster backend has none without the mirror.
 import type { PolicyRule } from '../api/rbac.ts';
 import type { AuthorizationAttributes } from './authorizer.ts';
 

@@ -9,7 +9,7 @@ import type { AuthorizationRecorder, DiscoveryRecorder, InformerRecorder } from 
 export interface Backend {
   readonly name: 'local' | 'cluster';
   readonly ports: Ports;
-  /** The requester's nearest existing grants, named when a denial is explained (local backend only). */
+  /** The requester's nearest existing grants, named when a denial is explained (where RBAC objects are held: the local backend, the RBAC mirror). */
   readonly grants?: GrantFinder;
   /** Reasons the backend cannot serve yet (caches syncing); [] when ready. */
   notReadyReasons(): string[];

@@ -9,6 +9,7 @@ import { createClusterLookups } from '../adapters/cluster/lookups.ts';
 import { createClusterRestMapper } from '../adapters/cluster/rest-mapper.ts';
 import type { PluginDefinition } from '../admission/plugin.ts';
 import { systemClock, systemRandom } from '../ports/clock.ts';
+import type { GrantFinder } from '../ports/grants.ts';
 import type { Lookups, Ports } from '../ports/index.ts';
 import type { Logger } from '../ports/logger.ts';
 import type { LookupResource } from '../ports/recorders.ts';
@@ -49,6 +50,7 @@ export function createClusterBackend(
   const closers: Array<() => Promise<void>> = [];
   const waits: Array<Promise<void>> = [];
   const reasons: Array<() => string[]> = [];
+  let grants: GrantFinder | undefined;
 
   if (needs.has('authorizer')) {
     const authorizer = createClusterAuthorizer({
@@ -65,6 +67,7 @@ export function createClusterBackend(
     if (config.authorizer === 'rbac-mirror') {
       const mirrored = createRbacMirrorAuthorizer({ kubeConfig, fallback: authorizer, logger, ...(observers.rbacMirror ? { recorder: observers.rbacMirror } : {}) });
       ports.authorizer = mirrored;
+      grants = mirrored.grants;
       waits.push(mirrored.ready());
       reasons.push(() => mirrored.notReadyReasons());
       closers.push(() => mirrored.close());
@@ -98,6 +101,7 @@ export function createClusterBackend(
   return {
     name: 'cluster',
     ports,
+    ...(grants ? { grants } : {}),
     notReadyReasons: () => reasons.flatMap((r) => r()),
     ready: async () => {
       await Promise.all(waits);

@@ -3,10 +3,8 @@
 import { loadClusterStateFile, type ClusterState } from '../adapters/local/cluster-state.ts';
 import { createLocalLookups } from '../adapters/local/lookups.ts';
 import { createRbacAuthorizer, type RbacAuthorizer } from '../adapters/local/rbac/index.ts';
-import { createGrantFinder } from '../adapters/local/rbac/closest-grant.ts';
 import { createLocalRestMapper } from '../adapters/local/rest-mapper.ts';
 import { systemClock, systemRandom } from '../ports/clock.ts';
-import type { GrantFinder } from '../ports/grants.ts';
 import type { Ports } from '../ports/index.ts';
 import type { Logger } from '../ports/logger.ts';
 import type { Backend } from './backend.ts';
@@ -26,7 +24,7 @@ export function createLocalBackend(state: ClusterState, logger: Logger): Backend
   return {
     name: 'local',
     ports,
-    grants: createGrantFinder(state),
+    grants: authorizer.grants,
     notReadyReasons: () => [],
     ready: async () => {},
     close: async () => {},
@@ -38,11 +36,8 @@ export async function loadLocalBackend(path: string, logger: Logger): Promise<Ba
 }
 
 /** The embedded RBAC evaluator, and the nearest grants it knows, over a cluster-state file's roles and bindings (`authorize`). */
-export interface LocalAuthorizer extends RbacAuthorizer {
-  readonly grants: GrantFinder;
-}
+export type LocalAuthorizer = RbacAuthorizer;
 
 export async function loadLocalAuthorizer(path: string): Promise<LocalAuthorizer> {
-  const state = await loadClusterStateFile(path);
-  return Object.assign(createRbacAuthorizer(state), { grants: createGrantFinder(state) });
+  return createRbacAuthorizer(await loadClusterStateFile(path));
 }

@@ -82,6 +82,8 @@ describe('serve on the cluster backend', () => {
       },
     });
     expect(api.calls.count(sarRoute)).toBe(2); // the probe, then deployments/finalizers
+    // SubjectAccessReview says only no: without the RBAC mirror no closest grant is named.
+    expect(res.json().response.warnings.join('\n')).not.toContain('closest existing grant');
   });
 
   it('is not ready until the ServiceAccount cache has synced, then admits from the cache', async () => {

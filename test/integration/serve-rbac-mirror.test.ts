@@ -42,7 +42,7 @@ async function setUp(beforeServe: (api: StandInApiServer) => void = () => {}) {
   return { ...served, api };
 }
 
-function ownersReview(username: string, groups: string[], refs: number) {
+function ownersReview(username: string, groups: string[], refs: number, namespace = 'default') {
   const ownerReferences = Array.from({ length: refs }, (_, i) => ({ apiVersion: 'apps/v1', kind: 'Deployment', name: `owner-${i}`, uid: `uid-${i}`, blockOwnerDeletion: true }));
   return JSON.stringify({
     apiVersion: 'admission.k8s.io/v1',
@@ -51,11 +51,11 @@ function ownersReview(username: string, groups: string[], refs: number) {
       uid: `uid-${username}`,
       kind: { group: '', version: 'v1', kind: 'ConfigMap' },
       resource: { group: '', version: 'v1', resource: 'configmaps' },
-      namespace: 'default',
+      namespace,
       name: 'cfg',
       operation: 'CREATE',
       userInfo: { username, groups, uid: 'u-1' },
-      object: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'cfg', namespace: 'default', ownerReferences } },
+      object: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'cfg', namespace, ownerReferences } },
     },
   });
 }
@@ -133,6 +133,17 @@ describe('serve --authorizer=rbac-mirror on the cluster backend', () => {
     expect(metrics).toContain('admission_chain_rbac_mirror_questions_total{result="not-synced"} 0');
     expect(metrics).toMatch(/^admission_chain_informer_lists_total\{resource="clusterrolebindings"\} 1$/m);
     expect(metrics).toMatch(/^admission_chain_rbac_mirror_rebuild_duration_seconds_count [1-9]/m);
+  });
+
+  it('explains a denial with the closest grant the mirror holds, as the local backend does', async () => {
+    const { server, certs, ready } = await setUp();
+    await ready();
+    // dana may finalize deployments in "default" only.
+    const res = await post(`https://127.0.0.1:${server.port}/validate`, ownersReview('dana', [], 1, 'staging'), { ca: certs.caCert });
+    const response = res.json().response;
+    expect(response.allowed).toBe(false);
+    expect(response.warnings).toContain('closest existing grant: RoleBinding "dana/default" of Role "finalize-deployments" to User "dana" allows exactly this, but only in namespace "default"');
+    expect(response.auditAnnotations['OwnerReferencesPermissionEnforcement.explanation']).toContain('# closest existing grant: RoleBinding "dana/default"');
   });
 
   it.skipIf(!hasPromtool)(`its metrics pass promtool check metrics${needs('promtool')}`, async () => {

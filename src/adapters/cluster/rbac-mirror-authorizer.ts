@@ -8,6 +8,7 @@
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { AuthorizationAttributes, AuthorizationResult, Authorizer } from '../../ports/authorizer.ts';
 import type { Clock, Random } from '../../ports/clock.ts';
+import type { GrantFinder } from '../../ports/grants.ts';
 import type { Logger } from '../../ports/logger.ts';
 import { isPromiseLike } from '../../util/maybe-async.ts';
 import { createRbacInformers, type RbacInformerRecorder, type RbacInformersOptions } from './rbac-informers.ts';
@@ -55,6 +56,8 @@ export interface RbacMirrorAuthorizerOptions extends Omit<RbacInformersOptions, 
 
 export interface RbacMirrorAuthorizer extends Authorizer {
   readonly mirror: RbacMirror;
+  /** The nearest grants the mirror knows, for explaining denials (none while it is not in sync). */
+  readonly grants: GrantFinder;
   /** Resolves when the four caches have listed and the mirror has built its evaluator from them. */
   ready(): Promise<void>;
   notReadyReasons(): string[];
@@ -76,6 +79,7 @@ export function createRbacMirrorAuthorizer(options: RbacMirrorAuthorizerOptions)
   const authorizer = mirrorFirst(mirror, fallback, recorder);
   return {
     mirror,
+    grants: { closestGrant: (attributes) => mirror.closestGrant(attributes) },
     authorize: authorizer.authorize,
     ready: async () => {
       await informers.ready();

@@ -66,6 +66,32 @@ describe('the RBAC mirror', () => {
     await expect.poll(() => mirror.evaluate(getPods('alice')), { timeout: 2000, interval: 2 }).toBe('not-allowed');
   });
 
+  it('names the closest grant from the evaluator it answers with, and none while out of date', async () => {
+    const state = caches();
+    const mirror = mirrorOver(state);
+    const deletePods = (user: string): AuthorizationAttributes => ({ user: { username: user }, resourceAttributes: { verb: 'delete', namespace: 'team', resource: 'pods' } });
+    expect(mirror.closestGrant(deletePods('alice'))).toBeUndefined();
+    mirror.invalidate();
+    await mirror.whenBuilt();
+    expect(mirror.closestGrant(deletePods('alice'))).toEqual({
+      source: 'RoleBinding "alice/team" of ClusterRole "view" to User "alice"',
+      rule: { verbs: ['get'], apiGroups: [''], resources: ['pods'] },
+      lacks: ['verb'],
+    });
+    expect(mirror.closestGrant(deletePods('bob'))).toBeUndefined();
+    // A revoked binding is not named while the rebuild is pending, nor after it.
+    state.objects.roleBindings = [];
+    mirror.invalidate();
+    expect(mirror.closestGrant(deletePods('alice'))).toBeUndefined();
+    await expect.poll(() => mirror.inSync, { timeout: 2000, interval: 2 }).toBe(true);
+    expect(mirror.closestGrant(deletePods('alice'))).toBeUndefined();
+    state.objects.roleBindings = [binding('alice')];
+    mirror.invalidate();
+    await expect.poll(() => mirror.inSync, { timeout: 2000, interval: 2 }).toBe(true);
+    state.inSync = false;
+    expect(mirror.closestGrant(deletePods('alice'))).toBeUndefined();
+  });
+
   it('answers nothing while a cache is out of sync, and builds nothing from it', async () => {
     const state = caches();
     const mirror = mirrorOver(state);

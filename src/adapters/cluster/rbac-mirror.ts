@@ -16,6 +16,7 @@
 // scoped user's request asks a dozen questions, nearly all asked before.
 import type { AuthorizationAttributes, AuthorizationResult } from '../../ports/authorizer.ts';
 import { systemClock, type Clock } from '../../ports/clock.ts';
+import type { ClosestGrant, GrantFinder } from '../../ports/grants.ts';
 import { createRbacAuthorizer, type RbacAuthorizer } from '../local/rbac/index.ts';
 import type { RbacInformers } from './rbac-informers.ts';
 import { ReviewKeys } from './review-keys.ts';
@@ -30,8 +31,13 @@ export interface RbacMirrorState {
   counts(): Record<RbacResource, number>;
 }
 
-export interface RbacMirror extends RbacMirrorState {
+export interface RbacMirror extends RbacMirrorState, GrantFinder {
   evaluate(attributes: AuthorizationAttributes): MirrorVerdict;
+  /**
+   * The requester's nearest existing grant, from the evaluator's objects, for explaining a denial;
+   * none while the mirror is not in sync (it would name a grant the cluster may no longer hold).
+   */
+  closestGrant(attributes: AuthorizationAttributes): ClosestGrant | undefined;
   /** Marks the caches changed: the evaluator is rebuilt shortly, and answers nothing until then. */
   invalidate(): void;
   /** Whether the evaluator has been built once (from caches that had all listed). */
@@ -102,6 +108,10 @@ export function createRbacMirror(options: RbacMirrorOptions): RbacMirror {
       const due = Math.min(Math.max(now + rebuildQuietMs, earliest), latest);
       if (timer !== undefined) clearTimeout(timer);
       timer = setTimeout(rebuild, Math.max(0, due - now)).unref();
+    },
+    closestGrant(attributes) {
+      if (stale || evaluator === undefined || !informers.inSync) return undefined;
+      return evaluator.grants.closestGrant(attributes);
     },
     evaluate(attributes) {
       if (stale || evaluator === undefined || !informers.inSync) return 'not-synced';

@@ -8,8 +8,10 @@
 import type { PolicyRule } from '../../../api/rbac.ts';
 import type { ClusterState } from '../cluster-state.ts';
 import { Decision, type AuthorizationAttributes, type AuthorizationResult, type Authorizer } from '../../../ports/authorizer.ts';
+import type { GrantFinder } from '../../../ports/grants.ts';
 import { aggregateMessage } from '../../../api/aggregate.ts';
 import { resolveAggregation } from './aggregation.ts';
+import { grantFinderOver } from './closest-grant.ts';
 import { lintRbac } from './lint.ts';
 import { rbacRequestFrom } from './request.ts';
 import { ruleAllows } from './rule-matching.ts';
@@ -34,6 +36,8 @@ export type RbacAuthorizer = Authorizer & {
   lintWarnings(): string[];
   /** The same answer as authorize(), returned directly. */
   evaluate(attributes: AuthorizationAttributes): AuthorizationResult;
+  /** The requester's nearest grants over the same objects, for explaining a denial. */
+  readonly grants: GrantFinder;
 };
 
 export function createRbacAuthorizer(state: Pick<ClusterState, 'roles' | 'clusterRoles' | 'roleBindings' | 'clusterRoleBindings'>, options: RbacAuthorizerOptions = {}): RbacAuthorizer {
@@ -43,6 +47,7 @@ export function createRbacAuthorizer(state: Pick<ClusterState, 'roles' | 'cluste
   const objects = { roles: state.roles, clusterRoles, roleBindings: state.roleBindings, clusterRoleBindings: state.clusterRoleBindings };
   const resolver = new RuleResolver(objects);
   let warnings: string[] | undefined;
+  let grants: GrantFinder | undefined;
 
   function decide(attributes: AuthorizationAttributes): AuthorizationResult {
     if ((attributes.user.groups ?? []).some((group) => privilegedGroups.has(group))) {
@@ -67,5 +72,9 @@ export function createRbacAuthorizer(state: Pick<ClusterState, 'roles' | 'cluste
     authorize: async (attributes) => decide(attributes),
     lintWarnings: () => [...(warnings ??= lintRbac(objects, resolver, handWrittenRules))],
     evaluate: decide,
+    // Built on first use: only a denial being explained asks.
+    get grants() {
+      return (grants ??= grantFinderOver(resolver, state.roleBindings));
+    },
   };
 }

@@ -4,7 +4,7 @@
 // deployments/finalizers. Failing that, a RoleBinding in another namespace that would allow the
 // question there. Asked only when a denial is explained, never on the authorization path.
 import type { ClusterState } from '../cluster-state.ts';
-import type { PolicyRule } from '../../../api/rbac.ts';
+import type { PolicyRule, RoleBinding } from '../../../api/rbac.ts';
 import type { AuthorizationAttributes } from '../../../ports/authorizer.ts';
 import { GrantShortfall, type ClosestGrant, type GrantFinder } from '../../../ports/grants.ts';
 import { resolveAggregation } from './aggregation.ts';
@@ -17,9 +17,12 @@ const maxNamespacesSearched = 1000;
 
 export function createGrantFinder(state: Pick<ClusterState, 'roles' | 'clusterRoles' | 'roleBindings' | 'clusterRoleBindings'>): GrantFinder {
   const { clusterRoles } = resolveAggregation(state.clusterRoles);
-  const resolver = new RuleResolver({ roles: state.roles, clusterRoles, roleBindings: state.roleBindings, clusterRoleBindings: state.clusterRoleBindings });
-  const namespaces = [...new Set(state.roleBindings.map((b) => b.metadata?.namespace ?? '').filter((n) => n !== ''))].sort().slice(0, maxNamespacesSearched);
+  return grantFinderOver(new RuleResolver({ roles: state.roles, clusterRoles, roleBindings: state.roleBindings, clusterRoleBindings: state.clusterRoleBindings }), state.roleBindings);
+}
 
+/** The same, over an evaluator's resolver (the RBAC authorizer's own, so the objects are indexed once). */
+export function grantFinderOver(resolver: RuleResolver, roleBindings: readonly RoleBinding[]): GrantFinder {
+  const namespaces = [...new Set(roleBindings.map((b) => b.metadata?.namespace ?? '').filter((n) => n !== ''))].sort().slice(0, maxNamespacesSearched);
   return {
     closestGrant(attributes) {
       const request = rbacRequestFrom(attributes);
