@@ -16,7 +16,7 @@
 // scoped user's request asks a dozen questions, nearly all asked before.
 import type { AuthorizationAttributes, AuthorizationResult } from '../../ports/authorizer.ts';
 import { systemClock, type Clock } from '../../ports/clock.ts';
-import type { ClosestGrant, GrantFinder } from '../../ports/grants.ts';
+import type { ClosestGrant } from '../../ports/grants.ts';
 import { createRbacAuthorizer, type RbacAuthorizer } from '../local/rbac/index.ts';
 import type { RbacInformers } from './rbac-informers.ts';
 import { ReviewKeys } from './review-keys.ts';
@@ -31,7 +31,7 @@ export interface RbacMirrorState {
   counts(): Record<RbacResource, number>;
 }
 
-export interface RbacMirror extends RbacMirrorState, GrantFinder {
+export interface RbacMirror extends RbacMirrorState {
   evaluate(attributes: AuthorizationAttributes): MirrorVerdict;
   /**
    * The requester's nearest existing grant, from the evaluator's objects, for explaining a denial;
