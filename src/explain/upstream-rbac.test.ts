@@ -6,7 +6,6 @@ import { describe, expect, it } from 'vitest';
 import { FactType } from '../admission/explanation.ts';
 import type { ClusterRole, ClusterRoleBinding, Role, RoleBinding } from '../api/rbac.ts';
 import type { KubeObject } from '../api/types.ts';
-import { createGrantFinder } from '../adapters/local/rbac/closest-grant.ts';
 import { createRbacAuthorizer } from '../adapters/local/rbac/index.ts';
 import type { RbacRequest } from '../adapters/local/rbac/request.ts';
 import { authorizerCases, ruleMatchesCases, type RbacTableState } from '../adapters/local/rbac/upstream-cases.ts';
@@ -39,8 +38,9 @@ const rows = authorizerCases.flatMap((testCase) =>
 );
 
 async function explain(state: RbacTableState, question: AuthorizationAttributes) {
-  const answer = await createRbacAuthorizer(objectsOf(state)).authorize(question);
-  const explainer = createExplainer({ grants: createGrantFinder(objectsOf(state)) });
+  const authorizer = createRbacAuthorizer(objectsOf(state));
+  const answer = await authorizer.authorize(question);
+  const explainer = createExplainer({ grants: authorizer.grants });
   return explainer.explain({ facts: [{ type: FactType.Authorization, attributes: question, answer }] }, { mutatingPlugins: [] });
 }
 

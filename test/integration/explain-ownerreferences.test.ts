@@ -12,7 +12,6 @@ import type { OwnerReference } from '../../src/api/types.ts';
 import type { PolicyRule } from '../../src/api/rbac.ts';
 import type { KubeObject } from '../../src/api/types.ts';
 import { parseClusterState, type ClusterState } from '../../src/adapters/local/cluster-state.ts';
-import { createGrantFinder } from '../../src/adapters/local/rbac/closest-grant.ts';
 import { createRbacAuthorizer } from '../../src/adapters/local/rbac/index.ts';
 import { createLocalRestMapper } from '../../src/adapters/local/rest-mapper.ts';
 import { withObjectsAppended } from '../../src/explain/apply.ts';
@@ -27,8 +26,9 @@ import { fixtureClusterStatePath } from '../support/cluster-state.ts';
 const fixtureText = readFileSync(fixtureClusterStatePath('ownerreferences/cluster-state.yaml'), 'utf8');
 
 async function validate(state: ClusterState, attributes: Attributes): Promise<PhaseOutcome> {
-  const ports = { logger: silentLogger, clock: systemClock, random: systemRandom, authorizer: createRbacAuthorizer(state), restMapper: createLocalRestMapper(state) };
-  const chain = new AdmissionChain([{ plugin: definition.create(ports), mode: PluginMode.Enforce }], { explainer: createExplainer({ grants: createGrantFinder(state) }) });
+  const authorizer = createRbacAuthorizer(state);
+  const ports = { logger: silentLogger, clock: systemClock, random: systemRandom, authorizer, restMapper: createLocalRestMapper(state) };
+  const chain = new AdmissionChain([{ plugin: definition.create(ports), mode: PluginMode.Enforce }], { explainer: createExplainer({ grants: authorizer.grants }) });
   return chain.validate(structuredClone(attributes), AbortSignal.timeout(5000));
 }
 

@@ -3,30 +3,27 @@
 // a subresource) that lacks the fewest parts — a Role allowing update on deployments, asked for
 // deployments/finalizers. Failing that, a RoleBinding in another namespace that would allow the
 // question there. Asked only when a denial is explained, never on the authorization path.
-import type { ClusterState } from '../cluster-state.ts';
 import type { PolicyRule, RoleBinding } from '../../../api/rbac.ts';
 import type { AuthorizationAttributes } from '../../../ports/authorizer.ts';
 import { GrantShortfall, type ClosestGrant, type GrantFinder } from '../../../ports/grants.ts';
-import { resolveAggregation } from './aggregation.ts';
 import { rbacRequestFrom, type RbacRequest } from './request.ts';
 import { apiGroupMatches, resourceMatches, resourceNameMatches, ruleAllows, verbMatches } from './rule-matching.ts';
-import { RuleResolver } from './rule-resolver.ts';
+import { describeRoleBinding, roleRefOf, type RuleResolver } from './rule-resolver.ts';
+import { keysOf, subjectKey } from './subject-index.ts';
+import { appliesTo } from './subjects.ts';
 
 /** Other namespaces searched for a RoleBinding that would allow the question there, at most. */
 const maxNamespacesSearched = 1000;
 
-export function createGrantFinder(state: Pick<ClusterState, 'roles' | 'clusterRoles' | 'roleBindings' | 'clusterRoleBindings'>): GrantFinder {
-  const { clusterRoles } = resolveAggregation(state.clusterRoles);
-  return grantFinderOver(new RuleResolver({ roles: state.roles, clusterRoles, roleBindings: state.roleBindings, clusterRoleBindings: state.clusterRoleBindings }), state.roleBindings);
-}
-
-/** The same, over an evaluator's resolver (the RBAC authorizer's own, so the objects are indexed once). */
+/** The requester's nearest grants over an evaluator's resolver (the RBAC authorizer's own, so the objects are indexed once). */
 export function grantFinderOver(resolver: RuleResolver, roleBindings: readonly RoleBinding[]): GrantFinder {
-  const namespaces = [...new Set(roleBindings.map((b) => b.metadata?.namespace ?? '').filter((n) => n !== ''))].sort().slice(0, maxNamespacesSearched);
+  let bySubject: Map<string, IndexedBinding[]> | undefined;
   return {
     closestGrant(attributes) {
       const request = rbacRequestFrom(attributes);
-      return nearestHere(resolver, request) ?? (request.resourceRequest && request.namespace !== '' ? elsewhere(resolver, attributes, request, namespaces) : undefined);
+      const here = nearestHere(resolver, request);
+      if (here !== undefined || !request.resourceRequest || request.namespace === '') return here;
+      return elsewhere(resolver, attributes, request, (bySubject ??= indexBySubject(roleBindings)));
     },
   };
 }
@@ -42,21 +39,51 @@ function nearestHere(resolver: RuleResolver, request: RbacRequest): ClosestGrant
   return best;
 }
 
-/** A RoleBinding of the requester's that would allow exactly this question in another namespace. */
-function elsewhere(resolver: RuleResolver, attributes: AuthorizationAttributes, request: RbacRequest, namespaces: readonly string[]): ClosestGrant | undefined {
-  for (const namespace of namespaces) {
-    if (namespace === request.namespace) continue;
+interface IndexedBinding {
+  readonly binding: RoleBinding;
+  readonly namespace: string;
+  /** Its place in load order, which decides between two bindings of one namespace. */
+  readonly order: number;
+}
+
+/** RoleBindings by the keys of the subjects they name (subject-index.ts), built once per evaluator. */
+function indexBySubject(roleBindings: readonly RoleBinding[]): Map<string, IndexedBinding[]> {
+  const index = new Map<string, IndexedBinding[]>();
+  roleBindings.forEach((binding, order) => {
+    const namespace = binding.metadata?.namespace ?? '';
+    if (namespace === '') return;
+    for (const subject of binding.subjects ?? []) {
+      const key = subjectKey(subject, namespace);
+      if (key === undefined) continue;
+      const entries = index.get(key);
+      const entry = { binding, namespace, order };
+      if (entries === undefined) index.set(key, [entry]);
+      else if (entries[entries.length - 1]!.binding !== binding) entries.push(entry);
+    }
+  });
+  return index;
+}
+
+/**
+ * A RoleBinding of the requester's that would allow exactly this question in another namespace: only
+ * the bindings that name the requester or one of their groups are looked at, the first namespace in
+ * sorted order wins. ClusterRoleBindings apply everywhere: one that allowed it would have allowed it here.
+ */
+function elsewhere(resolver: RuleResolver, attributes: AuthorizationAttributes, request: RbacRequest, bySubject: ReadonlyMap<string, readonly IndexedBinding[]>): ClosestGrant | undefined {
+  const candidates = new Set<IndexedBinding>();
+  for (const key of keysOf(attributes.user)) for (const entry of bySubject.get(key) ?? []) if (entry.namespace !== request.namespace) candidates.add(entry);
+  const sorted = [...candidates].sort((a, b) => (a.namespace === b.namespace ? a.order - b.order : a.namespace < b.namespace ? -1 : 1));
+  let namespaces = 0;
+  let previous: string | undefined;
+  for (const { binding, namespace } of sorted) {
+    if (namespace !== previous && ++namespaces > maxNamespacesSearched) return undefined;
+    previous = namespace;
+    const subjectIndex = appliesTo(attributes.user, binding.subjects, namespace);
+    if (subjectIndex < 0) continue;
+    const resolved = resolver.getRoleReferenceRules(roleRefOf(binding), namespace);
     const there = { ...request, namespace };
-    let found: ClosestGrant | undefined;
-    resolver.visitRulesFor(attributes.user, namespace, (source, rule) => {
-      if (source === undefined || rule === undefined) return true;
-      const described = source();
-      // ClusterRoleBindings apply everywhere: one that allowed it would have allowed it here.
-      if (!described.startsWith('RoleBinding') || !ruleAllows(there, rule)) return true;
-      found = { source: described, rule, lacks: [], elsewhere: namespace };
-      return false;
-    });
-    if (found !== undefined) return found;
+    const rule = resolved.rules?.find((candidate) => ruleAllows(there, candidate));
+    if (rule !== undefined) return { source: describeRoleBinding(binding, namespace, subjectIndex), rule, lacks: [], elsewhere: namespace };
   }
   return undefined;
 }

@@ -32,6 +32,12 @@ export const roleRefOf = (binding: RoleBinding): RoleRef => {
   return { apiGroup: ref?.apiGroup ?? '', kind: ref?.kind ?? '', name: ref?.name ?? '' };
 };
 
+/** How RBAC's reasons name a RoleBinding and the subject of it that applied. */
+export function describeRoleBinding(binding: RoleBinding, namespace: string, subjectIndex: number): string {
+  const roleRef = roleRefOf(binding);
+  return `RoleBinding ${goQuote(`${nameOf(binding)}/${namespace}`)} of ${roleRef.kind} ${goQuote(roleRef.name)} to ${describeSubject(binding.subjects![subjectIndex]!, namespace)}`;
+}
+
 export class RuleResolver {
   readonly #roles = new Map<string, Role>();
   readonly #clusterRoles = new Map<string, ClusterRole>();
@@ -91,8 +97,7 @@ export class RuleResolver {
       const subjectIndex = appliesTo(user, binding.subjects, namespace);
       if (subjectIndex < 0) continue;
       const roleRef = roleRefOf(binding);
-      const source = () =>
-        `RoleBinding ${goQuote(`${nameOf(binding)}/${namespace}`)} of ${roleRef.kind} ${goQuote(roleRef.name)} to ${describeSubject(binding.subjects![subjectIndex]!, namespace)}`;
+      const source = () => describeRoleBinding(binding, namespace, subjectIndex);
       if (!this.#visitBinding(roleRef, namespace, source, visitor)) return;
     }
   }

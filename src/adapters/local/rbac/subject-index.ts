@@ -25,6 +25,11 @@ export function subjectKey(subject: Subject, bindingNamespace: string): string |
   }
 }
 
+/** The keys a binding must be indexed under to apply to this user: the name and each group. */
+export function keysOf(user: UserInfo): string[] {
+  return [userKey(user.username ?? ''), ...[...new Set(user.groups ?? [])].map(groupKey)];
+}
+
 /** Positions (in load order) of bindings, per subject key. */
 export class SubjectIndex {
   readonly #byKey = new Map<string, number[]>();
@@ -42,10 +47,8 @@ export class SubjectIndex {
   /** Candidate bindings for this user, ascending: load order decides which allowing binding is named. */
   candidates(user: UserInfo): number[] {
     const lists: number[][] = [];
-    const own = this.#byKey.get(userKey(user.username ?? ''));
-    if (own) lists.push(own);
-    for (const group of new Set(user.groups ?? [])) {
-      const positions = this.#byKey.get(groupKey(group));
+    for (const key of keysOf(user)) {
+      const positions = this.#byKey.get(key);
       if (positions) lists.push(positions);
     }
     if (lists.length === 0) return [];
