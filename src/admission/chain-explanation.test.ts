@@ -58,6 +58,20 @@ describe('explanations in the chain', () => {
     expect(outcome.explanations).toBeUndefined();
   });
 
+  it('a rejection made after the deadline is answered unexplained', async () => {
+    const late: AdmissionPlugin = {
+      ...rejecting('ServiceAccount'),
+      validate: async (attributes, context) => {
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        return rejecting('ServiceAccount').validate!(attributes, context);
+      },
+    };
+    const outcome = await chainOf('enforce', late).validate(podAttributes(), never, performance.now() + 5);
+    expect(outcome.rejection?.message).toBe(message);
+    expect(outcome.annotations).toEqual({});
+    expect(outcome.explanations).toBeUndefined();
+  });
+
   it('a rejection without facts gets no explanation', async () => {
     const outcome = await chainOf('enforce', rejecting('Other', false)).validate(podAttributes(), never);
     expect(outcome.warnings).toEqual([]);

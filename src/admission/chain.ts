@@ -100,14 +100,14 @@ export class AdmissionChain {
         if (mode === PluginMode.Enforce) {
           outcome.rejection = error;
           outcome.rejectedBy = plugin.name;
-          this.#explain(outcome, plugin.name, mode, error);
+          this.#explain(outcome, plugin.name, mode, error, expiresAt);
           return outcome;
         }
         if (snapshot !== undefined) attributes.object = snapshot;
         (outcome.nonEnforced ??= []).push({ plugin: plugin.name, mode });
         outcome.annotations[annotationKey(plugin.name, `${mode}-rejection`)] = error.message;
         if (mode === PluginMode.Warn) outcome.warnings.push(`[${plugin.name}] ${error.message}`);
-        this.#explain(outcome, plugin.name, mode, error);
+        this.#explain(outcome, plugin.name, mode, error, expiresAt);
       }
     }
     return outcome;
@@ -116,11 +116,12 @@ export class AdmissionChain {
   /**
    * The explanation travels beside the rejection: warnings (not in audit mode) and one audit
    * annotation, never the message. Only a rejection that carries facts costs anything; a fault in
-   * explaining never changes the answer.
+   * explaining never changes the answer, and a request already past its deadline is answered
+   * without one rather than later still.
    */
-  #explain(outcome: PhaseOutcome, pluginName: string, mode: PluginMode, error: StatusError): void {
+  #explain(outcome: PhaseOutcome, pluginName: string, mode: PluginMode, error: StatusError, expiresAt: number): void {
     const explainer = this.#explainer;
-    const explanation = explainer === undefined ? undefined : explanationOf(error);
+    const explanation = explainer === undefined || performance.now() >= expiresAt ? undefined : explanationOf(error);
     if (explainer === undefined || explanation === undefined) return;
     let explained: Explained;
     try {

@@ -16,7 +16,7 @@ import { bindingSubject, describeRequester } from './subject.ts';
 type Kind = 'missing' | 'denied' | 'error';
 
 /** Closest grants looked up, at most: each is a walk over the requester's rules. */
-const maxClosestGrants = 4;
+const maxClosestGrantLookups = 4;
 
 export function explainAuthorization(facts: readonly AuthorizationFact[], grants: GrantFinder | undefined): ExplanationPart {
   const distinct = distinctQuestions(facts);
@@ -37,9 +37,11 @@ export function explainAuthorization(facts: readonly AuthorizationFact[], grants
   };
 
   const closest = new Map<AuthorizationFact, ClosestGrant>();
+  let lookups = 0;
   for (const fact of distinct) {
     lines.push(sentence(fact, goQuote));
-    if (kindOf(fact) !== 'missing' || grants === undefined || closest.size >= maxClosestGrants) continue;
+    if (kindOf(fact) !== 'missing' || grants === undefined || lookups >= maxClosestGrantLookups) continue;
+    lookups += 1;
     const grant = grants.closestGrant(fact.attributes);
     if (grant === undefined) continue;
     closest.set(fact, grant);

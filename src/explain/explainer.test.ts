@@ -27,6 +27,13 @@ describe('authorization facts', () => {
     expect(explained.text.startsWith('# user "demo-user" may not update deployments/finalizers (apps) "web" in namespace "team-a"\n')).toBe(true);
   });
 
+  it('looks up at most four closest grants, found or not', () => {
+    const asked: string[] = [];
+    const grants = { closestGrant: (attributes: AuthorizationAttributes) => void asked.push(attributes.resourceAttributes?.name ?? '') };
+    createExplainer({ grants }).explain({ facts: ['a', 'b', 'c', 'd', 'e', 'f'].map((name) => fact(question(name), noOpinion)) }, context);
+    expect(asked).toEqual(['a', 'b', 'c', 'd']);
+  });
+
   it('an authorizer error is explained as an error, with no Role suggested', () => {
     const tooMany = 'too many SubjectAccessReviews for one admission request (more than 100)';
     const explained = explain(fact(question('rc-100'), { decision: 'no-opinion', reason: '', error: tooMany }));
