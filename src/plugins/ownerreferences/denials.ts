@@ -19,6 +19,9 @@ export class Denials {
   #incomplete = false;
   /** When gathering stops (performance.now() time); set at the first denial. */
   #stopAt = Number.POSITIVE_INFINITY;
+  /** Ends the questions asked after the first denial once explaining stops: none outlives it. */
+  #stop: AbortController | undefined;
+  #explaining: AbortSignal | undefined;
 
   /** `expiresAt`: the request's deadline on performance.now()'s clock, when known. */
   constructor(expiresAt = Number.POSITIVE_INFINITY) {
@@ -39,11 +42,22 @@ export class Denials {
     this.#facts.push(fact);
   }
 
+  /**
+   * The signal to ask a question with: the request's until the first denial, then one that also
+   * aborts when explaining stops (out of questions or time, or finished), so a question cut off
+   * does not run on after the answer has left.
+   */
+  signal(request: AbortSignal): AbortSignal {
+    if (this.#first === undefined) return request;
+    this.#stop ??= new AbortController();
+    return (this.#explaining ??= AbortSignal.any([request, this.#stop.signal]));
+  }
+
   /** Whether one more question may be asked: always before a denial, within the bounds after. */
   mayAsk(): boolean {
     if (this.#first === undefined) return true;
     if (this.#asked >= maxQuestionsAfterDenial || performance.now() >= this.#stopAt) {
-      this.#incomplete = true;
+      this.#stopAsking();
       return false;
     }
     this.#asked += 1;
@@ -52,20 +66,22 @@ export class Denials {
 
   /**
    * Before a denial, the answer as it is. After one, a pending answer waits only for what is left of
-   * the time given to explaining: undefined when that runs out first (the question still settles in
-   * the background, as every question does, within the request's own deadline).
+   * the time given to explaining: undefined when that runs out first (the question, asked with
+   * signal(), is aborted then).
    */
   inTime<T>(answer: MaybePromise<T>): MaybePromise<T | undefined> {
     if (this.#first === undefined || !isPromiseLike(answer)) return answer;
     const left = this.#stopAt - performance.now();
     if (left <= 0) {
-      this.#incomplete = true;
+      // Nobody waits for it: its failure must not go unhandled.
+      Promise.resolve(answer).catch(() => {});
+      this.#stopAsking();
       return undefined;
     }
     let timer: NodeJS.Timeout | undefined;
     const outOfTime = new Promise<undefined>((resolve) => {
       timer = setTimeout(() => {
-        this.#incomplete = true;
+        this.#stopAsking();
         resolve(undefined);
       }, left);
       timer.unref();
@@ -73,9 +89,15 @@ export class Denials {
     return Promise.race([Promise.resolve(answer), outOfTime]).finally(() => clearTimeout(timer));
   }
 
+  #stopAsking(): void {
+    this.#incomplete = true;
+    this.#stop?.abort(new DOMException('out of time or questions to explain the denial', 'TimeoutError'));
+  }
+
   /** Throws the first rejection with every fact gathered; returns when nothing was denied. */
   finish(): void {
     if (this.#first === undefined) return;
+    this.#stop?.abort(new DOMException('explaining the denial stopped', 'AbortError'));
     throw explained(this.#first, this.#incomplete ? { facts: this.#facts, incomplete: true } : { facts: this.#facts });
   }
 }

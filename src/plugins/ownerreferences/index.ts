@@ -104,7 +104,7 @@ class OwnerReferencesPermissionEnforcement implements AdmissionPlugin {
     // Discovery can hang when the network is down, and inside admission a hang looks like a dead
     // API server; one question settles every owner for users who may finalize anything.
     if (!denials.mayAsk()) return denials.finish();
-    const answer = denials.inTime(this.#authorize(finalizeAnythingRecord(attributes.userInfo), signal));
+    const answer = denials.inTime(this.#authorize(finalizeAnythingRecord(attributes.userInfo), denials.signal(signal)));
     const probe = await answer;
     if (probe !== undefined) noted(probe);
     if (probe?.decision === Decision.Allow) {
@@ -125,7 +125,7 @@ class OwnerReferencesPermissionEnforcement implements AdmissionPlugin {
         );
       let kind: KindMappings;
       try {
-        kind = this.#kindOf(ref, kinds, signal);
+        kind = this.#kindOf(ref, kinds, denials.signal(signal));
       } catch (error) {
         unmapped(error);
         continue;
@@ -150,7 +150,7 @@ class OwnerReferencesPermissionEnforcement implements AdmissionPlugin {
       for (const mapping of mappings) {
         if (!denials.mayAsk()) return denials.finish();
         const record = ownerFinalizersRecord(attributes, ref, mapping);
-        const answer = denials.inTime(this.#authorize(record, signal));
+        const answer = denials.inTime(this.#authorize(record, denials.signal(signal)));
         const result = await answer;
         if (result === undefined) return denials.finish();
         noted(result);
