@@ -147,15 +147,21 @@ export function parseServeConfig(raw: RawServeOptions, ordered: readonly PluginD
     admissionControlConfigFile: raw.admissionControlConfigFile,
     management: parseManagementOptions(raw),
   };
-  // The largest body must fit the in-flight budget with room to parse it.
-  if (config.maxInFlightBytes < 4 * config.maxRequestBodyBytes) {
-    throw new Error(`--max-in-flight-bytes ${config.maxInFlightBytes} must be at least four times --max-request-body-bytes (${config.maxRequestBodyBytes}), or the largest body could never be handled`);
+  // The largest body must fit the in-flight budget with room to parse it: the lightest body of a size
+  // (one long string) is estimated at seven times its bytes to mutate (src/server/json-weight.ts).
+  if (config.maxInFlightBytes < minimumInFlightPerBodyByte * config.maxRequestBodyBytes) {
+    throw new Error(
+      `--max-in-flight-bytes ${config.maxInFlightBytes} must be at least ${minimumInFlightPerBodyByte} times --max-request-body-bytes (${config.maxRequestBodyBytes}), or the largest body could never be handled`,
+    );
   }
   if (config.port === config.metricsPort && config.port !== 0) {
     throw new Error(`--port and --metrics-port must differ (both ${config.port})`);
   }
   return config;
 }
+
+/** --max-in-flight-bytes at least this many times --max-request-body-bytes. */
+export const minimumInFlightPerBodyByte = 8;
 
 function authorizerMode(value: string, clusterState: string | undefined): AuthorizerMode {
   if (!authorizerModes.includes(value)) throw new Error(`--authorizer ${JSON.stringify(value)}: expected one of ${authorizerModes.join(', ')}`);

@@ -1,0 +1,26 @@
+// The start-up check between the body limit and the in-flight budget: every body the limit lets in
+// can be handled, the lightest one included.
+import { describe, expect, it } from 'vitest';
+import { testServeConfig } from '../../test/support/serve-config.ts';
+import { jsonShape, requestWeight } from '../server/json-weight.ts';
+import { minimumInFlightPerBodyByte } from './serve-config.ts';
+
+const serve = (maxRequestBodyBytes: number, maxInFlightBytes: number) =>
+  testServeConfig({ tlsCertFile: 'a', tlsPrivateKeyFile: 'b', maxRequestBodyBytes: String(maxRequestBodyBytes), maxInFlightBytes: String(maxInFlightBytes) });
+
+describe('--max-in-flight-bytes against --max-request-body-bytes', () => {
+  const body = 1024 * 1024;
+
+  it('refuses a budget that the largest body could never fit', () => {
+    expect(() => serve(body, minimumInFlightPerBodyByte * body - 1)).toThrow(
+      `--max-in-flight-bytes ${minimumInFlightPerBodyByte * body - 1} must be at least ${minimumInFlightPerBodyByte} times --max-request-body-bytes (${body}), or the largest body could never be handled`,
+    );
+  });
+
+  it('at the smallest budget allowed, the lightest body of the largest size fits it to mutate', () => {
+    const config = serve(body, minimumInFlightPerBodyByte * body);
+    const lightest = Buffer.from(JSON.stringify('x'.repeat(body - 2)));
+    expect(lightest.length).toBe(body);
+    expect(requestWeight(jsonShape(lightest), 'admit')).toBeLessThanOrEqual(config.maxInFlightBytes);
+  });
+});
