@@ -24,14 +24,20 @@ export function refuseWaiting(req: IncomingMessage, res: ServerResponse, reason:
   refusing.metrics.badRequests.inc({ webhook: refusing.webhook, reason: 'overloaded' });
   refusing.logger.warn({ path: req.url, err: reason instanceof Error ? reason.message : String(reason) }, 'request waited for room past its deadline');
   res.setHeader('Retry-After', '1');
+  // Its body was never read: the connection closes after the answer rather than read it all off.
+  if (!req.complete) res.setHeader('Connection', 'close');
   sendStatus(res, 503, 'ServiceUnavailable', 'admission-chain is at its in-flight limit: no room for this request before its deadline');
   req.resume();
 }
 
+/** Of a refused body, at most this much is read off before answering (as Go's net/http does). */
+export const maxDrainBytes = 256 * 1024;
+
 /**
  * A body that could not be read: too large, cut short, or of a declared length it did not have.
  * The rest of the request is read off first, so the caller gets the answer rather than a reset
- * connection.
+ * connection — up to maxDrainBytes: past that the answer goes at once and the connection closes
+ * after it, so nobody keeps a connection busy sending a body that will never be read.
  */
 export function refuseBody(req: IncomingMessage, res: ServerResponse, error: unknown, refusing: Refusing): void {
   const { metrics, webhook } = refusing;
@@ -54,7 +60,15 @@ export function refuseBody(req: IncomingMessage, res: ServerResponse, error: unk
     send();
     return;
   }
+  let drained = 0;
+  const drain = (chunk: Buffer) => {
+    drained += chunk.length;
+    if (drained <= maxDrainBytes) return;
+    req.off('data', drain);
+    if (!res.headersSent) res.setHeader('Connection', 'close');
+    send();
+  };
+  req.on('data', drain);
   req.once('end', send);
   req.once('close', send);
-  req.resume();
 }
