@@ -1,6 +1,7 @@
 // Metrics and the request log wrap the typed handler from outside (upstream's WithStepMetrics):
-// the step is timed from the decoded request to the finished response, as upstream times the
-// admission chain's phase, and the handler never knows it is watched.
+// the step is timed from the decoded request to the AdmissionResponse, as upstream times the
+// admission chain's phase, and the handler never knows it is watched. They are recorded once the
+// answer has been written, so the caller never waits on a log line.
 import type { Phase } from '../admission/chain.ts';
 import type { AdmissionHandler, HandledReview } from '../admission/handler.ts';
 import type { AdmissionRequest } from '../admission/review.ts';
@@ -27,7 +28,8 @@ export function observedHandler(handler: AdmissionHandler, options: ObservedHand
     } finally {
       metrics.inFlight[webhook]! -= 1;
     }
-    record(request, handled, (performance.now() - started) / 1000, options);
+    const seconds = (performance.now() - started) / 1000;
+    setImmediate(record, request, handled, seconds, options);
     return handled;
   };
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { raceWithSignal, withTimeout } from './signals.ts';
+import { narrowed, raceWithSignal, requestOf, withTimeout } from './signals.ts';
 
 const timers = () => process.getActiveResourcesInfo().filter((r) => r === 'Timeout').length;
 
@@ -43,5 +43,22 @@ describe('raceWithSignal', () => {
     await expect(raceWithSignal(Promise.resolve(1), AbortSignal.timeout(1_000))).resolves.toBe(1);
     const never = new Promise<number>(() => {});
     await expect(raceWithSignal(never, AbortSignal.timeout(10))).rejects.toMatchObject({ name: 'TimeoutError' });
+  });
+});
+
+describe('narrowed', () => {
+  it('aborts with the request or sooner, and counts as the request', () => {
+    const request = new AbortController();
+    const sooner = new AbortController();
+    const part = narrowed(request.signal, sooner.signal);
+    expect(requestOf(part)).toBe(request.signal);
+    expect(requestOf(narrowed(part, new AbortController().signal))).toBe(request.signal);
+    expect(requestOf(request.signal)).toBe(request.signal);
+    sooner.abort();
+    expect(part.aborted).toBe(true);
+    expect(request.signal.aborted).toBe(false);
+    const other = narrowed(request.signal, new AbortController().signal);
+    request.abort();
+    expect(other.aborted).toBe(true);
   });
 });

@@ -42,3 +42,21 @@ export async function withTimeout<T>(signal: AbortSignal | undefined, timeoutMs:
     signal?.removeEventListener('abort', onAbort);
   }
 }
+
+const requests = new WeakMap<AbortSignal, AbortSignal>();
+
+/**
+ * A signal for part of a request's work that ends sooner: it aborts with the request's signal or
+ * with `sooner`, and still counts as the request's own where work is counted per request
+ * (requestOf: the per-request SubjectAccessReview limit).
+ */
+export function narrowed(request: AbortSignal, sooner: AbortSignal): AbortSignal {
+  const signal = AbortSignal.any([request, sooner]);
+  requests.set(signal, requestOf(request));
+  return signal;
+}
+
+/** The request a signal belongs to: the one it was narrowed from, or itself. */
+export function requestOf(signal: AbortSignal): AbortSignal {
+  return requests.get(signal) ?? signal;
+}

@@ -17,7 +17,7 @@ import { systemClock, systemRandom, type Clock, type Random } from '../../ports/
 import { silentLogger, type Logger } from '../../ports/logger.ts';
 import type { AuthorizationRecorder } from '../../ports/recorders.ts';
 import { createKubeRequests, describeKubeError, errorCode, raceWithSignal, retryHint } from './kube.ts';
-import { withTimeout } from '../../util/signals.ts';
+import { requestOf, withTimeout } from '../../util/signals.ts';
 import { SingleFlight } from './singleflight.ts';
 import { flatKey, identitySpec, ReviewKeys, selectorSpec, type ReviewKey } from './review-keys.ts';
 import { TtlCache } from './ttl-cache.ts';
@@ -168,12 +168,13 @@ export function createClusterAuthorizer(options: ClusterAuthorizerOptions): Clus
     // One request must not turn into thousands of reviews (10,000 owner references, each its own
     // question): past the limit it gets no more, and its question fails closed.
     if (signal !== undefined && !flights.has(flatKey(key))) {
-      const sent = reviewsSent.get(signal) ?? 0;
+      const request = requestOf(signal);
+      const sent = reviewsSent.get(request) ?? 0;
       if (sent >= maxReviewsPerRequest) {
         recorder?.requestLimited();
         return { decision: 'no-opinion', reason: '', error: tooManyReviews };
       }
-      reviewsSent.set(signal, sent + 1);
+      reviewsSent.set(request, sent + 1);
     }
     const spec = subjectAccessReviewSpec(attributes);
     try {

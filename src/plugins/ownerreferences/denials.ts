@@ -5,6 +5,7 @@
 import type { StatusError } from '../../api/status-error.ts';
 import { explained, type DenialFact } from '../../admission/explanation.ts';
 import { isPromiseLike, type MaybePromise } from '../../util/maybe-async.ts';
+import { narrowed } from '../../util/signals.ts';
 
 /** Questions (authorizations and REST mapping look-ups) asked after the first denial, at most. */
 export const maxQuestionsAfterDenial = 16;
@@ -50,7 +51,7 @@ export class Denials {
   signal(request: AbortSignal): AbortSignal {
     if (this.#first === undefined) return request;
     this.#stop ??= new AbortController();
-    return (this.#explaining ??= AbortSignal.any([request, this.#stop.signal]));
+    return (this.#explaining ??= narrowed(request, this.#stop.signal));
   }
 
   /** Whether one more question may be asked: always before a denial, within the bounds after. */
