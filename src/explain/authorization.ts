@@ -9,7 +9,7 @@ import { Decision } from '../ports/authorizer.ts';
 import type { ClosestGrant, GrantFinder } from '../ports/grants.ts';
 import { describeClosestGrant, describeQuestion, shortQuote, type Quote } from './describe.ts';
 import { minimalGrants } from './grant.ts';
-import { cutToRunes, maxWarningRunes, runeCount, withoutControlCharacters } from './limits.ts';
+import { cutToRunes, fitsWarningAsIs, maxWarningRunes, runeCount, withoutControlCharacters } from './limits.ts';
 import type { ExplanationPart } from './part.ts';
 import { bindingSubject, describeRequester } from './subject.ts';
 
@@ -99,7 +99,3 @@ function fitted(build: (quote: Quote) => string): string {
   return cutToRunes(withoutControlCharacters(build(shortQuote(32))), maxWarningRunes);
 }
 
-/** A command goes into a warning only as it is: escaping or cutting it would change what it does. */
-function fitsWarningAsIs(command: string): boolean {
-  return withoutControlCharacters(command) === command && runeCount(command) <= maxWarningRunes;
-}

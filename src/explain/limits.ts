@@ -51,3 +51,8 @@ export function cutToRunes(text: string, max: number): string {
 export function utf8Bytes(text: string): number {
   return Buffer.byteLength(text, 'utf8');
 }
+
+/** A command goes into a warning only as it is: escaping or cutting it would change what it does. */
+export function fitsWarningAsIs(command: string): boolean {
+  return withoutControlCharacters(command) === command && runeCount(command) <= maxWarningRunes;
+}

@@ -15,7 +15,7 @@ import {
   type UnmappedOwnerFact,
 } from '../admission/explanation.ts';
 import type { Toleration } from '../api/core.ts';
-import { cutToRunes, maxWarningRunes, runeCount, withoutControlCharacters } from './limits.ts';
+import { cutToRunes, fitsWarningAsIs, maxWarningRunes, withoutControlCharacters } from './limits.ts';
 import type { ExplanationPart } from './part.ts';
 import { commandLine } from './shell.ts';
 
@@ -144,5 +144,5 @@ function warning(text: string): string {
 }
 
 function asIs(command: string): string[] {
-  return withoutControlCharacters(command) === command && runeCount(command) <= maxWarningRunes ? [command] : [];
+  return fitsWarningAsIs(command) ? [command] : [];
 }
