@@ -136,14 +136,16 @@ describe('webhook server', () => {
     expect(res.json()).toMatchObject({ kind: 'Status', code: 400, message: 'request body is nested deeper than 10000 levels' });
   });
 
-  it.each(['beside', 'inside'] as const)('answers an object nested 9,990 levels deep %s what plugins change, echoing the uid', async (where) => {
+  // Beside the spec it is only parsed, and the pod is patched as usual. Inside a container the
+  // mutating plugins' copy recurses once per level, and Node's default stack holds about 4,800 such
+  // levels: the copy overflows, and the answer is a denial that says why, never a dropped request.
+  it.each([
+    ['beside', { allowed: true, patchType: 'JSONPatch' }],
+    ['inside', { allowed: false, status: { code: 500, message: 'Internal error occurred: object is nested too deeply to process' } }],
+  ] as const)('answers an object nested 9,990 levels deep %s what plugins change, echoing the uid', async (where, expected) => {
     const res = await post(`${base}/mutate`, nestedPod('u-deep', 9_990, where), { ca: certs.caCert });
     expect(res.status).toBe(200);
-    const response = res.json().response;
-    expect(response.uid).toBe('u-deep');
-    // Either handled, or (where a copy of it runs out of stack) a denial that says why: never a dropped request.
-    if (!response.allowed) expect(response.status).toMatchObject({ code: 500, message: 'Internal error occurred: object is nested too deeply to process' });
-    if (where === 'beside') expect(response.allowed).toBe(true);
+    expect(res.json().response).toMatchObject({ uid: 'u-deep', ...expected });
   });
 
   const review = () => podReview();
