@@ -26,7 +26,7 @@ import type { RbacRequest } from '../../src/adapters/local/rbac/request.ts';
 import { appliesToRows, authorizerCases, defaultRuleResolverRows, ruleMatchesCases, staticRoles1, type RbacTableState } from '../../src/adapters/local/rbac/upstream-cases.ts';
 import { ownerReferencesPermissionEnforcement } from '../../src/plugins/ownerreferences/index.ts';
 import type { AuthorizationAttributes, Authorizer } from '../../src/ports/authorizer.ts';
-import { clusterRoleBindingType, clusterRoleType, rbacTypes, roleBindingType, roleType, startStandInApiServer, storeRbacAuthorizer, subjectAccessReviewRouteName, type StandInApiServer } from '../apiserver/index.ts';
+import { clusterRoleBindingType, clusterRoleType, putRbac, rbacTypes, roleBindingType, roleType, startStandInApiServer, storeRbacAuthorizer, subjectAccessReviewRouteName, type StandInApiServer } from '../apiserver/index.ts';
 import { serveDiscovery } from '../apiserver/discovery-routes.ts';
 import { loadFixtureClusterState } from '../support/cluster-state.ts';
 import { neverReturningRestMapper } from '../support/rest-mappers.ts';
@@ -94,11 +94,7 @@ const sentinelQuestion = (name: string, namespace: string): AuthorizationAttribu
 async function load(state: RbacTableState): Promise<void> {
   round += 1;
   for (const type of rbacTypes) for (const object of api.store.list(type)) api.store.delete(type, object.metadata?.namespace ?? '', object.metadata?.name ?? '');
-  const objects = named(state);
-  for (const role of objects.roles) api.store.put(roleType, role);
-  for (const role of objects.clusterRoles) api.store.put(clusterRoleType, role);
-  for (const binding of objects.roleBindings) api.store.put(roleBindingType, binding);
-  for (const binding of objects.clusterRoleBindings) api.store.put(clusterRoleBindingType, binding);
+  putRbac(api.store, named(state));
   const sentinelRule = (name: string): PolicyRule => ({ verbs: ['get'], apiGroups: ['sentinel.example.com'], resources: ['rounds'], resourceNames: [name] });
   const subjects = [{ kind: 'User', apiGroup: rbacGroup, name: sentinelUser.username }];
   api.store.put(roleType, { metadata: { name: 'equality-sentinel', namespace: 'equality-sentinel' }, rules: [sentinelRule(`role-${round}`)] });
