@@ -13,7 +13,7 @@ import { bundle } from '../build/bundle.ts';
 import { generateCertificates } from '../src/tls/generate.ts';
 import { hostileShapes } from './hostile-bodies.ts';
 import { chartMemoryLimitMiB, createMemoryCgroup } from './memory-cgroup.ts';
-import { freePort, pinSelf, post, startNode, waitForLine, waitForWebhook, type ServerProcess } from './processes.ts';
+import { freePort, imageRuntime, pinSelf, post, startNode, waitForLine, waitForWebhook } from './processes.ts';
 
 const root = join(import.meta.dirname, '..');
 const plugins = ['AlwaysPullImages', 'OwnerReferencesPermissionEnforcement', 'PodTolerationRestriction', 'ExtendedResourceToleration', 'LimitPodHardAntiAffinityTopology'];
@@ -31,9 +31,7 @@ export async function runHostileScenario(): Promise<void> {
   const values = readFileSync(join(root, 'charts/admission-chain/values.yaml'), 'utf8');
   const limitMiB = chartMemoryLimitMiB(values);
   const probeTimeoutMs = 1000 * Number((parse(values) as { probes: { liveness: { timeoutSeconds: number } } }).probes.liveness.timeoutSeconds);
-  const dockerfile = readFileSync(join(root, 'Dockerfile'), 'utf8');
-  const cmd = JSON.parse(/^CMD\s+(\[.*\])\s*$/m.exec(dockerfile)![1]!) as string[];
-  const nodeFlags = cmd.slice(1, cmd.findIndex((arg) => arg.endsWith('.js')));
+  const image = imageRuntime();
   const small = JSON.stringify({ apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview', request: { uid: 'w', kind: { group: '', version: 'v1', kind: 'Pod' }, resource: { group: '', version: 'v1', resource: 'pods' }, operation: 'CREATE', namespace: 'hostile', userInfo: { username: 'u' }, object: { kind: 'Pod', spec: { containers: [{ name: 'a', image: 'a', imagePullPolicy: 'Always' }] } } } });
 
   const start = async (side: 'ours' | 'baseline', name: string) => {
@@ -44,7 +42,9 @@ export async function runHostileScenario(): Promise<void> {
       side === 'ours'
         ? [join(root, 'dist/cli/run.js'), 'serve', '--cluster-state', state, '--plugins', plugins.join(','), '--bind-address', '127.0.0.1', '--port', String(port), '--metrics-port', String(metricsPort), '--tls-cert-file', certFile, '--tls-private-key-file', keyFile, '--shutdown-delay', '0s', '--log-level', 'warn']
         : [join(root, 'bench/baseline.ts'), String(port), certFile, keyFile];
-    const { child, process: server } = startNode(args, { nodeOptions: side === 'ours' ? nodeFlags : [], stdout: side === 'ours' ? 'ignore' : 'pipe', ...(cgroup && { cgroup: cgroup.path }) });
+    // Ours as the image runs it (its node flags and environment); the baseline bare, as in every scenario.
+    const runtime = side === 'ours' ? { nodeOptions: image.nodeFlags, env: image.env } : {};
+    const { child, process: server } = startNode(args, { ...runtime, stdout: side === 'ours' ? 'ignore' : 'pipe', ...(cgroup && { cgroup: cgroup.path }) });
     if (side === 'baseline') await waitForLine(child, 'ready');
     const base = `https://127.0.0.1:${port}`;
     await waitForWebhook(`${base}/validate`, small, certs.caCert);
@@ -126,7 +126,5 @@ function livez(port: number, timeoutMs: number): Promise<number | undefined> {
     req.end();
   });
 }
-
-export type { ServerProcess };
 
 if (import.meta.main) await runHostileScenario();

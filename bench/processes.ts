@@ -4,6 +4,7 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
+import { join } from 'node:path';
 
 const cores = availableParallelism();
 const hasTaskset = spawnSync('taskset', ['--version'], { stdio: 'ignore' }).status === 0;
@@ -12,6 +13,20 @@ const hasTaskset = spawnSync('taskset', ['--version'], { stdio: 'ignore' }).stat
 export const serverCore = 0;
 export const loadCore = cores > 1 ? cores - 1 : 0;
 export const pinning = hasTaskset && cores > 1 ? `server on CPU ${serverCore}, load generator on CPU ${loadCore} (taskset)` : 'not pinned (taskset missing or one CPU)';
+
+/**
+ * The node flags (Dockerfile CMD, which the chart repeats) and the environment (ENV lines:
+ * production mode, the malloc settings) the container image runs admission-chain with: measure what ships.
+ */
+export function imageRuntime(): { nodeFlags: string[]; env: Record<string, string> } {
+  const dockerfile = readFileSync(join(import.meta.dirname, '..', 'Dockerfile'), 'utf8');
+  const cmd = JSON.parse(/^CMD\s+(\[.*\])\s*$/m.exec(dockerfile)?.[1] ?? 'null') as string[] | null;
+  const entry = cmd?.findIndex((arg) => arg.endsWith('.js')) ?? -1;
+  if (cmd?.[0] !== 'node' || entry < 1) throw new Error('bench: cannot read the node flags from the Dockerfile CMD');
+  const env: Record<string, string> = {};
+  for (const [, name, value] of dockerfile.matchAll(/^ENV\s+([A-Za-z_][A-Za-z0-9_]*)=(\S+)\s*$/gm)) env[name!] = value!;
+  return { nodeFlags: cmd.slice(1, entry), env };
+}
 
 /** Moves this process (the load generator) onto its own core. */
 export function pinSelf(): void {

@@ -7,7 +7,7 @@
 import { writeFileSync } from 'node:fs';
 import { loadClusterStateFile } from '../src/adapters/local/cluster-state.ts';
 import { builtInDiscovery } from '../src/adapters/local/discovery-snapshot.ts';
-import { clusterRoleBindingType, clusterRoleType, roleBindingType, roleType, startStandInApiServer, storeRbacAuthorizer } from '../test/apiserver/index.ts';
+import { clusterRoleBindingType, clusterRoleType, putRbac, roleBindingType, roleType, startStandInApiServer, storeRbacAuthorizer } from '../test/apiserver/index.ts';
 import { serveDiscovery } from '../test/apiserver/discovery-routes.ts';
 import { clusterSizedRbac, narrowTeamBinding } from './rbac-mirror-cluster.ts';
 
@@ -15,10 +15,12 @@ const [kubeconfigFile, size] = process.argv.slice(2);
 const state = await loadClusterStateFile(new URL('./cluster-state.yaml', import.meta.url).pathname);
 const api = await startStandInApiServer({ authorizer: storeRbacAuthorizer, resources: [roleType, clusterRoleType, clusterRoleBindingType], writableResources: [roleBindingType] });
 const extra = size === '--cluster-sized' ? clusterSizedRbac() : { roles: [], clusterRoles: [], roleBindings: [], clusterRoleBindings: [] };
-for (const role of [...state.roles, ...extra.roles]) api.store.put(roleType, role);
-for (const role of [...state.clusterRoles, ...extra.clusterRoles]) api.store.put(clusterRoleType, role);
-for (const binding of [...state.roleBindings, narrowTeamBinding, ...extra.roleBindings]) api.store.put(roleBindingType, binding);
-for (const binding of [...state.clusterRoleBindings, ...extra.clusterRoleBindings]) api.store.put(clusterRoleBindingType, binding);
+putRbac(api.store, {
+  roles: [...state.roles, ...extra.roles],
+  clusterRoles: [...state.clusterRoles, ...extra.clusterRoles],
+  roleBindings: [...state.roleBindings, narrowTeamBinding, ...extra.roleBindings],
+  clusterRoleBindings: [...state.clusterRoleBindings, ...extra.clusterRoleBindings],
+});
 serveDiscovery(api, builtInDiscovery);
 writeFileSync(kubeconfigFile!, api.kubeconfigYaml);
 process.stdout.write('ready\n');

@@ -5,7 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { chartMemoryLimitMiB, createMemoryCgroup, type MemoryCgroup } from './memory-cgroup.ts';
-import { freePort, startNode, waitForLine, type ServerProcess } from './processes.ts';
+import { freePort, imageRuntime, startNode, waitForLine, type ServerProcess } from './processes.ts';
 
 const root = join(import.meta.dirname, '..');
 
@@ -22,17 +22,6 @@ export interface Running {
 export interface ServerFiles {
   certFile: string;
   keyFile: string;
-}
-
-/** The node flags and environment of the image (Dockerfile CMD and ENV): measure what ships. */
-export function imageRuntime(): { nodeFlags: string[]; env: Record<string, string> } {
-  const dockerfile = readFileSync(join(root, 'Dockerfile'), 'utf8');
-  const cmd = JSON.parse(/^CMD\s+(\[.*\])\s*$/m.exec(dockerfile)?.[1] ?? 'null') as string[] | null;
-  const entry = cmd?.findIndex((arg) => arg.endsWith('.js')) ?? -1;
-  if (cmd?.[0] !== 'node' || entry < 1) throw new Error('bench: cannot read the node flags from the Dockerfile CMD');
-  const env: Record<string, string> = {};
-  for (const [, name, value] of dockerfile.matchAll(/^ENV\s+([A-Za-z_][A-Za-z0-9_]*)=(\S+)\s*$/gm)) env[name!] = value!;
-  return { nodeFlags: cmd.slice(1, entry), env };
 }
 
 export const memoryLimitMiB = chartMemoryLimitMiB(readFileSync(join(root, 'charts/admission-chain/values.yaml'), 'utf8'));

@@ -22,7 +22,7 @@ import { runLoad, type LoadResult } from './load.ts';
 import { PacedLoad } from './paced.ts';
 import { ratioInterval } from './interval.ts';
 import { chartMemoryLimitMiB, createMemoryCgroup, type MemoryCgroup } from './memory-cgroup.ts';
-import { freePort, loadCore, pinning, pinSelf, post, startNode, waitForLine, waitForWebhook, type ServerProcess } from './processes.ts';
+import { freePort, imageRuntime, loadCore, pinning, pinSelf, post, startNode, waitForLine, waitForWebhook, type ServerProcess } from './processes.ts';
 import { printTable, type Row } from './table.ts';
 import { runHostileScenario } from './hostile.ts';
 import { runRbacMirrorScenario } from './rbac-mirror.ts';
@@ -45,24 +45,7 @@ if (!['0', '1'].includes(process.env.BENCH_CONTROL ?? '0')) {
 const logLevelArgs = process.env.BENCH_LOG_LEVEL ? ['--log-level', process.env.BENCH_LOG_LEVEL] : [];
 const extraNodeOptions = (process.env.BENCH_NODE_OPTIONS ?? '').split(' ').filter(Boolean);
 const root = join(import.meta.dirname, '..');
-/** The node flags the container image starts with (its CMD, which the chart repeats): measure what ships. */
-const dockerfile = readFileSync(join(root, 'Dockerfile'), 'utf8');
-const imageNodeFlags = nodeFlagsOfImage(dockerfile);
-/** And the environment it sets (ENV lines: production mode, one malloc arena). */
-const imageEnv = envOfImage(dockerfile);
-
-function envOfImage(text: string): Record<string, string> {
-  const env: Record<string, string> = {};
-  for (const [, name, value] of text.matchAll(/^ENV\s+([A-Za-z_][A-Za-z0-9_]*)=(\S+)\s*$/gm)) env[name!] = value!;
-  return env;
-}
-
-function nodeFlagsOfImage(dockerfile: string): string[] {
-  const cmd = JSON.parse(/^CMD\s+(\[.*\])\s*$/m.exec(dockerfile)?.[1] ?? 'null') as string[] | null;
-  const entry = cmd?.findIndex((arg) => arg.endsWith('.js')) ?? -1;
-  if (cmd?.[0] !== 'node' || entry < 1) throw new Error('bench: cannot read the node flags from the Dockerfile CMD');
-  return cmd.slice(1, entry);
-}
+const { nodeFlags: imageNodeFlags, env: imageEnv } = imageRuntime();
 
 /**
  * Each server runs in its own memory cgroup limited as the chart limits the pod (Node sizes its heap

@@ -9,3 +9,5 @@ export { ruleTableAuthorizer, type AuthorizationRule } from './rule-table-author
 export * as apiStatus from './status.ts';
 export { namespaceType, rbacTypes, roleType, clusterRoleType, roleBindingType, clusterRoleBindingType } from './resource-types.ts';
 export { storeRbacAuthorizer } from './store-rbac-authorizer.ts';
+export { putRbac, type RbacObjects } from './put-rbac.ts';
+export { applyJsonPatch, applyMergePatch } from './patches.ts';

@@ -2,8 +2,8 @@
 // with kube-apiserver's REST semantics: an update or patch that carries a resourceVersion other than
 // the stored one is refused with 409 Conflict (optimistic concurrency); create refuses an existing
 // name with 409 AlreadyExists; delete answers a Success Status; a missing object is 404.
-import jsonPatch, { type Operation } from 'fast-json-patch';
 import type { ObjectStore, ResourceType, StoredObject } from './object-store.ts';
+import { applyJsonPatch, applyMergePatch } from './patches.ts';
 import type { Route, RouteRequest, RouteResponder } from './routes.ts';
 import { badRequest, notFound, statusForCode, type ApiStatus } from './status.ts';
 
@@ -17,17 +17,6 @@ export function conflict(type: ResourceType, name: string): ApiStatus {
 
 function alreadyExists(type: ResourceType, name: string): ApiStatus {
   return { ...statusForCode(409, `${qualified(type)} "${name}" already exists`), reason: 'AlreadyExists', details: { name, group: type.group, kind: type.resource } };
-}
-
-/** RFC 7386 JSON merge patch. */
-export function mergePatch(target: unknown, patch: unknown): unknown {
-  if (typeof patch !== 'object' || patch === null || Array.isArray(patch)) return structuredClone(patch);
-  const result: Record<string, unknown> = typeof target === 'object' && target !== null && !Array.isArray(target) ? structuredClone(target as Record<string, unknown>) : {};
-  for (const [key, value] of Object.entries(patch)) {
-    if (value === null) delete result[key];
-    else result[key] = mergePatch(result[key], value);
-  }
-  return result;
 }
 
 /** Route names: "create secrets", "update secrets", "patch secrets", "delete secrets". */
@@ -82,8 +71,8 @@ export function writeRoutes(store: ObjectStore, type: ResourceType): Route[] {
         const contentType = String(request.headers['content-type'] ?? '').split(';')[0]!.trim();
         let next: unknown;
         try {
-          if (contentType === 'application/merge-patch+json') next = mergePatch(current, request.body);
-          else if (contentType === 'application/json-patch+json') next = jsonPatch.applyPatch(structuredClone(current), request.body as Operation[], true, false).newDocument;
+          if (contentType === 'application/merge-patch+json') next = applyMergePatch(current, request.body);
+          else if (contentType === 'application/json-patch+json') next = applyJsonPatch(current, request.body);
           else return respond.status(statusForCode(415, `the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json`));
         } catch (error) {
           return respond.status(statusForCode(422, (error as Error).message));

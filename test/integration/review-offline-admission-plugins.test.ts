@@ -7,11 +7,9 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Readable } from 'node:stream';
 import jsonPatch from 'fast-json-patch';
 import { afterAll, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
-import { main } from '../../src/cli/main.ts';
 import { runMain } from '../support/cli.ts';
 import { interPodAffinityCases } from '../../src/plugins/antiaffinity/upstream-cases.ts';
 import { admissionCases as externalIPCases } from '../../src/plugins/denyserviceexternalips/upstream-cases.ts';
@@ -36,14 +34,8 @@ interface Response {
 }
 
 async function review(request: Record<string, unknown>, args: string[]): Promise<{ code: number; response: Response | undefined; stderr: string }> {
-  let stdout = '';
-  let stderr = '';
   const body = { apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview', request: { uid: 'row', userInfo: { username: 'admin' }, ...request } };
-  const code = await main(['node', 'admission-chain', 'review', '-', ...args], {
-    stdin: Readable.from([JSON.stringify(body)]),
-    stdout: { write: (s: string) => (stdout += s) },
-    stderr: { write: (s: string) => (stderr += s) },
-  });
+  const { code, stdout, stderr } = await runMain(['review', '-', ...args], { stdin: JSON.stringify(body) });
   return { code, response: stdout === '' ? undefined : (JSON.parse(stdout).response as Response), stderr };
 }
 

@@ -1,9 +1,14 @@
 // Real AdmissionReview requests (test/fixtures/runtimeclass) against a cluster-state file loaded
-// by the local backend: the mutating webhook's patch or rejection, reinvocation, then the
+// by the local backend: the plugin's mutation or rejection, the mutating webhook's answer (its
+// patch applied to the request's object must give the plugin's mutation), reinvocation, then the
 // validating webhook on what the API server would hold after the patch.
 import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
+import fastJsonPatch, { type Operation } from 'fast-json-patch';
 import { describe, expect, it } from 'vitest';
+import { AdmissionChain } from '../../src/admission/chain.ts';
+import { handleAdmission } from '../../src/admission/handler.ts';
+import type { AdmissionRequest } from '../../src/admission/review.ts';
 import { isStatusError } from '../../src/api/status-error.ts';
 import { loadClusterStateFile } from '../../src/adapters/local/cluster-state.ts';
 import { createLocalLookups } from '../../src/adapters/local/lookups.ts';
@@ -11,7 +16,6 @@ import { systemClock, systemRandom } from '../../src/ports/clock.ts';
 import { silentLogger } from '../../src/ports/logger.ts';
 import { definition } from '../../src/plugins/runtimeclass/index.ts';
 import { attributesFromRequest, requestContext, type AdmissionRequestJSON } from '../support/attributes.ts';
-import { patchedThroughWebhook } from '../support/patches.ts';
 
 const fixtures = new URL('../fixtures/runtimeclass/', import.meta.url);
 
@@ -65,17 +69,25 @@ describe('RuntimeClass on AdmissionReview fixtures', async () => {
       if (handled) await plugin.admit!(attributes, requestContext());
     });
     expect(admitted).toBe(admitError);
-    if (admitError !== undefined) return;
 
-    const webhook = patchedThroughWebhook(request.object, attributes.object);
-    expect([...webhook.patch].sort(byPath)).toEqual(patch);
-    expect(webhook.result).toEqual(attributes.object);
+    const chain = new AdmissionChain([{ plugin, mode: 'enforce' }]);
+    const { response } = await handleAdmission(chain, 'admit', request as unknown as AdmissionRequest, AbortSignal.timeout(10_000));
+    if (admitError !== undefined) {
+      expect(response).toMatchObject({ uid: request.uid, allowed: false, status: { message: admitError } });
+      return;
+    }
+    // No patch at all when nothing changed.
+    if (patch?.length === 0) expect(response).toEqual({ uid: request.uid, allowed: true });
+    const sent = response.patch === undefined ? [] : (JSON.parse(Buffer.from(response.patch, 'base64').toString('utf8')) as Operation[]);
+    expect([...sent].sort(byPath)).toEqual(patch);
+    const patched = fastJsonPatch.applyPatch(structuredClone(request.object), sent, true, false).newDocument;
+    expect(patched).toEqual(attributes.object);
 
     const once = structuredClone(attributes.object);
     if (handled) await plugin.admit!(attributes, requestContext());
     expect(attributes.object).toEqual(once);
 
-    const stored = attributesFromRequest({ ...request, object: webhook.result as AdmissionRequestJSON['object'] });
+    const stored = attributesFromRequest({ ...request, object: patched as AdmissionRequestJSON['object'] });
     const validated = await outcome(async () => {
       if (handled) await plugin.validate!(stored, requestContext());
     });

@@ -130,7 +130,7 @@ describe('serve on the cluster backend', () => {
   });
 
   it('never writes the cluster credentials, a request header or a secret\'s data to a log line or a metric', async () => {
-    const { server, certs, api, logged, ready } = await setUp({ plugins: ['ServiceAccount', 'OwnerReferencesPermissionEnforcement'], logLevel: 'debug' }, (stand) => {
+    const { server, certs, api, log, ready } = await setUp({ plugins: ['ServiceAccount', 'OwnerReferencesPermissionEnforcement'], logLevel: 'debug' }, (stand) => {
       stand.store.put(serviceAccountType, { metadata: { name: 'default', namespace: 'default' } });
     });
     await ready(5000);
@@ -143,8 +143,8 @@ describe('serve on the cluster backend', () => {
     api.inject(sarRoute, { kind: 'status', code: 500 }, { times: 10 });
     await post(`https://127.0.0.1:${server.port}/validate`, JSON.stringify(deploymentReview({ username: 'carol', groups: [] }, 1)), { ca: certs.caCert, headers });
     const metrics = (await get(`http://127.0.0.1:${server.metricsPort}/metrics`)).text;
-    const everything = logged.join('') + metrics;
-    expect(logged.join('')).toContain('admission denied');
+    const everything = log.text() + metrics;
+    expect(log.text()).toContain('admission denied');
     for (const never of [api.token, 'caller-token-never-logged', 'session=never-logged', secretValue]) expect(everything).not.toContain(never);
   });
 

@@ -5,7 +5,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { loadClusterStateFile } from '../../src/adapters/local/cluster-state.ts';
 import { builtInDiscovery } from '../../src/adapters/local/discovery-snapshot.ts';
-import { clusterRoleBindingType, clusterRoleType, rbacTypes, roleBindingType, roleType, startStandInApiServer, storeRbacAuthorizer, subjectAccessReviewRouteName, type StandInApiServer } from '../apiserver/index.ts';
+import { putRbac, rbacTypes, roleBindingType, roleType, startStandInApiServer, storeRbacAuthorizer, subjectAccessReviewRouteName, type StandInApiServer } from '../apiserver/index.ts';
 import { serveDiscovery } from '../apiserver/discovery-routes.ts';
 import { hasPromtool, needs, promtool } from '../observability/binaries.ts';
 import { runCli } from '../support/cli.ts';
@@ -25,10 +25,7 @@ afterEach(async () => {
 async function setUp(beforeServe: (api: StandInApiServer) => void = () => {}) {
   const state = await loadClusterStateFile('examples/cluster-state.yaml');
   api = await startStandInApiServer({ authorizer: storeRbacAuthorizer, resources: [...rbacTypes] });
-  for (const role of state.roles) api.store.put(roleType, role);
-  for (const role of state.clusterRoles) api.store.put(clusterRoleType, role);
-  for (const binding of state.roleBindings) api.store.put(roleBindingType, binding);
-  for (const binding of state.clusterRoleBindings) api.store.put(clusterRoleBindingType, binding);
+  putRbac(api.store, state);
   // dana may finalize deployments in "default", and nothing else: her owners are checked one by one.
   api.store.put(roleType, { metadata: { name: 'finalize-deployments', namespace: 'default' }, rules: [{ apiGroups: ['apps'], resources: ['deployments/finalizers'], verbs: ['update'] }] });
   api.store.put(roleBindingType, {

@@ -23,6 +23,8 @@ import { recordingPlugin } from '../support/recording-plugin.ts';
 import { podReview } from '../support/reviews.ts';
 
 const ports = { logger: silentLogger, clock: systemClock, random: systemRandom };
+/** Longer than vitest's test timeout (vitest.config.ts): a server with it never falls back to it within a test. */
+const requestTimeoutBeyondTheTest = 60_000;
 
 async function start(certs: CertFiles, extra: Parameters<typeof startServer>[0]['chain']['entries'] = [], overrides: Partial<Parameters<typeof startServer>[0]> = {}) {
   const metrics = createMetrics({ defaultMetrics: false });
@@ -134,14 +136,16 @@ describe('webhook server', () => {
     expect(res.json()).toMatchObject({ kind: 'Status', code: 400, message: 'request body is nested deeper than 10000 levels' });
   });
 
-  it.each(['beside', 'inside'] as const)('answers an object nested 9,990 levels deep %s what plugins change, echoing the uid', async (where) => {
+  // Beside the spec it is only parsed, and the pod is patched as usual. Inside a container the
+  // mutating plugins' copy recurses once per level, and Node's default stack holds about 4,800 such
+  // levels: the copy overflows, and the answer is a denial that says why, never a dropped request.
+  it.each([
+    ['beside', { allowed: true, patchType: 'JSONPatch' }],
+    ['inside', { allowed: false, status: { code: 500, message: 'Internal error occurred: object is nested too deeply to process' } }],
+  ] as const)('answers an object nested 9,990 levels deep %s what plugins change, echoing the uid', async (where, expected) => {
     const res = await post(`${base}/mutate`, nestedPod('u-deep', 9_990, where), { ca: certs.caCert });
     expect(res.status).toBe(200);
-    const response = res.json().response;
-    expect(response.uid).toBe('u-deep');
-    // Either handled, or (where a copy of it runs out of stack) a denial that says why: never a dropped request.
-    if (!response.allowed) expect(response.status).toMatchObject({ code: 500, message: 'Internal error occurred: object is nested too deeply to process' });
-    if (where === 'beside') expect(response.allowed).toBe(true);
+    expect(res.json().response).toMatchObject({ uid: 'u-deep', ...expected });
   });
 
   const review = () => podReview();
@@ -585,16 +589,15 @@ describe('limits on what callers may hold', () => {
           await held.opened;
         }),
       ],
-      { maxBodyBytes: 3 * 1024 * 1024, maxInFlightBytes: 12 * 1024 * 1024, requestTimeoutMs: 5000 },
+      // --request-timeout beyond the test's own timeout: an answer at all means the caller's deadline ended the wait.
+      { maxBodyBytes: 3 * 1024 * 1024, maxInFlightBytes: 12 * 1024 * 1024, requestTimeoutMs: requestTimeoutBeyondTheTest },
     );
     try {
       const body = heavy(100_000);
       const first = post(`https://127.0.0.1:${server.port}/validate`, body, { ca: certs.caCert });
       await inside.opened;
       // kube-apiserver says how long it waits (the webhook's timeoutSeconds); this caller waits 300 ms.
-      const started = performance.now();
       const waited = await post(`https://127.0.0.1:${server.port}/validate?timeout=300ms`, body, { ca: certs.caCert });
-      expect(performance.now() - started).toBeLessThan(2000);
       expect(waited.status).toBe(503);
       expect(waited.headers['retry-after']).toBe('1');
       expect(waited.json()).toMatchObject({ kind: 'Status', code: 503, reason: 'ServiceUnavailable', message: 'admission-chain is at its in-flight limit: no room for this request before its deadline' });
@@ -609,12 +612,11 @@ describe('limits on what callers may hold', () => {
 
   it('answers within the timeout kube-apiserver asks for, when it is shorter than --request-timeout', async () => {
     const certs = await writeTestCertificates();
-    const server = await start(certs, [validating('Hangs', () => new Promise<void>(() => {}))], { requestTimeoutMs: 5000 });
+    // --request-timeout beyond the test's own timeout: an answer at all means the caller's deadline ended the wait.
+    const server = await start(certs, [validating('Hangs', () => new Promise<void>(() => {}))], { requestTimeoutMs: requestTimeoutBeyondTheTest });
     try {
-      const started = performance.now();
       const res = await post(`https://127.0.0.1:${server.port}/validate?timeout=1s`, JSON.stringify(podReview({ pullPolicy: 'Always' })), { ca: certs.caCert });
       expect(res.json().response.status.message).toBe('Internal error occurred: admission request deadline exceeded');
-      expect(performance.now() - started).toBeLessThan(1500);
     } finally {
       await server.shutdown();
     }
@@ -642,19 +644,18 @@ describe('limits on what callers may hold', () => {
     }
   });
 
-  it('closes a connection that sends no request within the headers timeout', async () => {
+  // The test's own timeout is below the server's default headers timeout (10 s), so a close at all
+  // means the 300 ms override closed it.
+  it('closes a connection that sends no request within the headers timeout', { timeout: 8_000 }, async () => {
     const certs = await writeTestCertificates();
     const server = await start(certs, [], { headersTimeoutMs: 300 });
     try {
-      const started = performance.now();
       const socket = tlsConnect({ host: '127.0.0.1', port: server.port, ca: certs.caCert, servername: 'localhost' });
       await new Promise<void>((resolve, reject) => {
         socket.once('secureConnect', resolve);
         socket.once('error', reject);
       });
       await new Promise<void>((resolve) => socket.once('close', () => resolve()));
-      // Closed by the server, within the timeout and Node's one-second check.
-      expect(performance.now() - started).toBeLessThan(3000);
     } finally {
       await server.shutdown();
     }

@@ -1,6 +1,6 @@
-// The patch types kubectl apply sends, applied as the stand-in applies them.
+// The strategic merge patch kubectl apply sends, applied as the stand-in applies it.
 import { describe, expect, it } from 'vitest';
-import { applyJsonPatch, applyMergePatch, applyStrategicMergePatch } from './apply-patch.ts';
+import { applyStrategicMergePatch } from './apply-patch.ts';
 
 const owner = (extra: Record<string, unknown> = {}) => ({ apiVersion: 'apps/v1', kind: 'Deployment', name: 'web', uid: 'u1', ...extra });
 
@@ -25,19 +25,5 @@ describe('strategic merge patch', () => {
     ['$retainKeys prunes', { spec: { a: 1, b: 2, c: 3 } }, { spec: { $retainKeys: ['a', 'c'], c: 4 } }, { spec: { a: 1, c: 4 } }],
   ])('%s', (_name, original, patch, expected) => {
     expect(applyStrategicMergePatch(original, patch)).toEqual(expected);
-  });
-});
-
-describe('JSON merge patch (RFC 7386) and JSON patch', () => {
-  it('a merge patch replaces lists whole and deletes with null', () => {
-    expect(applyMergePatch({ metadata: { ownerReferences: [owner(), owner({ uid: 'u2' })], labels: { a: '1' } } }, { metadata: { ownerReferences: [owner({ blockOwnerDeletion: true })], labels: null } })).toEqual({
-      metadata: { ownerReferences: [owner({ blockOwnerDeletion: true })] },
-    });
-  });
-
-  it('a JSON patch is applied in order and does not touch its input', () => {
-    const original = { spec: { containers: [{ name: 'a' }] } };
-    expect(applyJsonPatch(original, [{ op: 'add', path: '/spec/containers/0/imagePullPolicy', value: 'Always' }])).toEqual({ spec: { containers: [{ name: 'a', imagePullPolicy: 'Always' }] } });
-    expect(original).toEqual({ spec: { containers: [{ name: 'a' }] } });
   });
 });

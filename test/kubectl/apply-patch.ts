@@ -1,16 +1,13 @@
-// The patch bodies kubectl sends on the UPDATE path of `kubectl apply`, applied the way
-// kube-apiserver's patch handler applies them, for the fields our scenarios touch:
-// - JSON merge patch (RFC 7386; custom resources, which have no Go type for kubectl to consult);
-// - strategic merge patch (built-in kinds): maps merge, `null` deletes, lists named in
-//   `mergeKeys` merge element-wise by key (`$patch: delete` removes one), `finalizers` merge as a set,
-//   `$setElementOrder/<list>` orders the result, `$deleteFromPrimitiveList/<list>` removes values,
-//   `$retainKeys` prunes, `$patch: replace|delete` on a map; every other list is replaced whole.
+// The strategic merge patch kubectl sends for built-in kinds on the UPDATE path of `kubectl apply`
+// (custom resources, which have no Go type for kubectl to consult, get a JSON merge patch:
+// test/apiserver/patches.ts), applied the way kube-apiserver's patch handler applies it, for the
+// fields our scenarios touch: maps merge, `null` deletes, lists named in `mergeKeys` merge
+// element-wise by key (`$patch: delete` removes one), `finalizers` merge as a set,
+// `$setElementOrder/<list>` orders the result, `$deleteFromPrimitiveList/<list>` removes values,
+// `$retainKeys` prunes, `$patch: replace|delete` on a map; every other list is replaced whole.
 // Simplified against upstream: merge keys are looked up by field name alone (upstream reads them
 // from the Go struct tags, per type), and elements missing from a `$setElementOrder` list go last
 // instead of keeping their upstream interleaving.
-import type { Operation } from 'fast-json-patch';
-import jsonPatch from 'fast-json-patch';
-
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 type JsonObject = { [key: string]: Json };
 
@@ -30,20 +27,6 @@ const mergeKeys: Record<string, string> = {
 const primitiveMergeLists = new Set(['finalizers']);
 
 const isObject = (value: unknown): value is JsonObject => typeof value === 'object' && value !== null && !Array.isArray(value);
-
-export function applyMergePatch(target: unknown, patch: unknown): unknown {
-  if (!isObject(patch)) return structuredClone(patch);
-  const result: JsonObject = isObject(target) ? structuredClone(target) : {};
-  for (const [key, value] of Object.entries(patch)) {
-    if (value === null) delete result[key];
-    else result[key] = applyMergePatch(result[key], value) as Json;
-  }
-  return result;
-}
-
-export function applyJsonPatch(target: unknown, operations: unknown): unknown {
-  return jsonPatch.applyPatch(structuredClone(target), operations as Operation[], true, false).newDocument;
-}
 
 export function applyStrategicMergePatch(target: unknown, patch: unknown): unknown {
   if (!isObject(patch)) return structuredClone(patch);

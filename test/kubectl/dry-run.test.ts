@@ -6,10 +6,9 @@ import { readFileSync } from 'node:fs';
 import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseAllDocuments } from 'yaml';
-import { main } from '../../src/cli/main.ts';
+import { runMain } from '../support/cli.ts';
 import type { PretendCluster } from './cluster.ts';
 import { blockOwnerDeletionDenied, clusterState, deniedByValidatingWebhook, demoCluster, ownerDenialWarnings } from './scenarios.ts';
 
@@ -94,10 +93,9 @@ describe('kubectl apply --dry-run=server, chart defaults (AlwaysPullImages and O
     }
     const state = join(await mkdtemp(join(tmpdir(), 'explain-state-')), 'state.yaml');
     await writeFile(state, clusterState.map((f) => readFileSync(f, 'utf8')).join('\n---\n'));
-    let yaml = '';
-    const io = { stdin: Readable.from([]), stdout: { write: (s: string) => (yaml += s) }, stderr: { write: () => true } };
-    expect(await main(['node', 'admission-chain', 'explain', '-f', 'examples/configmap-owner-denied.yaml', '--user', 'demo-user', '--cluster-state', state, '-o', 'yaml'], io)).toBe(0);
-    expect(created).toEqual(parseAllDocuments(yaml).map((d) => d.toJS()));
+    const explained = await runMain(['explain', '-f', 'examples/configmap-owner-denied.yaml', '--user', 'demo-user', '--cluster-state', state, '-o', 'yaml']);
+    expect(explained.code, explained.stderr).toBe(0);
+    expect(created).toEqual(parseAllDocuments(explained.stdout).map((d) => d.toJS()));
   });
 
   describe('the UPDATE path: an existing object gains blockOwnerDeletion', () => {

@@ -6,7 +6,7 @@
 import { X509Certificate } from 'node:crypto';
 import { createServer } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { main } from '../../src/cli/main.ts';
+import { runMain } from '../support/cli.ts';
 import type { KubeObject } from '../deploy/helm.ts';
 import { isHook } from '../deploy/helm.ts';
 import { secretType, startPretendCluster, type PretendCluster } from './cluster.ts';
@@ -127,10 +127,7 @@ describe('uninstall', () => {
     expect(container?.command).toEqual(['node', 'dist/cli/run.js', 'unregister']);
 
     // The Job's command, as the image runs it (dist/cli/run.js is src/cli/run.ts's main), through a kubeconfig.
-    let stdout = '';
-    let stderr = '';
-    const io = { stdin: process.stdin, stdout: { write: (t: string) => (stdout += t) }, stderr: { write: (t: string) => (stderr += t) } };
-    const code = await main(['node', 'admission-chain', ...container!.command.slice(2), ...container!.args, `--kubeconfig=${c.kubeconfig}`], io);
+    const { code, stdout, stderr } = await runMain([...container!.command.slice(2), ...container!.args, `--kubeconfig=${c.kubeconfig}`]);
     expect({ code, stderr }).toEqual({ code: 0, stderr: '' });
     expect(stdout).toBe('ValidatingWebhookConfiguration ac-admission-chain: deleted\nMutatingWebhookConfiguration ac-admission-chain: deleted\n');
     expect(c.configurations()).toEqual([]);
@@ -147,9 +144,9 @@ describe('uninstall', () => {
     expect(calls).toEqual([]);
 
     // Run again (a retried hook), it finds nothing to delete and still succeeds.
-    stdout = '';
-    expect(await main(['node', 'admission-chain', 'unregister', ...container!.args, `--kubeconfig=${c.kubeconfig}`], io)).toBe(0);
-    expect(stdout).toBe('ValidatingWebhookConfiguration ac-admission-chain: not found\nMutatingWebhookConfiguration ac-admission-chain: not found\n');
+    const again = await runMain(['unregister', ...container!.args, `--kubeconfig=${c.kubeconfig}`]);
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stdout).toBe('ValidatingWebhookConfiguration ac-admission-chain: not found\nMutatingWebhookConfiguration ac-admission-chain: not found\n');
   });
 });
 

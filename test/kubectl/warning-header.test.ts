@@ -47,6 +47,8 @@ describe('explanation warnings pass kube-apiserver whole', () => {
       },
       { mutatingPlugins: [] },
     );
+    // Quoted names: the header must escape them.
+    expect(explained.warnings[0]).toBe('user "demo-user" may not update deployments/finalizers (apps) "web" in namespace "admission-chain-demo"');
     const noise = Array.from({ length: 10 }, (_, i) => `${i}${'x'.repeat(1000)}`);
     const header = admissionWarningHeader([...noise.slice(0, 5), ...explained.warnings, ...noise.slice(5)])!;
     // The others were cut to 256 runes; ours, each within 256, arrive whole.

@@ -1,5 +1,6 @@
 // Time and randomness under a test's control (the Clock and Random ports).
 import { systemClock, type Clock, type Random } from '../../src/ports/clock.ts';
+import { seededRandom } from '../../src/util/seeded-random.ts';
 
 /** A clock that records each requested pause and resolves at once; its time stands at 0. */
 export class RecordingClock implements Clock {
@@ -42,26 +43,20 @@ export class FixedRandom implements Random {
   }
 }
 
-/** A seeded generator (mulberry32) for properties that must hold for any random draw. */
+/** Random draws from a seed (src/util/seeded-random.ts), for properties that must hold for any draw. */
 export class SeededRandom implements Random {
-  private state: number;
+  readonly #next: () => number;
   constructor(seed: number) {
-    this.state = seed >>> 0;
-  }
-  private next(): number {
-    this.state = (this.state + 0x6d2b79f5) >>> 0;
-    let t = this.state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+    this.#next = seededRandom(seed);
   }
   intBelow(n: number): number {
-    return Math.floor(this.next() * n);
+    return Math.floor(this.#next() * n);
   }
   alphanumeric(n: number): string {
+    // apimachinery's rand.String alphabet, as systemRandom's.
     const alphabet = 'bcdfghjklmnpqrstvwxz2456789';
     let out = '';
-    for (let i = 0; i < n; i++) out += alphabet[Math.floor(this.next() * alphabet.length)];
+    for (let i = 0; i < n; i++) out += alphabet[Math.floor(this.#next() * alphabet.length)];
     return out;
   }
 }

@@ -4,6 +4,8 @@ import { Writable } from 'node:stream';
 export interface CapturedLog {
   readonly destination: Writable;
   lines(): Array<Record<string, unknown>>;
+  /** Everything written, as written (for checking that nothing secret ever was). */
+  text(): string;
 }
 
 export function capturedLog(): CapturedLog {
@@ -14,5 +16,6 @@ export function capturedLog(): CapturedLog {
       done();
     },
   });
-  return { destination, lines: () => written.join('').split('\n').filter(Boolean).map((line) => JSON.parse(line) as Record<string, unknown>) };
+  const text = () => written.join('');
+  return { destination, text, lines: () => text().split('\n').filter(Boolean).map((line) => JSON.parse(line) as Record<string, unknown>) };
 }

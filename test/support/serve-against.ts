@@ -4,20 +4,20 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Writable } from 'node:stream';
 import { expect } from 'vitest';
 import { runServer } from '../../src/cli/serve.ts';
 import type { RawServeOptions } from '../../src/config/serve-config.ts';
 import type { StandInApiServer } from '../apiserver/index.ts';
 import { writeTestCertificates, type CertFiles } from './certs.ts';
 import { get } from './https-client.ts';
+import { capturedLog, type CapturedLog } from './log.ts';
 import { testServeConfig } from './serve-config.ts';
 
 export interface ServedAgainst {
   server: Awaited<ReturnType<typeof runServer>>;
   certs: CertFiles;
-  /** Every line the server logged, as written. */
-  logged: string[];
+  /** Every line the server logged. */
+  log: CapturedLog;
   /** Polls /readyz until it answers 200 (a failed expectation after timeoutMs). */
   ready(timeoutMs?: number): Promise<void>;
   /** Shuts the server down and removes its files. */
@@ -29,18 +29,12 @@ export async function serveAgainst(api: StandInApiServer, flags: Partial<RawServ
   const dir = await mkdtemp(join(tmpdir(), 'admission-chain-kubeconfig-'));
   const kubeconfig = join(dir, 'kubeconfig');
   await writeFile(kubeconfig, api.kubeconfigYaml, { mode: 0o600 });
-  const logged: string[] = [];
-  const sink = new Writable({
-    write: (chunk: Buffer, _encoding, done) => {
-      logged.push(chunk.toString());
-      done();
-    },
-  });
-  const server = await runServer(testServeConfig({ tlsCertFile: certs.certFile, tlsPrivateKeyFile: certs.keyFile, kubeconfig, ...flags }), { stdout: sink });
+  const log = capturedLog();
+  const server = await runServer(testServeConfig({ tlsCertFile: certs.certFile, tlsPrivateKeyFile: certs.keyFile, kubeconfig, ...flags }), { stdout: log.destination });
   return {
     server,
     certs,
-    logged,
+    log,
     async ready(timeoutMs = 10_000) {
       await expect.poll(async () => (await get(`http://127.0.0.1:${server.metricsPort}/readyz`)).status, { timeout: timeoutMs, interval: 50 }).toBe(200);
     },
