@@ -90,9 +90,14 @@ export function createRbacMirror(options: RbacMirrorOptions): RbacMirror {
     firstBuilt();
   }
 
+  /** The evaluator, while it reflects every change the caches have received and they all follow the server. */
+  function current(): RbacAuthorizer | undefined {
+    return stale || !informers.inSync ? undefined : evaluator;
+  }
+
   return {
     get inSync() {
-      return informers.inSync && !stale;
+      return current() !== undefined;
     },
     counts: () => informers.counts(),
     get built() {
@@ -110,15 +115,15 @@ export function createRbacMirror(options: RbacMirrorOptions): RbacMirror {
       timer = setTimeout(rebuild, Math.max(0, due - now)).unref();
     },
     closestGrant(attributes) {
-      if (stale || evaluator === undefined || !informers.inSync) return undefined;
-      return evaluator.grants.closestGrant(attributes);
+      return current()?.grants.closestGrant(attributes);
     },
     evaluate(attributes) {
-      if (stale || evaluator === undefined || !informers.inSync) return 'not-synced';
+      const rbac = current();
+      if (rbac === undefined) return 'not-synced';
       const key = keys.keyFor(attributes);
       const known = verdicts.entry(key.family, 0, key.name)?.value;
       if (known !== undefined) return known;
-      const result = evaluator.evaluate(attributes);
+      const result = rbac.evaluate(attributes);
       const verdict: MirrorVerdict = result.decision === 'allow' ? Object.freeze({ allowed: Object.freeze({ ...result, answeredBy: answeredByMirror }) }) : 'not-allowed';
       verdicts.set(key.family, verdict, Number.POSITIVE_INFINITY, 0, key.name);
       return verdict;
