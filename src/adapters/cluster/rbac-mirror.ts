@@ -6,9 +6,9 @@
 // API server instead.
 //
 // The evaluator indexes bindings by subject once, so it is rebuilt from the caches after they
-// change — once the changes stop for a moment (a LIST delivers thousands at once, an operator's
-// install a few dozen), at the latest a fixed time after the first, and never more often than a
-// fixed rate. A rebuild walks every cached object (tens of milliseconds for 10,000 RoleBindings),
+// change — once the changes stop for a moment (the four caches list one after another, an
+// operator's install delivers a few dozen), at the latest a fixed time after the first, and never
+// more often than a fixed rate. A rebuild walks every cached object (tens of milliseconds for 10,000 RoleBindings),
 // so it never runs on a request's path, and
 // until it has run the mirror answers nothing: an answer never lags an event the caches have
 // received, and a question asked meanwhile goes to SubjectAccessReview. Each evaluator's verdicts
