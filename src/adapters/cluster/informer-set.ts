@@ -43,7 +43,7 @@ export interface InformerSetOptions<R extends string> extends InformerSettings {
   kubeConfig: KubeConfig;
   logger: Logger;
   recorder?: InformerSetRecorder<R> | undefined;
-  /** Called whenever any cache changes (many times in a row during a LIST). */
+  /** Called whenever any cache changes: once per LIST, once per watched event that changes it. */
   onChange?: (() => void) | undefined;
   /** Said after the resource in a not-ready reason: "secrets cache<label> has not synced". */
   label?: string;
