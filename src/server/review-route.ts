@@ -9,9 +9,10 @@ import { BadReviewError, decodeReview, responseReview } from '../admission/revie
 import type { AdmissionMetrics } from '../observability/metrics.ts';
 import type { Logger } from '../ports/logger.ts';
 import type { Budget, Release } from '../util/budget.ts';
+import { maxNestingDepth } from '../util/go-json-syntax.ts';
 import { isPromiseLike } from '../util/maybe-async.ts';
 import { callerTimeoutMs, requestDeadline } from './deadline.ts';
-import { jsonShape, maxNestingDepth, requestWeight } from './json-weight.ts';
+import { jsonShape, requestWeight } from './json-weight.ts';
 import type { LoopLoad } from './loop-load.ts';
 import type { Webhook } from './observed-handler.ts';
 import { refuseBody, refuseWaiting } from './refusals.ts';
