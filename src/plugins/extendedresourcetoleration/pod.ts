@@ -4,7 +4,7 @@
 import type { Pod, Toleration } from '../../api/core.ts';
 import { badRequest } from '../../api/status-error.ts';
 
-export interface RequestingContainer {
+interface RequestingContainer {
   resources?: { requests?: Record<string, unknown> | null } | null;
 }
 

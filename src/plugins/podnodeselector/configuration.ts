@@ -7,7 +7,7 @@ import { convertSelectorToLabelsMap, SelectorError, type LabelSet } from '../../
 import { PluginConfigurationError, type PluginConfiguration } from '../../ports/plugin-configuration.ts';
 import { foldName } from '../../util/go-json-reader.ts';
 
-export const clusterDefaultNodeSelectorKey = 'clusterDefaultNodeSelector';
+const clusterDefaultNodeSelectorKey = 'clusterDefaultNodeSelector';
 const configKey = 'podNodeSelectorPluginConfig';
 
 export interface PodNodeSelectorConfiguration {
@@ -17,7 +17,7 @@ export interface PodNodeSelectorConfiguration {
   readonly whitelists: ReadonlyMap<string, LabelSet>;
 }
 
-export const emptyConfiguration: PodNodeSelectorConfiguration = { clusterDefaultNodeSelector: new Map(), whitelists: new Map() };
+const emptyConfiguration: PodNodeSelectorConfiguration = { clusterDefaultNodeSelector: new Map(), whitelists: new Map() };
 
 export function parseConfiguration(configuration: PluginConfiguration | undefined, pluginName: string): PodNodeSelectorConfiguration {
   if (configuration === undefined) return emptyConfiguration;

@@ -15,7 +15,7 @@ export interface PodTolerationRestrictionConfiguration {
   readonly whitelist: readonly Toleration[];
 }
 
-export const emptyConfiguration: PodTolerationRestrictionConfiguration = { default: [], whitelist: [] };
+const emptyConfiguration: PodTolerationRestrictionConfiguration = { default: [], whitelist: [] };
 
 export function parseConfiguration(configuration: PluginConfiguration | undefined, pluginName: string): PodTolerationRestrictionConfiguration {
   if (configuration === undefined) return emptyConfiguration;
