@@ -2,15 +2,15 @@
 // kube-apiserver only hands the plugin a decoded core Pod; a body that could not have decoded is
 // answered like upstream's failed type assertion. A null container or toleration is what Go's
 // encoding/json decodes to a zero value, so it is read as one: no requests, no fields.
-import type { Pod, Toleration } from '../../api/core.ts';
+import type { Pod, PodSpec, Toleration } from '../../api/core.ts';
 import { badRequest } from '../../api/status-error.ts';
 
 interface RequestingContainer {
   resources?: { requests?: Record<string, unknown> | null } | null;
 }
 
-export interface PodForExtendedResources extends Pod {
-  spec?: Pod['spec'] & { containers?: Array<RequestingContainer | null>; initContainers?: Array<RequestingContainer | null>; tolerations?: Array<Toleration | null> };
+export interface PodForExtendedResources extends Omit<Pod, 'spec'> {
+  spec?: Omit<PodSpec, 'containers' | 'initContainers' | 'tolerations'> & { containers?: Array<RequestingContainer | null>; initContainers?: Array<RequestingContainer | null>; tolerations?: Array<Toleration | null> };
 }
 
 export function asPod(object: unknown): PodForExtendedResources {
