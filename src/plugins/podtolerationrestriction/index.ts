@@ -16,7 +16,7 @@ import type { Namespace, ResourceLookup } from '../../ports/lookups.ts';
 import type { MaybePromise } from '../../util/maybe-async.ts';
 import { parseConfiguration, type PodTolerationRestrictionConfiguration } from './configuration.ts';
 import { annotatedTolerations, defaultTolerationsAnnotation, namespaceOnce, tolerationsWhitelistAnnotation } from './namespace-tolerations.ts';
-import { asPod, type PodForTolerations } from './pod.ts';
+import { asPod, tolerationsOf, type PodForTolerations } from './pod.ts';
 import { isBestEffort } from './qos.ts';
 
 export const pluginName = 'PodTolerationRestriction';
@@ -54,13 +54,13 @@ export function podTolerationRestriction(
       extra = (defaults ?? configuration.default).map((t) => tolerationJson(fieldsOf(t)));
     }
     if (!isBestEffort(pod)) extra.push({ ...memoryPressureToleration });
-    if (extra.length > 0) pod.spec = { ...pod.spec, tolerations: mergeTolerations(pod.spec?.tolerations ?? [], extra) };
+    if (extra.length > 0) pod.spec = { ...pod.spec, tolerations: mergeTolerations(tolerationsOf(pod), extra) };
     // Upstream's Admit ends by running Validate on the merged pod.
     await validateTolerations(attributes, pod, namespace);
   }
 
   async function validateTolerations(attributes: Attributes, pod: PodForTolerations, namespace: NamespaceSource): Promise<void> {
-    const tolerations = pod.spec?.tolerations ?? [];
+    const tolerations = tolerationsOf(pod);
     if (tolerations.length === 0) return;
     const annotated = annotatedTolerations(await namespace(), tolerationsWhitelistAnnotation);
     // A namespace that sets none falls back to the cluster's whitelist.

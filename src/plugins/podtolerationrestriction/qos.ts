@@ -12,7 +12,7 @@ export function isBestEffort(pod: PodForTolerations): boolean {
   const spec = pod.spec;
   if (spec?.resources !== undefined && spec.resources !== null) return !hasPositiveComputeResource(spec.resources);
   const containers = [...(spec?.containers ?? []), ...(spec?.initContainers ?? [])];
-  return !containers.some((container) => hasPositiveComputeResource(container.resources));
+  return !containers.some((container) => hasPositiveComputeResource(container?.resources));
 }
 
 function hasPositiveComputeResource(resources: ResourcedContainer['resources']): boolean {
