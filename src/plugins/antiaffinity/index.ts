@@ -6,6 +6,7 @@ import { badRequest, newForbidden } from '../../api/status-error.ts';
 import { explained, FactType } from '../../admission/explanation.ts';
 import { Operation } from '../../admission/operation.ts';
 import type { AdmissionPlugin, PluginDefinition } from '../../admission/plugin.ts';
+import { isPlainObject } from '../../admission/review.ts';
 
 export const pluginName = 'LimitPodHardAntiAffinityTopology';
 
@@ -75,8 +76,4 @@ function podName(attributes: Attributes): string {
 
 function isOptionalString(value: unknown): boolean {
   return value === undefined || value === null || typeof value === 'string';
-}
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

@@ -2,6 +2,7 @@
 // kube-apiserver only hands the plugin a decoded core Pod; a body that could not have decoded is
 // answered like upstream's failed type assertion. A null container or toleration is what Go's
 // encoding/json decodes to a zero value, so it is read as one: no requests, no fields.
+import { isPlainObject } from '../../admission/review.ts';
 import type { Pod, PodSpec, Toleration } from '../../api/core.ts';
 import { badRequest } from '../../api/status-error.ts';
 
@@ -42,8 +43,4 @@ function isDecodableContainer(value: unknown): boolean {
 /** Absent, or a list whose entries are each null (a zero value) or pass `isItem`. */
 function isListOf(value: unknown, isItem: (item: unknown) => boolean): boolean {
   return value === undefined || value === null || (Array.isArray(value) && value.every((item) => item === null || isItem(item)));
-}
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

@@ -2,6 +2,7 @@
 // Upstream ignores an object that is not a core Pod; for a JSON body that means one that could not
 // have decoded into one. A null toleration or container is what Go's encoding/json decodes to a
 // zero value, so it is read as one: checked against the whitelist like any other toleration.
+import { isPlainObject } from '../../admission/review.ts';
 import type { Pod, PodSpec, Toleration } from '../../api/core.ts';
 
 type ResourceList = Record<string, unknown>;
@@ -73,8 +74,4 @@ function isAbsentOr(value: unknown, check: (value: unknown) => boolean): boolean
 
 function isString(value: unknown): boolean {
   return typeof value === 'string';
-}
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
