@@ -3,7 +3,7 @@
 // informer caches behind them (LISTs, failures, restarts, and when each last listed). Labelled by
 // resource, source, result and restart reason only.
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
-import type { InformerRecorder, LookupRecorder } from '../ports/recorders.ts';
+import type { InformerRecorder, LookupRecorder, LookupResource } from '../ports/recorders.ts';
 
 const liveBuckets = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5];
 
@@ -78,7 +78,7 @@ export function lookupRecorder(metrics: LookupMetrics): LookupRecorder {
   };
 }
 
-export function informerRecorder(metrics: LookupMetrics, now: () => number = Date.now): InformerRecorder {
+export function informerRecorder<R extends string = LookupResource>(metrics: LookupMetrics, now: () => number = Date.now): InformerRecorder<R> {
   return {
     informerList: (resource) => {
       metrics.informerLists.inc({ resource });

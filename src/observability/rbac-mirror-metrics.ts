@@ -5,9 +5,9 @@
 import { Gauge, Histogram, type Registry } from 'prom-client';
 import type { RbacMirrorRecorder } from '../adapters/cluster/rbac-mirror-authorizer.ts';
 import type { RbacMirrorState } from '../adapters/cluster/rbac-mirror.ts';
-import { rbacResources } from '../adapters/cluster/rbac-resources.ts';
+import { rbacResources, type RbacResource } from '../adapters/cluster/rbac-resources.ts';
 import { HotCounter } from './hot-metrics.ts';
-import type { LookupMetrics } from './lookup-metrics.ts';
+import { informerRecorder, type LookupMetrics } from './lookup-metrics.ts';
 
 // A rebuild walks every cached object: milliseconds for a small cluster, tens of them for 10,000 bindings.
 const rebuildBuckets = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1];
@@ -54,11 +54,6 @@ export function rbacMirrorRecorder(registry: Registry, informers: LookupMetrics,
     },
     question: (result) => questions.inc({ result }),
     rebuilt: ({ durationSeconds }) => rebuilds.observe(durationSeconds),
-    informerList: (resource) => {
-      informers.informerLists.inc({ resource });
-      informers.informerLastList.set({ resource }, now() / 1000);
-    },
-    informerError: (resource) => informers.informerErrors.inc({ resource }),
-    informerRestart: (resource, reason) => informers.informerRestarts.inc({ resource, reason }),
+    ...informerRecorder<RbacResource>(informers, now),
   };
 }

@@ -40,11 +40,11 @@ export interface LookupRecorder {
 /** Why an informer cache started over: an error, a watchdog-detected stall, or the periodic resync. */
 export type InformerRestartReason = 'error' | 'stall' | 'resync';
 
-/** The cluster lookups' informer caches (one LIST + WATCH per resource). */
-export interface InformerRecorder {
+/** Informer caches (one LIST + WATCH per resource): the cluster lookups', or the RBAC mirror's by its own resources. */
+export interface InformerRecorder<R extends string = LookupResource> {
   /** A LIST completed and replaced the cache (the first one, a relist after a restart, a resync). */
-  informerList(resource: LookupResource): void;
+  informerList(resource: R): void;
   /** The LIST or the WATCH failed; the cache keeps its contents and restarts after a backoff. */
-  informerError(resource: LookupResource): void;
-  informerRestart(resource: LookupResource, reason: InformerRestartReason): void;
+  informerError(resource: R): void;
+  informerRestart(resource: R, reason: InformerRestartReason): void;
 }

@@ -4,8 +4,6 @@
 // arrays, values, keys, strings) and the nesting depth, which Go's encoding/json (and so
 // kube-apiserver) caps at 10,000: nothing deeper can have come from the API server.
 
-export const maxNestingDepth = 10_000;
-
 export interface JsonShape {
   readonly bytes: number;
   readonly objects: number;

@@ -9,9 +9,10 @@ import { BadReviewError, decodeReview, responseReview } from '../admission/revie
 import type { AdmissionMetrics } from '../observability/metrics.ts';
 import type { Logger } from '../ports/logger.ts';
 import type { Budget, Release } from '../util/budget.ts';
+import { maxNestingDepth } from '../util/go-json-syntax.ts';
 import { isPromiseLike } from '../util/maybe-async.ts';
 import { callerTimeoutMs, requestDeadline } from './deadline.ts';
-import { jsonShape, maxNestingDepth, requestWeight } from './json-weight.ts';
+import { jsonShape, requestWeight } from './json-weight.ts';
 import type { LoopLoad } from './loop-load.ts';
 import type { Webhook } from './observed-handler.ts';
 import { refuseBody, refuseWaiting } from './refusals.ts';
@@ -20,7 +21,7 @@ import { sendReview, sendStatus } from './respond.ts';
 /** What the requests in flight may hold, and what waits for room. */
 export interface Limits {
   readonly maxBodyBytes: number;
-  /** Bodies being read and not yet parsed, by their size. */
+  /** Bodies being read and not yet parsed, by their size; holds at least maxBodyBytes, so every body's share fits. */
   readonly reading: Budget;
   /** Requests at work, by the heap their bodies will take (json-weight.ts). */
   readonly working: Budget;
@@ -63,7 +64,7 @@ export function reviewRoute(options: ReviewRouteOptions): (req: IncomingMessage,
       return;
     }
     // A body of unknown length may be as large as the limit allows.
-    const reading = acquire(limits.reading, declared ?? limits.maxBodyBytes, deadline.signal);
+    const reading = limits.reading.acquire(declared ?? limits.maxBodyBytes, deadline.signal);
     const read = (releaseBody: Release) => {
       // A body that has not arrived by the deadline never will in time: stop reading, close.
       const stopReading = () => req.destroy();
@@ -149,14 +150,6 @@ export function reviewRoute(options: ReviewRouteOptions): (req: IncomingMessage,
       releaseBody();
       releaseWork();
     }
-  }
-}
-
-function acquire(budget: Budget, amount: number, signal: AbortSignal): Release | Promise<Release> {
-  try {
-    return budget.acquire(amount, signal);
-  } catch (error) {
-    return Promise.reject(error);
   }
 }
 

@@ -3,7 +3,8 @@
 // "invalid character 'x' looking for beginning of value", "unexpected end of JSON input".
 // It walks the UTF-8 bytes as Go does, iteratively (no recursion, whatever the nesting).
 
-const maxNestingDepth = 10000;
+/** Go's encoding/json nesting limit (scanner.go maxNestingDepth): nothing deeper decodes in kube-apiserver. */
+export const maxNestingDepth = 10_000;
 
 /** What the scanner expects inside an open container (Go's parseObjectKey, parseObjectValue, parseArrayValue). */
 const Parse = { ObjectKey: 0, ObjectValue: 1, ArrayValue: 2 } as const;

@@ -43,7 +43,7 @@ export interface InformerSetOptions<R extends string> extends InformerSettings {
   kubeConfig: KubeConfig;
   logger: Logger;
   recorder?: InformerSetRecorder<R> | undefined;
-  /** Called whenever any cache changes (many times in a row during a LIST). */
+  /** Called whenever any cache changes: once per LIST, once per watched event that changes it. */
   onChange?: (() => void) | undefined;
   /** Said after the resource in a not-ready reason: "secrets cache<label> has not synced". */
   label?: string;
@@ -131,7 +131,7 @@ export function createInformerSet<R extends string>(options: InformerSetOptions<
  * Every page of a LIST, each projected as it arrives (a page of Secrets is dropped before the
  * next is fetched); the first page's resourceVersion is the snapshot the watch resumes from.
  */
-export async function listAll<T>(
+async function listAll<T>(
   listPage: (page: { limit: number; _continue?: string }) => Promise<{ items: unknown[]; metadata?: V1ListMeta }>,
   project: (object: unknown) => T,
   limit: number,

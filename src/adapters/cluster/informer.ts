@@ -173,16 +173,21 @@ export class Informer<T extends KubeObject> {
       // InformerWatch then refuses to start another watch).
       delayFn: (ms) => clock.sleep(ms, signal).catch(() => {}),
     });
+    // After each LIST, ListWatch replays every listed item as 'add' (the very objects #list stored)
+    // and every object it held but the LIST lacks as 'delete' (already gone from the new cache):
+    // #list has reported that change once, so only watched events that change the cache count.
     const store = (object: KubernetesObject) => {
       if (signal.aborted) return;
-      this.#objects.set(keyOf(object), object as unknown as T);
+      const key = keyOf(object);
+      if (this.#objects.get(key) === (object as unknown as T)) return;
+      this.#objects.set(key, object as unknown as T);
       this.#options.observer?.changed?.();
     };
     listWatch.on('add', store);
     listWatch.on('update', store);
     listWatch.on('delete', (object) => {
       if (signal.aborted) return;
-      this.#objects.delete(keyOf(object));
+      if (!this.#objects.delete(keyOf(object))) return;
       this.#options.observer?.changed?.();
     });
     listWatch.on('error', (error) => {

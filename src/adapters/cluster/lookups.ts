@@ -2,7 +2,7 @@
 // Namespaces (names and annotations) from one set of informer caches (informer-set.ts), and live GETs
 // through the typed APIs for what the plugins read when the cache misses. Readiness waits for
 // every cache's first LIST, so a fresh replica does not turn every lookup into a live GET.
-import { CoreV1Api, NodeV1Api, type KubeConfig } from '@kubernetes/client-node';
+import { CoreV1Api, NodeV1Api, type ConfigurationOptions, type KubeConfig, type ObservableMiddleware } from '@kubernetes/client-node';
 import type { KubeObject } from '../../api/types.ts';
 import { silentLogger, type Logger } from '../../ports/logger.ts';
 import type { Lookups, ResourceLookup } from '../../ports/lookups.ts';
@@ -64,7 +64,7 @@ export function createClusterLookups(options: ClusterLookupsOptions): ClusterLoo
   function lookup<T extends KubeObject>(
     resource: LookupResource,
     cache: Informer<T>,
-    read: (namespace: string, name: string, signal: AbortSignal) => Promise<unknown>,
+    read: (namespace: string, name: string, callOptions: ConfigurationOptions<ObservableMiddleware>) => Promise<unknown>,
     urlOf: (namespace: string, name: string) => string,
     project: (object: unknown) => T,
   ): ResourceLookup<T> {
@@ -79,11 +79,12 @@ export function createClusterLookups(options: ClusterLookupsOptions): ClusterLoo
       async live(namespace, name, signal) {
         ensureEnabled();
         return liveRead({
-          call: (bounded) => read(namespace, name, bounded),
+          requests,
+          timeoutMs: liveTimeoutMs,
+          call: (callOptions) => read(namespace, name, callOptions),
           project,
           url: urlOf(namespace, name),
           signal,
-          timeoutMs: liveTimeoutMs,
         });
       },
     };
@@ -95,28 +96,28 @@ export function createClusterLookups(options: ClusterLookupsOptions): ClusterLoo
     serviceAccounts: lookup(
       'serviceaccounts',
       serviceAccounts,
-      (namespace, name, signal) => core.readNamespacedServiceAccount({ namespace, name }, requests.options(signal)),
+      (namespace, name, callOptions) => core.readNamespacedServiceAccount({ namespace, name }, callOptions),
       (namespace, name) => `${server}/api/v1/namespaces/${namespace}/serviceaccounts/${name}`,
       projectServiceAccount,
     ),
     secrets: lookup(
       'secrets',
       secrets,
-      (namespace, name, signal) => core.readNamespacedSecret({ namespace, name }, requests.options(signal)),
+      (namespace, name, callOptions) => core.readNamespacedSecret({ namespace, name }, callOptions),
       (namespace, name) => `${server}/api/v1/namespaces/${namespace}/secrets/${name}`,
       projectSecret,
     ),
     runtimeClasses: lookup(
       'runtimeclasses',
       runtimeClasses,
-      (_namespace, name, signal) => node.readRuntimeClass({ name }, requests.options(signal)),
+      (_namespace, name, callOptions) => node.readRuntimeClass({ name }, callOptions),
       (_namespace, name) => `${server}/apis/node.k8s.io/v1/runtimeclasses/${name}`,
       projectRuntimeClass,
     ),
     namespaces: lookup(
       'namespaces',
       namespaces,
-      (_namespace, name, signal) => core.readNamespace({ name }, requests.options(signal)),
+      (_namespace, name, callOptions) => core.readNamespace({ name }, callOptions),
       (_namespace, name) => `${server}/api/v1/namespaces/${name}`,
       projectNamespace,
     ),

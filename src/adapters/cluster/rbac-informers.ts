@@ -26,7 +26,7 @@ export interface RbacInformersOptions extends InformerSettings {
   kubeConfig: KubeConfig;
   logger?: Logger;
   recorder?: RbacInformerRecorder;
-  /** Called whenever any cache changes (many times in a row during a LIST). */
+  /** Called whenever any cache changes: once per LIST, once per watched event that changes it. */
   onChange?(): void;
 }
 

@@ -7,9 +7,7 @@
 // allow away.
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { AuthorizationAttributes, AuthorizationResult, Authorizer } from '../../ports/authorizer.ts';
-import type { Clock, Random } from '../../ports/clock.ts';
 import type { GrantFinder } from '../../ports/grants.ts';
-import type { Logger } from '../../ports/logger.ts';
 import { isPromiseLike } from '../../util/maybe-async.ts';
 import { createRbacInformers, type RbacInformerRecorder, type RbacInformersOptions } from './rbac-informers.ts';
 import { createRbacMirror, type RbacMirror, type RbacMirrorOptions, type RbacMirrorState } from './rbac-mirror.ts';
@@ -46,9 +44,6 @@ export interface RbacMirrorAuthorizerOptions extends Omit<RbacInformersOptions, 
   kubeConfig: KubeConfig;
   /** The SubjectAccessReview authorizer every question the mirror does not allow goes to. */
   fallback: Authorizer;
-  logger?: Logger;
-  clock?: Clock;
-  random?: Random;
   recorder?: RbacMirrorRecorder;
   /** When the mirror rebuilds its evaluator after changes (rbac-mirror.ts; the defaults suit a cluster). */
   rebuild?: Pick<RbacMirrorOptions, 'rebuildQuietMs' | 'rebuildMaxDelayMs' | 'rebuildMinIntervalMs'>;

@@ -6,9 +6,9 @@
 // API server instead.
 //
 // The evaluator indexes bindings by subject once, so it is rebuilt from the caches after they
-// change — once the changes stop for a moment (a LIST delivers thousands at once, an operator's
-// install a few dozen), at the latest a fixed time after the first, and never more often than a
-// fixed rate. A rebuild walks every cached object (tens of milliseconds for 10,000 RoleBindings),
+// change — once the changes stop for a moment (the four caches list one after another, an
+// operator's install delivers a few dozen), at the latest a fixed time after the first, and never
+// more often than a fixed rate. A rebuild walks every cached object (tens of milliseconds for 10,000 RoleBindings),
 // so it never runs on a request's path, and
 // until it has run the mirror answers nothing: an answer never lags an event the caches have
 // received, and a question asked meanwhile goes to SubjectAccessReview. Each evaluator's verdicts
@@ -90,9 +90,14 @@ export function createRbacMirror(options: RbacMirrorOptions): RbacMirror {
     firstBuilt();
   }
 
+  /** The evaluator, while it reflects every change the caches have received and they all follow the server. */
+  function current(): RbacAuthorizer | undefined {
+    return stale || !informers.inSync ? undefined : evaluator;
+  }
+
   return {
     get inSync() {
-      return informers.inSync && !stale;
+      return current() !== undefined;
     },
     counts: () => informers.counts(),
     get built() {
@@ -110,15 +115,15 @@ export function createRbacMirror(options: RbacMirrorOptions): RbacMirror {
       timer = setTimeout(rebuild, Math.max(0, due - now)).unref();
     },
     closestGrant(attributes) {
-      if (stale || evaluator === undefined || !informers.inSync) return undefined;
-      return evaluator.grants.closestGrant(attributes);
+      return current()?.grants.closestGrant(attributes);
     },
     evaluate(attributes) {
-      if (stale || evaluator === undefined || !informers.inSync) return 'not-synced';
+      const rbac = current();
+      if (rbac === undefined) return 'not-synced';
       const key = keys.keyFor(attributes);
       const known = verdicts.entry(key.family, 0, key.name)?.value;
       if (known !== undefined) return known;
-      const result = evaluator.evaluate(attributes);
+      const result = rbac.evaluate(attributes);
       const verdict: MirrorVerdict = result.decision === 'allow' ? Object.freeze({ allowed: Object.freeze({ ...result, answeredBy: answeredByMirror }) }) : 'not-allowed';
       verdicts.set(key.family, verdict, Number.POSITIVE_INFINITY, 0, key.name);
       return verdict;

@@ -4,6 +4,7 @@
 import type { Toleration } from '../core.ts';
 import { SupersetIndex } from './superset-index.ts';
 import { fieldsOf, identityOf } from './toleration.ts';
+import { uncoveredTolerations } from './uncovered.ts';
 
 /**
  * first ++ second without redundant entries: a toleration is dropped when one already kept is a
@@ -35,8 +36,5 @@ export function mergeTolerations<T extends Toleration>(first: readonly T[], seco
 
 /** Every toleration has a superset in the whitelist; true when either list is empty. */
 export function verifyAgainstWhitelist(tolerations: readonly Toleration[], whitelist: readonly Toleration[]): boolean {
-  if (whitelist.length === 0 || tolerations.length === 0) return true;
-  const allowed = new SupersetIndex();
-  for (const entry of whitelist) allowed.add(fieldsOf(entry));
-  return tolerations.every((toleration) => allowed.hasSupersetOf(fieldsOf(toleration)));
+  return whitelist.length === 0 || uncoveredTolerations(tolerations, whitelist, 0).total === 0;
 }

@@ -2,6 +2,7 @@
 // into a core/v1 Pod, so a body that would not decode (wrong kind, wrong shapes) counts as "unable to
 // be converted" here; and the visitors walk containers in upstream's order (pods.VisitContainersWithPath)
 // because that order is the order of the error messages.
+import { isPlainObject } from '../../admission/review.ts';
 import type { Container, Pod, PodSpec, Volume } from '../../api/core.ts';
 
 /** The container lists of a PodSpec, in the order upstream visits them. */
@@ -71,8 +72,4 @@ function isListOf(value: unknown, isItem: (item: unknown) => boolean): boolean {
 
 function isOptionalString(value: unknown): boolean {
   return value === undefined || value === null || typeof value === 'string';
-}
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

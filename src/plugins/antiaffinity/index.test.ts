@@ -66,6 +66,12 @@ describe('what a denial says', () => {
     expect(error!.message).toBe('pods is forbidden: affinity.PodAntiAffinity.RequiredDuringScheduling has TopologyKey  but only key kubernetes.io/hostname is allowed');
   });
 
+  it('a null term is Go\'s zero term: its empty topology key is denied (403), not a 400', () => {
+    const error = rejection(attributesFor({ metadata: { name: 'web-1' }, spec: { affinity: { podAntiAffinity: { requiredDuringSchedulingIgnoredDuringExecution: [term('kubernetes.io/hostname'), null] } } } }));
+    expect(error!.code).toBe(403);
+    expect(error!.message).toBe('pods "web-1" is forbidden: affinity.PodAntiAffinity.RequiredDuringScheduling has TopologyKey  but only key kubernetes.io/hostname is allowed');
+  });
+
   it('checks UPDATE too, and a wrongly shaped term list is a 400', () => {
     const update = attributesFor({ spec: { affinity: { podAntiAffinity: { requiredDuringSchedulingIgnoredDuringExecution: [term('zone')] } } } }, { operation: Operation.Update, oldObject: {} });
     expect(rejection(update)!.code).toBe(403);

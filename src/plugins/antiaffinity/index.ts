@@ -6,6 +6,7 @@ import { badRequest, newForbidden } from '../../api/status-error.ts';
 import { explained, FactType } from '../../admission/explanation.ts';
 import { Operation } from '../../admission/operation.ts';
 import type { AdmissionPlugin, PluginDefinition } from '../../admission/plugin.ts';
+import { isPlainObject } from '../../admission/review.ts';
 
 export const pluginName = 'LimitPodHardAntiAffinityTopology';
 
@@ -28,7 +29,7 @@ export function limitPodHardAntiAffinityTopology(): AdmissionPlugin {
       const terms = requiredAntiAffinityTerms(attributes.object);
       // RequiredDuringSchedulingRequiredDuringExecution is not implemented upstream either.
       for (const [index, term] of terms.entries()) {
-        const topologyKey = term.topologyKey ?? '';
+        const topologyKey = term?.topologyKey ?? '';
         if (topologyKey !== labelHostname) {
           const rejection = newForbidden(
             attributes.resource,
@@ -48,9 +49,10 @@ interface PodAffinityTerm {
 
 /**
  * spec.affinity.podAntiAffinity.requiredDuringSchedulingIgnoredDuringExecution of a body that
- * decodes as a Pod; anything else is upstream's failed conversion, a 400.
+ * decodes as a Pod; anything else is upstream's failed conversion, a 400. A null term is Go's
+ * zero PodAffinityTerm (what encoding/json decodes it to): an empty topology key.
  */
-function requiredAntiAffinityTerms(object: unknown): PodAffinityTerm[] {
+function requiredAntiAffinityTerms(object: unknown): Array<PodAffinityTerm | null> {
   const notAPod = () => badRequest('Resource was marked with kind Pod but was unable to be converted');
   if (!isPlainObject(object) || (object.kind !== undefined && object.kind !== 'Pod')) throw notAPod();
   let value: unknown = object;
@@ -61,9 +63,9 @@ function requiredAntiAffinityTerms(object: unknown): PodAffinityTerm[] {
   }
   const terms = (value as Record<string, unknown>).requiredDuringSchedulingIgnoredDuringExecution;
   if (terms === undefined || terms === null) return [];
-  const decodes = Array.isArray(terms) && terms.every((term) => isPlainObject(term) && isOptionalString(term.topologyKey));
+  const decodes = Array.isArray(terms) && terms.every((term) => term === null || (isPlainObject(term) && isOptionalString(term.topologyKey)));
   if (!decodes) throw notAPod();
-  return terms as PodAffinityTerm[];
+  return terms as Array<PodAffinityTerm | null>;
 }
 
 /** Upstream names the pod by pod.Name: the object's own name, "" when it has none yet. */
@@ -74,8 +76,4 @@ function podName(attributes: Attributes): string {
 
 function isOptionalString(value: unknown): boolean {
   return value === undefined || value === null || typeof value === 'string';
-}
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

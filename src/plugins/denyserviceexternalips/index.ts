@@ -7,6 +7,7 @@ import { internalError } from '../../api/status-error.ts';
 import { explained, FactType, maxFactItems } from '../../admission/explanation.ts';
 import { Operation } from '../../admission/operation.ts';
 import type { AdmissionPlugin, PluginDefinition } from '../../admission/plugin.ts';
+import { isPlainObject } from '../../admission/review.ts';
 
 export const pluginName = 'DenyServiceExternalIPs';
 
@@ -64,8 +65,4 @@ function externalIPsOf(attributes: Attributes, object: unknown): string[] {
   if (!Array.isArray(ips) || !ips.every((ip) => typeof ip === 'string' || ip === null)) throw notAService();
   // A null entry decodes as "".
   return ips.map((ip) => (ip === null ? '' : (ip as string)));
-}
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

@@ -11,7 +11,7 @@ import { systemClock, systemRandom } from '../../ports/clock.ts';
 import { attributesRecord, requestContext } from '../../../test/support/attributes.ts';
 import { definition, pluginName } from './index.ts';
 import { isExtendedResourceName } from './extended-resource.ts';
-import { admitCases, containerRequestingExtendedResource1, tolerationFor } from './upstream-cases.ts';
+import { admitCases, containerRequestingCPU, containerRequestingExtendedResource1, extendedResource1, tolerationFor } from './upstream-cases.ts';
 
 const plugin = definition.create({ logger: silentLogger, clock: systemClock, random: systemRandom });
 const context = requestContext();
@@ -62,6 +62,25 @@ describe('bodies that are not a pod', () => {
       if (!isStatusError(error)) throw error;
       expect(error.status).toEqual({ status: 'Failure', code: 400, reason: 'BadRequest', message });
     }
+  });
+});
+
+// Go's encoding/json decodes a null list entry to the zero value; kube-apiserver hands upstream's
+// plugin that decoded pod.
+describe('null entries, read as the zero values Go decodes them to', () => {
+  it.each([
+    {
+      name: 'a null toleration beside a requested extended resource: kept as the zero toleration, the resource\'s added',
+      spec: { containers: [containerRequestingExtendedResource1], tolerations: [null] },
+      expected: [{}, tolerationFor(extendedResource1)],
+    },
+    { name: 'a null container: requests nothing', spec: { containers: [null, containerRequestingExtendedResource1] }, expected: [tolerationFor(extendedResource1)] },
+    { name: 'a null init container: requests nothing', spec: { containers: [containerRequestingCPU], initContainers: [null] }, expected: undefined },
+    { name: 'a null toleration and no extended resource: left as it is', spec: { containers: [containerRequestingCPU], tolerations: [null] }, expected: [null] },
+  ])('$name', ({ spec, expected }) => {
+    const pod = { spec: structuredClone(spec) };
+    plugin.admit!(attributesFor(pod), context);
+    expect(pod.spec.tolerations).toEqual(expected);
   });
 });
 

@@ -31,7 +31,7 @@ export function extendedResourceToleration(): AdmissionPlugin {
 function addExtendedResourceTolerations(pod: PodForExtendedResources): void {
   const resources = new Set<string>();
   for (const container of [...(pod.spec?.containers ?? []), ...(pod.spec?.initContainers ?? [])]) {
-    for (const name of Object.keys(container.resources?.requests ?? {})) {
+    for (const name of Object.keys(container?.resources?.requests ?? {})) {
       if (isExtendedResourceName(name)) resources.add(name);
     }
   }
@@ -47,17 +47,18 @@ function addExtendedResourceTolerations(pod: PodForExtendedResources): void {
  * equality check compares a pointer with a value, so it always replaces); a resource with no such
  * toleration gets one appended.
  */
-function addOrUpdateTolerations(tolerations: readonly Toleration[], resources: readonly string[]): Toleration[] {
+function addOrUpdateTolerations(given: ReadonlyArray<Toleration | null>, resources: readonly string[]): Toleration[] {
+  // A null toleration is Go's zero Toleration, and is written back as one.
+  const result = given.map((toleration) => toleration ?? {});
   const wanted = new Set(resources);
   const matching = new Map<string, number[]>();
-  tolerations.forEach((toleration, index) => {
+  result.forEach((toleration, index) => {
     const key = toleration.key ?? '';
     if (!wanted.has(key) || toleration.operator !== 'Exists' || (toleration.value ?? '') !== '' || toleration.effect !== 'NoSchedule') return;
     const indexes = matching.get(key);
     if (indexes === undefined) matching.set(key, [index]);
     else indexes.push(index);
   });
-  const result = [...tolerations];
   for (const resource of resources) {
     const replacement: Toleration = { key: resource, operator: 'Exists', effect: 'NoSchedule' };
     const indexes = matching.get(resource);

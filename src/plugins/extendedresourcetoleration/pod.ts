@@ -1,15 +1,17 @@
 // The pod as ExtendedResourceToleration reads it: container resource requests and tolerations.
 // kube-apiserver only hands the plugin a decoded core Pod; a body that could not have decoded is
-// answered like upstream's failed type assertion.
-import type { Pod, Toleration } from '../../api/core.ts';
+// answered like upstream's failed type assertion. A null container or toleration is what Go's
+// encoding/json decodes to a zero value, so it is read as one: no requests, no fields.
+import { isPlainObject } from '../../admission/review.ts';
+import type { Pod, PodSpec, Toleration } from '../../api/core.ts';
 import { badRequest } from '../../api/status-error.ts';
 
-export interface RequestingContainer {
+interface RequestingContainer {
   resources?: { requests?: Record<string, unknown> | null } | null;
 }
 
-export interface PodForExtendedResources extends Pod {
-  spec?: Pod['spec'] & { containers?: RequestingContainer[]; initContainers?: RequestingContainer[]; tolerations?: Toleration[] };
+export interface PodForExtendedResources extends Omit<Pod, 'spec'> {
+  spec?: Omit<PodSpec, 'containers' | 'initContainers' | 'tolerations'> & { containers?: Array<RequestingContainer | null>; initContainers?: Array<RequestingContainer | null>; tolerations?: Array<Toleration | null> };
 }
 
 export function asPod(object: unknown): PodForExtendedResources {
@@ -38,10 +40,7 @@ function isDecodableContainer(value: unknown): boolean {
   return isPlainObject(resources) && (resources.requests === undefined || resources.requests === null || isPlainObject(resources.requests));
 }
 
+/** Absent, or a list whose entries are each null (a zero value) or pass `isItem`. */
 function isListOf(value: unknown, isItem: (item: unknown) => boolean): boolean {
-  return value === undefined || value === null || (Array.isArray(value) && value.every(isItem));
-}
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
+  return value === undefined || value === null || (Array.isArray(value) && value.every((item) => item === null || isItem(item)));
 }

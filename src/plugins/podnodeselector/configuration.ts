@@ -3,11 +3,12 @@
 // selector — the default selector for namespaces without the annotation, and each namespace's
 // whitelist. Upstream parses the selectors on every request and fails each one when a selector is
 // bad; here they are parsed once, at start-up, and a bad one stops the webhook.
+import { isPlainObject } from '../../admission/review.ts';
 import { convertSelectorToLabelsMap, SelectorError, type LabelSet } from '../../api/labels.ts';
 import { PluginConfigurationError, type PluginConfiguration } from '../../ports/plugin-configuration.ts';
 import { foldName } from '../../util/go-json-reader.ts';
 
-export const clusterDefaultNodeSelectorKey = 'clusterDefaultNodeSelector';
+const clusterDefaultNodeSelectorKey = 'clusterDefaultNodeSelector';
 const configKey = 'podNodeSelectorPluginConfig';
 
 export interface PodNodeSelectorConfiguration {
@@ -17,7 +18,7 @@ export interface PodNodeSelectorConfiguration {
   readonly whitelists: ReadonlyMap<string, LabelSet>;
 }
 
-export const emptyConfiguration: PodNodeSelectorConfiguration = { clusterDefaultNodeSelector: new Map(), whitelists: new Map() };
+const emptyConfiguration: PodNodeSelectorConfiguration = { clusterDefaultNodeSelector: new Map(), whitelists: new Map() };
 
 export function parseConfiguration(configuration: PluginConfiguration | undefined, pluginName: string): PodNodeSelectorConfiguration {
   if (configuration === undefined) return emptyConfiguration;
@@ -61,8 +62,4 @@ function describe(value: unknown): string {
   if (Array.isArray(value)) return 'a list';
   if (value === null) return 'null';
   return typeof value === 'object' ? 'an object' : `${typeof value} ${JSON.stringify(value)}`;
-}
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

@@ -86,19 +86,16 @@ function mergeInto(pod: Pod, namespaceSelector: LabelSet, podSelector: LabelSet)
 function checkWhitelist(attributes: Attributes, pod: Pod, configuration: PodNodeSelectorConfiguration): void {
   const whitelist = configuration.whitelists.get(attributes.namespace);
   if (whitelist === undefined || whitelist.size === 0) return;
-  const podSelector = nodeSelectorOf(pod);
-  for (const [key, value] of podSelector) {
-    if (whitelist.get(key) === value) continue;
-    // Every label outside the whitelist is named, not only the first one upstream stops at.
-    const labels: Array<{ key: string; value: string; allowed?: string }> = [];
-    for (const [k, v] of podSelector) {
-      if (labels.length >= maxFactItems) break;
-      const allowed = whitelist.get(k);
-      if (allowed !== v) labels.push(allowed === undefined ? { key: k, value: v } : { key: k, value: v, allowed });
-    }
-    const rejection = forbidden(attributes, pod, 'pod node label selector labels conflict with its namespace whitelist');
-    throw explained(rejection, { facts: [{ type: FactType.NodeSelectorWhitelist, namespace: attributes.namespace, labels }] });
+  // Every label outside the whitelist is named (up to the fact limit), not only the first one upstream stops at.
+  const labels: Array<{ key: string; value: string; allowed?: string }> = [];
+  for (const [key, value] of nodeSelectorOf(pod)) {
+    if (labels.length >= maxFactItems) break;
+    const allowed = whitelist.get(key);
+    if (allowed !== value) labels.push(allowed === undefined ? { key, value } : { key, value, allowed });
   }
+  if (labels.length === 0) return;
+  const rejection = forbidden(attributes, pod, 'pod node label selector labels conflict with its namespace whitelist');
+  throw explained(rejection, { facts: [{ type: FactType.NodeSelectorWhitelist, namespace: attributes.namespace, labels }] });
 }
 
 function conflict(attributes: Attributes, pod: Pod, namespaceSelector: LabelSet, podSelector: LabelSet) {

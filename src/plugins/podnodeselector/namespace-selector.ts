@@ -9,7 +9,7 @@ import type { Namespace, ResourceLookup } from '../../ports/lookups.ts';
 import { isPromiseLike, type MaybePromise } from '../../util/maybe-async.ts';
 import type { PodNodeSelectorConfiguration } from './configuration.ts';
 
-export const nodeSelectorAnnotation = 'scheduler.alpha.kubernetes.io/node-selector';
+const nodeSelectorAnnotation = 'scheduler.alpha.kubernetes.io/node-selector';
 
 export function namespaceNodeSelector(
   namespaces: ResourceLookup<Namespace>,

@@ -1,5 +1,6 @@
 // The pod as PodNodeSelector reads it: spec.nodeSelector. Upstream ignores an object that is not a
 // core Pod; for a JSON body that means one that could not have decoded into one.
+import { isPlainObject } from '../../admission/review.ts';
 import type { Pod } from '../../api/core.ts';
 
 export function asPod(object: unknown): Pod | undefined {
@@ -16,8 +17,4 @@ export function asPod(object: unknown): Pod | undefined {
 /** The pod's node selector as a label set (a null value decodes as ""). */
 export function nodeSelectorOf(pod: Pod): Map<string, string> {
   return new Map(Object.entries(pod.spec?.nodeSelector ?? {}).map(([key, value]) => [key, value ?? '']));
-}
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

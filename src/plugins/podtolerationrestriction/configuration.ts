@@ -1,6 +1,7 @@
 // PodTolerationRestriction's configuration (upstream loadConfiguration): a
 // podtolerationrestriction.admission.k8s.io Configuration (v1alpha1 or v1) with cluster-wide
 // default tolerations and whitelist, each checked as pod tolerations are; none at all when absent.
+import { isPlainObject } from '../../admission/review.ts';
 import type { Toleration } from '../../api/core.ts';
 import { fieldsOf, tolerationJson, type TolerationFields } from '../../api/tolerations/toleration.ts';
 import { validateTolerations } from '../../api/tolerations/validation.ts';
@@ -15,7 +16,7 @@ export interface PodTolerationRestrictionConfiguration {
   readonly whitelist: readonly Toleration[];
 }
 
-export const emptyConfiguration: PodTolerationRestrictionConfiguration = { default: [], whitelist: [] };
+const emptyConfiguration: PodTolerationRestrictionConfiguration = { default: [], whitelist: [] };
 
 export function parseConfiguration(configuration: PluginConfiguration | undefined, pluginName: string): PodTolerationRestrictionConfiguration {
   if (configuration === undefined) return emptyConfiguration;
@@ -57,8 +58,4 @@ function describe(value: unknown): string {
   if (Array.isArray(value)) return 'a list';
   if (value === null || value === undefined) return 'nothing';
   return typeof value === 'object' ? 'an object' : `${typeof value} ${JSON.stringify(value)}`;
-}
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

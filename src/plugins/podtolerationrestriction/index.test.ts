@@ -3,6 +3,7 @@
 // the exact denials, where the namespace comes from, malformed annotations, QoS and what is ignored.
 import { describe, expect, it } from 'vitest';
 import type { Attributes } from '../../admission/attributes.ts';
+import { explanationOf, FactType } from '../../admission/explanation.ts';
 import { newForbidden } from '../../api/status-error.ts';
 import { allOperations, Operation } from '../../admission/operation.ts';
 import type { Toleration } from '../../api/core.ts';
@@ -159,7 +160,7 @@ describe('what the plugin reads and writes', () => {
   ])('QoS: $name', async ({ pod, memoryPressure: expected }) => {
     const attributes = attributesFor(structuredClone(pod), { operation: Operation.Update, oldObject: {} });
     await plugin(recordingLookup([namespace('testNamespace')])).admit!(attributes, context);
-    expect(((attributes.object as PodForTolerations).spec?.tolerations ?? []).some((x) => x.key === memoryPressure.key)).toBe(expected);
+    expect(((attributes.object as PodForTolerations).spec?.tolerations ?? []).some((x) => x?.key === memoryPressure.key)).toBe(expected);
   });
 
   it.each([
@@ -179,6 +180,40 @@ describe('what the plugin reads and writes', () => {
     { name: 'no body', object: undefined },
   ])('ignores $name, as upstream ignores what is not a Pod', async ({ object }) => {
     expect(await rejectionOf(() => plugin(recordingLookup([])).admit!(attributesFor(object), context))).toBeUndefined();
+  });
+
+  // Go's encoding/json decodes a null list entry to the zero value, and kube-apiserver hands
+  // upstream's plugin that decoded pod: the pod is checked, not ignored.
+  describe('null entries, read as the zero values Go decodes them to', () => {
+    const whitelisted = () => recordingLookup([namespace('testNamespace', { [whitelistAnnotation]: '[{"key":"pool","operator":"Exists"}]' })]);
+
+    it('a null toleration beside one outside the whitelist: denied, naming it', async () => {
+      const attributes = attributesFor({ spec: { tolerations: [null, { key: 'node-role', operator: 'Exists' }] } });
+      const error = await rejectionOf(() => plugin(whitelisted()).validate!(attributes, context));
+      expect(error?.message).toBe('pod tolerations (possibly merged with namespace default tolerations) conflict with its namespace whitelist');
+      // The zero toleration is no more covered by a whitelist of "pool" than upstream's is.
+      expect(explanationOf(error!)?.facts).toEqual([{ type: FactType.TolerationWhitelist, namespace: 'testNamespace', scope: 'namespace', tolerations: [{}, { key: 'node-role', operator: 'Exists' }], total: 2 }]);
+    });
+
+    it('a null toleration against a whitelist that covers the zero toleration: admitted, left as it is', async () => {
+      const namespaces = recordingLookup([namespace('testNamespace', { [whitelistAnnotation]: '[{"operator":"Exists"}]' })]);
+      const pod = { spec: { tolerations: [null] } };
+      expect(await rejectionOf(() => plugin(namespaces).validate!(attributesFor(pod), context))).toBeUndefined();
+      expect(pod).toEqual({ spec: { tolerations: [null] } });
+    });
+
+    it('a null toleration merged with the namespace defaults: written back as the zero toleration', async () => {
+      const namespaces = recordingLookup([namespace('testNamespace', { [defaultsAnnotation]: '[{"key":"pool","operator":"Exists"}]' })]);
+      const pod: PodForTolerations = { spec: { tolerations: [null] } };
+      await plugin(namespaces).admit!(attributesFor(pod), context);
+      expect(pod.spec!.tolerations).toEqual([{}, { key: 'pool', operator: 'Exists' }]);
+    });
+
+    it('a null container: the others still decide the QoS class', async () => {
+      const pod: PodForTolerations = { spec: { containers: [null, { resources: { requests: { cpu: '1' } } }], initContainers: [null] } };
+      await plugin(recordingLookup([namespace('testNamespace')])).admit!(attributesFor(pod, { operation: Operation.Update, oldObject: {} }), context);
+      expect(pod.spec!.tolerations).toEqual([memoryPressure]);
+    });
   });
 
   it('merges and whitelists a pod with 40,000 tolerations in linear time', async () => {

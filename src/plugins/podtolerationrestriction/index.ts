@@ -8,7 +8,7 @@ import { explained, FactType, maxFactItems } from '../../admission/explanation.t
 import { Operation } from '../../admission/operation.ts';
 import type { AdmissionPlugin, PluginDefinition } from '../../admission/plugin.ts';
 import type { Toleration } from '../../api/core.ts';
-import { mergeTolerations, verifyAgainstWhitelist } from '../../api/tolerations/merge.ts';
+import { mergeTolerations } from '../../api/tolerations/merge.ts';
 import { fieldsOf, tolerationJson } from '../../api/tolerations/toleration.ts';
 import { uncoveredTolerations } from '../../api/tolerations/uncovered.ts';
 import type { Logger } from '../../ports/logger.ts';
@@ -16,14 +16,14 @@ import type { Namespace, ResourceLookup } from '../../ports/lookups.ts';
 import type { MaybePromise } from '../../util/maybe-async.ts';
 import { parseConfiguration, type PodTolerationRestrictionConfiguration } from './configuration.ts';
 import { annotatedTolerations, defaultTolerationsAnnotation, namespaceOnce, tolerationsWhitelistAnnotation } from './namespace-tolerations.ts';
-import { asPod, type PodForTolerations } from './pod.ts';
+import { asPod, tolerationsOf, type PodForTolerations } from './pod.ts';
 import { isBestEffort } from './qos.ts';
 
 export const pluginName = 'PodTolerationRestriction';
 
-/** Every pod that is not BestEffort tolerates memory pressure (upstream adds it unconditionally). */
 type NamespaceSource = () => MaybePromise<Namespace>;
 
+/** Every pod that is not BestEffort tolerates memory pressure, as upstream's Admit adds. */
 const memoryPressureToleration: Toleration = { key: 'node.kubernetes.io/memory-pressure', operator: 'Exists', effect: 'NoSchedule' };
 
 export const definition: PluginDefinition<'lookups'> = {
@@ -54,26 +54,25 @@ export function podTolerationRestriction(
       extra = (defaults ?? configuration.default).map((t) => tolerationJson(fieldsOf(t)));
     }
     if (!isBestEffort(pod)) extra.push({ ...memoryPressureToleration });
-    if (extra.length > 0) pod.spec = { ...pod.spec, tolerations: mergeTolerations(pod.spec?.tolerations ?? [], extra) };
+    if (extra.length > 0) pod.spec = { ...pod.spec, tolerations: mergeTolerations(tolerationsOf(pod), extra) };
     // Upstream's Admit ends by running Validate on the merged pod.
     await validateTolerations(attributes, pod, namespace);
   }
 
   async function validateTolerations(attributes: Attributes, pod: PodForTolerations, namespace: NamespaceSource): Promise<void> {
-    const tolerations = pod.spec?.tolerations ?? [];
+    const tolerations = tolerationsOf(pod);
     if (tolerations.length === 0) return;
-    let whitelist = annotatedTolerations(await namespace(), tolerationsWhitelistAnnotation);
-    let scope = 'namespace';
-    if (whitelist === undefined) {
-      whitelist = [...configuration.whitelist];
-      scope = 'cluster';
-    }
-    if (whitelist.length > 0 && !verifyAgainstWhitelist(tolerations, whitelist)) {
-      const uncovered = uncoveredTolerations(tolerations, whitelist, maxFactItems);
-      throw explained(nonStatusError(`pod tolerations (possibly merged with namespace default tolerations) conflict with its ${scope} whitelist`), {
-        facts: [{ type: FactType.TolerationWhitelist, namespace: attributes.namespace, scope: scope === 'namespace' ? 'namespace' : 'cluster', tolerations: uncovered.first, total: uncovered.total }],
-      });
-    }
+    const annotated = annotatedTolerations(await namespace(), tolerationsWhitelistAnnotation);
+    // A namespace that sets none falls back to the cluster's whitelist.
+    const scope: 'namespace' | 'cluster' = annotated === undefined ? 'cluster' : 'namespace';
+    const whitelist = annotated ?? configuration.whitelist;
+    if (whitelist.length === 0) return;
+    // Upstream's VerifyAgainstWhitelist, answered by the list the explanation names.
+    const uncovered = uncoveredTolerations(tolerations, whitelist, maxFactItems);
+    if (uncovered.total === 0) return;
+    throw explained(nonStatusError(`pod tolerations (possibly merged with namespace default tolerations) conflict with its ${scope} whitelist`), {
+      facts: [{ type: FactType.TolerationWhitelist, namespace: attributes.namespace, scope, tolerations: uncovered.first, total: uncovered.total }],
+    });
   }
 
   return {

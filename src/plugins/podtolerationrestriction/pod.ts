@@ -1,21 +1,24 @@
 // The pod as PodTolerationRestriction reads it: tolerations, and what decides its QoS class.
 // Upstream ignores an object that is not a core Pod; for a JSON body that means one that could not
-// have decoded into one.
+// have decoded into one. A null toleration or container is what Go's encoding/json decodes to a
+// zero value, so it is read as one: checked against the whitelist like any other toleration.
+import { isPlainObject } from '../../admission/review.ts';
 import type { Pod, PodSpec, Toleration } from '../../api/core.ts';
 
 type ResourceList = Record<string, unknown>;
 
 export interface ResourcedContainer {
+  name?: string;
   resources?: { requests?: ResourceList | null; limits?: ResourceList | null } | null;
 }
 
-export interface PodForTolerations extends Pod {
-  spec?: PodSpec & {
-    containers?: ResourcedContainer[];
-    initContainers?: ResourcedContainer[];
+export interface PodForTolerations extends Omit<Pod, 'spec'> {
+  spec?: Omit<PodSpec, 'containers' | 'initContainers' | 'tolerations'> & {
+    containers?: Array<ResourcedContainer | null>;
+    initContainers?: Array<ResourcedContainer | null>;
     /** Pod-level resources (KEP-2837). */
     resources?: ResourcedContainer['resources'];
-    tolerations?: Toleration[];
+    tolerations?: Array<Toleration | null>;
   };
   status?: { qosClass?: string | null; [key: string]: unknown } | null;
 }
@@ -28,11 +31,17 @@ export function asPod(object: unknown): PodForTolerations | undefined {
   if (spec === undefined || spec === null) return object as PodForTolerations;
   const decodes =
     isPlainObject(spec) &&
-    isAbsentOr(spec.tolerations, (list) => Array.isArray(list) && list.every(isDecodableToleration)) &&
+    isAbsentOr(spec.tolerations, (list) => isListOf(list, isDecodableToleration)) &&
     isAbsentOr(spec.containers, isContainerList) &&
     isAbsentOr(spec.initContainers, isContainerList) &&
     isAbsentOr(spec.resources, isResources);
   return decodes ? (object as PodForTolerations) : undefined;
+}
+
+/** The pod's tolerations, a null one as the zero toleration. */
+export function tolerationsOf(pod: PodForTolerations): Toleration[] {
+  const tolerations = pod.spec?.tolerations ?? [];
+  return tolerations.every((toleration): toleration is Toleration => toleration !== null) ? tolerations : tolerations.map((toleration) => toleration ?? {});
 }
 
 function isDecodableToleration(value: unknown): boolean {
@@ -47,7 +56,12 @@ function isDecodableToleration(value: unknown): boolean {
 }
 
 function isContainerList(value: unknown): boolean {
-  return Array.isArray(value) && value.every((container) => isPlainObject(container) && isAbsentOr(container.resources, isResources));
+  return isListOf(value, (container) => isPlainObject(container) && isAbsentOr(container.resources, isResources));
+}
+
+/** A list whose entries are each null (a zero value) or pass `isItem`. */
+function isListOf(value: unknown, isItem: (item: unknown) => boolean): boolean {
+  return Array.isArray(value) && value.every((item) => item === null || isItem(item));
 }
 
 function isResources(value: unknown): boolean {
@@ -60,8 +74,4 @@ function isAbsentOr(value: unknown, check: (value: unknown) => boolean): boolean
 
 function isString(value: unknown): boolean {
   return typeof value === 'string';
-}
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

@@ -12,7 +12,7 @@ export function isBestEffort(pod: PodForTolerations): boolean {
   const spec = pod.spec;
   if (spec?.resources !== undefined && spec.resources !== null) return !hasPositiveComputeResource(spec.resources);
   const containers = [...(spec?.containers ?? []), ...(spec?.initContainers ?? [])];
-  return !containers.some((container) => hasPositiveComputeResource(container.resources));
+  return !containers.some((container) => hasPositiveComputeResource(container?.resources));
 }
 
 function hasPositiveComputeResource(resources: ResourcedContainer['resources']): boolean {
@@ -27,7 +27,7 @@ function hasPositiveComputeResource(resources: ResourcedContainer['resources']):
 const quantityPattern = /^([+-]?)(\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+|Ki|Mi|Gi|Ti|Pi|Ei|n|u|m|k|M|G|T|P|E)?$/;
 
 /** Quantity.Cmp(0) == 1: a positive sign and a non-zero digit (suffixes only scale); YAML numbers too. */
-export function isPositiveQuantity(value: unknown): boolean {
+function isPositiveQuantity(value: unknown): boolean {
   const text = typeof value === 'number' ? String(value) : value;
   if (typeof text !== 'string') return false;
   const match = quantityPattern.exec(text);

@@ -1,5 +1,6 @@
 // The pod as this plugin reads it. Upstream's type assertion to *api.Pod fails with a BadRequest;
 // for a JSON body, "not a Pod" means a body whose shape could never have decoded into one.
+import { isPlainObject } from '../../admission/review.ts';
 import type { Pod } from '../../api/core.ts';
 import { badRequest } from '../../api/status-error.ts';
 
@@ -23,8 +24,4 @@ export function asPod(object: unknown): Pod {
 
 function isAbsentOr(value: unknown, check: (value: unknown) => boolean): boolean {
   return value === undefined || value === null || check(value);
-}
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

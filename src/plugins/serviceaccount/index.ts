@@ -33,7 +33,6 @@ export const definition: PluginDefinition<'lookups'> = {
 
 /** The plugin with upstream's defaults; the options exist for upstream's own test switches. */
 export function serviceAccount(ports: ServiceAccountSource, options: ServiceAccountOptions = {}): AdmissionPlugin {
-  const source: ServiceAccountSource = { lookups: ports.lookups, clock: ports.clock, random: ports.random };
   const limitSecretReferences = options.limitSecretReferences ?? false;
   const mountToken = options.mountServiceAccountToken ?? true;
   // names.SimpleNameGenerator: the base plus five random lowercase alphanumerics.
@@ -73,7 +72,7 @@ export function serviceAccount(ports: ServiceAccountSource, options: ServiceAcco
       throw forbidden(attributes, `no service account specified for pod ${attributes.namespace}/${pod.metadata?.name ?? ''}`);
     }
     try {
-      return await getServiceAccount(source, attributes.namespace, name, signal);
+      return await getServiceAccount(ports, attributes.namespace, name, signal);
     } catch (error) {
       throw lookupRejection(attributes, name, error, wrap);
     }
@@ -103,7 +102,7 @@ export function serviceAccount(ports: ServiceAccountSource, options: ServiceAcco
       const name = serviceAccountNameOf(pod);
       let serviceAccount: ServiceAccount;
       try {
-        serviceAccount = await getServiceAccount(source, attributes.namespace, name, context.signal);
+        serviceAccount = await getServiceAccount(ports, attributes.namespace, name, context.signal);
       } catch (error) {
         throw lookupRejection(attributes, name, error, '%w');
       }
