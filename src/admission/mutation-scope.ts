@@ -8,6 +8,7 @@
 // comparing the whole objects, but the work is that of the paths.
 import fastJsonPatch, { type Operation } from 'fast-json-patch';
 import { cloneJson } from '../util/clone-json.ts';
+import { isPlainObject } from '../util/plain-object.ts';
 
 /** Object keys from the root to a value a plugin may change (in place or by assignment). */
 export type MutationPath = readonly string[];
@@ -107,6 +108,3 @@ function setOwn(target: Record<string, unknown>, key: string, value: unknown): v
   else target[key] = value;
 }
 
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}

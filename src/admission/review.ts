@@ -4,6 +4,7 @@
 import type { GroupVersionKind, GroupVersionResource, KubeObject, Status, UserInfo } from '../api/types.ts';
 import type { Attributes } from './attributes.ts';
 import { isOperation } from './operation.ts';
+import { isPlainObject } from '../util/plain-object.ts';
 
 export const admissionApiVersions = ['admission.k8s.io/v1', 'admission.k8s.io/v1beta1'] as const;
 export type AdmissionApiVersion = (typeof admissionApiVersions)[number];
@@ -147,10 +148,6 @@ export function attributesFrom(request: AdmissionRequest, object: KubeObject | u
 
 export function responseReview(apiVersion: AdmissionApiVersion, response: AdmissionResponse): AdmissionReview {
   return { apiVersion, kind: 'AdmissionReview', response };
-}
-
-export function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 function describe(value: unknown): string {

@@ -5,7 +5,7 @@ import { randomUUID } from 'node:crypto';
 import { Option, type Command } from 'commander';
 import type { AdmissionChain, Phase } from '../admission/chain.ts';
 import { handleAdmission, type HandledReview } from '../admission/handler.ts';
-import { BadReviewError, decodeReview, isPlainObject, responseReview, type AdmissionApiVersion, type AdmissionRequest, type AdmissionResponse } from '../admission/review.ts';
+import { BadReviewError, decodeReview, responseReview, type AdmissionApiVersion, type AdmissionRequest, type AdmissionResponse } from '../admission/review.ts';
 import { isOperation } from '../admission/operation.ts';
 import { parseGroupVersion, type KubeObject } from '../api/types.ts';
 import { parseDuration } from '../config/duration.ts';
@@ -13,6 +13,7 @@ import { silentLogger } from '../ports/logger.ts';
 import type { RestMapper } from '../ports/rest-mapper.ts';
 import { composeAdmission, selectPlugins, StartupError, type Admission } from '../wiring/index.ts';
 import { CliError, parseSingleDocument, readInput, type CliIO } from './io.ts';
+import { isPlainObject } from '../util/plain-object.ts';
 
 export interface ReviewOptions {
   clusterState?: string;

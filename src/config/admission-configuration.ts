@@ -9,6 +9,7 @@ import { readFile } from 'node:fs/promises';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import { parseAllDocuments } from 'yaml';
 import type { PluginConfiguration, PluginConfigurations } from '../ports/plugin-configuration.ts';
+import { isPlainObject } from '../util/plain-object.ts';
 
 const admissionConfigurationVersions = ['apiserver.config.k8s.io/v1', 'apiserver.k8s.io/v1alpha1'];
 /** Plugins that read the whole file when it is not an AdmissionConfiguration (upstream's legacy format). */
@@ -162,10 +163,6 @@ function optionalString(value: unknown, field: string, fail: (detail: string) =>
   if (value === undefined || value === null) return '';
   if (typeof value !== 'string') throw fail(`${field}: expected a string`);
   return value;
-}
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 /** The configuration for `--admission-control-config-file`, or none when the flag is not given. */

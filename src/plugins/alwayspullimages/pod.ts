@@ -2,8 +2,9 @@
 // into a core/v1 Pod, so a body that would not decode (wrong kind, wrong shapes) counts as "unable to
 // be converted" here; and the visitors walk containers in upstream's order (pods.VisitContainersWithPath)
 // because that order is the order of the error messages.
-import { isPlainObject } from '../../admission/review.ts';
+
 import type { Container, Pod, PodSpec, Volume } from '../../api/core.ts';
+import { isPlainObject } from '../../util/plain-object.ts';
 
 /** The container lists of a PodSpec, in the order upstream visits them. */
 const containerLists = ['initContainers', 'containers', 'ephemeralContainers'] as const;

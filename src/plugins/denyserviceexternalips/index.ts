@@ -7,7 +7,7 @@ import { internalError } from '../../api/status-error.ts';
 import { explained, FactType, maxFactItems } from '../../admission/explanation.ts';
 import { Operation } from '../../admission/operation.ts';
 import type { AdmissionPlugin, PluginDefinition } from '../../admission/plugin.ts';
-import { isPlainObject } from '../../admission/review.ts';
+import { isPlainObject } from '../../util/plain-object.ts';
 
 export const pluginName = 'DenyServiceExternalIPs';
 

@@ -2,9 +2,10 @@
 // kube-apiserver only hands the plugin a decoded core Pod; a body that could not have decoded is
 // answered like upstream's failed type assertion. A null container or toleration is what Go's
 // encoding/json decodes to a zero value, so it is read as one: no requests, no fields.
-import { isPlainObject } from '../../admission/review.ts';
+
 import type { Pod, PodSpec, Toleration } from '../../api/core.ts';
 import { badRequest } from '../../api/status-error.ts';
+import { isPlainObject } from '../../util/plain-object.ts';
 
 interface RequestingContainer {
   resources?: { requests?: Record<string, unknown> | null } | null;

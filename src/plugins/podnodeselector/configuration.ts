@@ -3,10 +3,11 @@
 // selector — the default selector for namespaces without the annotation, and each namespace's
 // whitelist. Upstream parses the selectors on every request and fails each one when a selector is
 // bad; here they are parsed once, at start-up, and a bad one stops the webhook.
-import { isPlainObject } from '../../admission/review.ts';
+
 import { convertSelectorToLabelsMap, SelectorError, type LabelSet } from '../../api/labels.ts';
 import { PluginConfigurationError, type PluginConfiguration } from '../../ports/plugin-configuration.ts';
 import { foldName } from '../../util/go-json-reader.ts';
+import { isPlainObject } from '../../util/plain-object.ts';
 
 const clusterDefaultNodeSelectorKey = 'clusterDefaultNodeSelector';
 const configKey = 'podNodeSelectorPluginConfig';

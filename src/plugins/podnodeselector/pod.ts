@@ -1,7 +1,8 @@
 // The pod as PodNodeSelector reads it: spec.nodeSelector. Upstream ignores an object that is not a
 // core Pod; for a JSON body that means one that could not have decoded into one.
-import { isPlainObject } from '../../admission/review.ts';
+
 import type { Pod } from '../../api/core.ts';
+import { isPlainObject } from '../../util/plain-object.ts';
 
 export function asPod(object: unknown): Pod | undefined {
   if (!isPlainObject(object) || (object.kind !== undefined && object.kind !== 'Pod')) return undefined;

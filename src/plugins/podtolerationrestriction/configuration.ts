@@ -1,11 +1,12 @@
 // PodTolerationRestriction's configuration (upstream loadConfiguration): a
 // podtolerationrestriction.admission.k8s.io Configuration (v1alpha1 or v1) with cluster-wide
 // default tolerations and whitelist, each checked as pod tolerations are; none at all when absent.
-import { isPlainObject } from '../../admission/review.ts';
+
 import type { Toleration } from '../../api/core.ts';
 import { fieldsOf, tolerationJson, type TolerationFields } from '../../api/tolerations/toleration.ts';
 import { validateTolerations } from '../../api/tolerations/validation.ts';
 import { PluginConfigurationError, type PluginConfiguration } from '../../ports/plugin-configuration.ts';
+import { isPlainObject } from '../../util/plain-object.ts';
 
 const group = 'podtolerationrestriction.admission.k8s.io';
 const apiVersions = [`${group}/v1alpha1`, `${group}/v1`];

@@ -2,8 +2,9 @@
 // Upstream ignores an object that is not a core Pod; for a JSON body that means one that could not
 // have decoded into one. A null toleration or container is what Go's encoding/json decodes to a
 // zero value, so it is read as one: checked against the whitelist like any other toleration.
-import { isPlainObject } from '../../admission/review.ts';
+
 import type { Pod, PodSpec, Toleration } from '../../api/core.ts';
+import { isPlainObject } from '../../util/plain-object.ts';
 
 type ResourceList = Record<string, unknown>;
 

@@ -1,8 +1,9 @@
 // The pod as this plugin reads it. Upstream's type assertion to *api.Pod fails with a BadRequest;
 // for a JSON body, "not a Pod" means a body whose shape could never have decoded into one.
-import { isPlainObject } from '../../admission/review.ts';
+
 import type { Pod } from '../../api/core.ts';
 import { badRequest } from '../../api/status-error.ts';
+import { isPlainObject } from '../../util/plain-object.ts';
 
 const notAPod = 'Resource was marked with kind Pod but was unable to be converted';
 
