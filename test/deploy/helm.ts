@@ -1,7 +1,7 @@
 // Runs the real helm binary over charts/admission-chain and parses what it renders, so chart tests
 // assert on objects, not on text.
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseAllDocuments } from 'yaml';
@@ -42,7 +42,23 @@ export interface HelmResult {
 export const defaultNamespace = 'admission-chain';
 export const defaultRelease = 'ac';
 
+/**
+ * What helm answered, by command and input (values files by their contents): the chart does not
+ * change during a run, and many tests read the same rendering (the defaults alone a dozen times).
+ * A result is never shared as objects: each caller parses its own copy.
+ */
+const answered = new Map<string, HelmResult>();
+
 export function runHelm(command: 'template' | 'lint', input: ChartInput = {}): HelmResult {
+  const key = JSON.stringify([command, input, (input.valuesFiles ?? []).map((file) => readFileSync(file, 'utf8'))]);
+  const known = answered.get(key);
+  if (known !== undefined) return known;
+  const result = runHelmUncached(command, input);
+  answered.set(key, Object.freeze(result));
+  return result;
+}
+
+function runHelmUncached(command: 'template' | 'lint', input: ChartInput): HelmResult {
   const scratch = mkdtempSync(join(tmpdir(), 'admission-chain-helm-'));
   try {
     const args: string[] = [command];
