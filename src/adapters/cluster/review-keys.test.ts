@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { UserInfo } from '../../api/types.ts';
 import type { AuthorizationAttributes, ResourceAttributes } from '../../ports/authorizer.ts';
 import { subjectAccessReviewSpec } from './authorizer.ts';
-import { flatKey, ReviewKeys } from './review-keys.ts';
+import { flatKey, identitySpec, maxIdentitySpecLength, ReviewKeys } from './review-keys.ts';
 
 function deepFreeze<T>(value: T): T {
   if (typeof value === 'object' && value !== null) {
@@ -150,6 +150,19 @@ describe('SubjectAccessReview cache keys', () => {
       numbers.add(keys.keyFor({ user: { username: `user-${i}`, groups }, resourceAttributes: base }).family);
     }
     expect(numbers.size).toBe(100);
-    expect(keys.identityBytes).toBe(100 * (2 * 44 + 160));
+    // "#" and a SHA-256 in base64, two bytes a character, and the entry's own cost.
+    expect(keys.identityBytes).toBe(100 * (2 * 45 + 160));
+  });
+
+  it('hold a small identity as its spec, with nothing to hash, and bound the table by size too', () => {
+    const keys = new ReviewKeys(4);
+    const user = { username: 'system:serviceaccount:kube-system:replicaset-controller', groups: ['system:serviceaccounts', 'system:authenticated'] };
+    keys.keyFor({ user, resourceAttributes: base });
+    expect(keys.identityBytes).toBe(2 * (1 + JSON.stringify(identitySpec(user)).length) + 160);
+    // Just over the length kept as it is: keyed by its digest instead.
+    const long = { username: 'u'.repeat(maxIdentitySpecLength - '{"user":""}'.length + 1) };
+    const other = new ReviewKeys(4);
+    other.keyFor({ user: long, resourceAttributes: base });
+    expect(other.identityBytes).toBe(2 * 45 + 160);
   });
 });

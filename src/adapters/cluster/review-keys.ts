@@ -7,14 +7,15 @@
 //
 // So a key is a family and a name. The identity's part of the spec (user, uid, groups, extra, as
 // the spec carries them) is interned to a number that is never given to any other identity (the
-// table holds the identity's SHA-256, not the identity: one with a thousand groups is 50 KB); the
-// family is that number and the question's other fields, each prefixed with its length so no two
-// questions spell the same family; the name is the object's name. The last frozen identity asked
-// about keeps its number and the last family is reused while only the name changes, so a request
-// builds a handful of strings instead of a dozen spec documents, and the cache finds an answer
-// with two look-ups on strings whose hashes V8 already holds. Equal keys ⇔ equal specs: an
-// identity that falls out of the table gets a new number, which only costs its cached answers,
-// never answers someone else.
+// table holds a small identity's spec as it is, a large one's SHA-256: one with a thousand groups
+// is 50 KB, while a service account's is 200 characters, and hashing those on every request cost
+// about five times building them); the family is that number and the question's other fields, each
+// prefixed with its length so no two questions spell the same family; the name is the object's
+// name. The last frozen identity asked about keeps its number and the last family is reused while
+// only the name changes, so a request builds a handful of strings instead of a dozen spec
+// documents, and the cache finds an answer with two look-ups on strings whose hashes V8 already
+// holds. Equal keys ⇔ equal specs: an identity that falls out of the table gets a new number, which
+// only costs its cached answers, never answers someone else.
 import { createHash } from 'node:crypto';
 import type { UserInfo } from '../../api/types.ts';
 import type { AuthorizationAttributes, ResourceAttributes, SelectorAttributes } from '../../ports/authorizer.ts';
@@ -31,6 +32,11 @@ export function flatKey(key: ReviewKey): string {
   return `${key.family.length}:${key.family}${key.name}`;
 }
 
+/** An identity's spec up to this length is its own key; a longer one is keyed by its digest. */
+export const maxIdentitySpecLength = 256;
+/** What one identity's key may take on average (the table's bound): a spec at the longest kept. */
+const identityKeyBytes = 2 * (maxIdentitySpecLength + 1) + 160;
+
 export class ReviewKeys {
   readonly #numbers: TtlCache<number>;
   #lastNumber = 0;
@@ -42,10 +48,10 @@ export class ReviewKeys {
 
   /** maxIdentities: identities kept at most (least recently used dropped first). */
   constructor(maxIdentities: number) {
-    this.#numbers = new TtlCache<number>(maxIdentities);
+    this.#numbers = new TtlCache<number>(maxIdentities, maxIdentities * identityKeyBytes);
   }
 
-  /** What the identity table's keys take (a digest each, whatever the identity's size). */
+  /** What the identity table's keys take (a small spec as it is, a larger one as a digest). */
   get identityBytes(): number {
     return this.#numbers.bytes;
   }
@@ -77,7 +83,9 @@ export class ReviewKeys {
 
   #identityNumber(user: UserInfo): number {
     if (user === this.#lastUser) return this.#lastUserNumber;
-    const identity = createHash('sha256').update(JSON.stringify(identitySpec(user))).digest('base64');
+    const spec = JSON.stringify(identitySpec(user));
+    // Prefixed, so a spec and a digest never spell the same key.
+    const identity = spec.length <= maxIdentitySpecLength ? `=${spec}` : `#${createHash('sha256').update(spec).digest('base64')}`;
     let number = this.#numbers.entry(identity, 0)?.value;
     if (number === undefined) {
       number = ++this.#lastNumber;
