@@ -8,6 +8,16 @@ import type { PluginDefinition } from '../admission/plugin.ts';
 import { addManagementOptions, parseManagementOptions, type ManagementConfig, type RawManagementOptions } from './management-options.ts';
 
 /** Who answers authorization questions on the cluster backend. */
+/**
+ * controller-runtime's body limit, for the same reason: an UPDATE's review carries the object and the
+ * old object, each up to kube-apiserver's 3 MiB request limit, and the envelope around them.
+ */
+export const defaultMaxRequestBodyBytes = 7 * 1024 * 1024;
+/** Heap the requests at work may hold together, as estimated from their bodies (src/server/json-weight.ts). */
+export const defaultMaxInFlightBytes = 160 * 1024 * 1024;
+/** kube-apiserver pools up to 100 idle connections per webhook host and API server replica. */
+export const defaultMaxConnections = 500;
+
 export const AuthorizerMode = {
   /** Every question goes to the SubjectAccessReview API. */
   SubjectAccessReview: 'sar',
@@ -72,9 +82,9 @@ export function addServeOptions(command: Command): Command {
     .addOption(opt('--sar-allowed-ttl <duration>', 'how long an allowed SubjectAccessReview is cached', 'SAR_ALLOWED_TTL').default('10s'))
     .addOption(opt('--sar-denied-ttl <duration>', 'how long a denied SubjectAccessReview is cached', 'SAR_DENIED_TTL').default('10s'))
     .addOption(opt('--discovery-refresh-interval <duration>', 'least time between discovery refreshes on a kind miss', 'DISCOVERY_REFRESH_INTERVAL').default('30s'))
-    .addOption(opt('--max-request-body-bytes <bytes>', 'larger AdmissionReview bodies are refused (413)', 'MAX_REQUEST_BODY_BYTES').default(String(7 * 1024 * 1024)))
-    .addOption(opt('--max-in-flight-bytes <bytes>', 'estimated heap all requests in flight may hold together; others wait for room until their deadline', 'MAX_IN_FLIGHT_BYTES').default(String(160 * 1024 * 1024)))
-    .addOption(opt('--max-connections <n>', 'webhook connections open at once; more are closed on arrival', 'MAX_CONNECTIONS').default('500'))
+    .addOption(opt('--max-request-body-bytes <bytes>', 'larger AdmissionReview bodies are refused (413)', 'MAX_REQUEST_BODY_BYTES').default(String(defaultMaxRequestBodyBytes)))
+    .addOption(opt('--max-in-flight-bytes <bytes>', 'estimated heap all requests in flight may hold together; others wait for room until their deadline', 'MAX_IN_FLIGHT_BYTES').default(String(defaultMaxInFlightBytes)))
+    .addOption(opt('--max-connections <n>', 'webhook connections open at once; more are closed on arrival', 'MAX_CONNECTIONS').default(String(defaultMaxConnections)))
     .addOption(opt('--max-subject-access-reviews-per-request <n>', 'SubjectAccessReviews one admission request may send (cache hits are free); beyond, the check fails closed', 'MAX_SUBJECT_ACCESS_REVIEWS_PER_REQUEST').default('100'))
     .addOption(opt('--authorizer <mode>', `who answers authorization questions on the cluster backend: ${authorizerModes.join(' or ')} (rbac-mirror: RBAC informers answer "allow" locally, the rest goes to SubjectAccessReview)`, 'AUTHORIZER').default(AuthorizerMode.SubjectAccessReview))
     .addOption(opt('--admission-control-config-file <file>', "kube-apiserver's AdmissionConfiguration file: the plugins' configuration", 'ADMISSION_CONTROL_CONFIG_FILE'));

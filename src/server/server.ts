@@ -4,6 +4,7 @@ import { createServer as createHttpServer, type Server as HttpServer } from 'nod
 import { createServer as createHttpsServer, type Server as HttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import type { AdmissionChain } from '../admission/chain.ts';
+import { defaultMaxConnections } from '../config/serve-config.ts';
 import type { AdmissionMetrics } from '../observability/metrics.ts';
 import type { Logger } from '../ports/logger.ts';
 import { createHealthApp } from './health-app.ts';
@@ -62,8 +63,6 @@ const keepAliveTimeoutMs = 120_000;
 const handshakeTimeoutMs = 10_000;
 const headersTimeoutMs = 10_000;
 const connectionsCheckingIntervalMs = 1_000;
-/** kube-apiserver pools up to 100 idle connections per webhook host and API server replica. */
-export const defaultMaxConnections = 500;
 
 export async function startServer(options: ServerOptions): Promise<RunningServer> {
   const { logger, metrics } = options;

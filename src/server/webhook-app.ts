@@ -6,6 +6,7 @@
 import express, { type Express, type NextFunction, type Request, type Response } from 'express';
 import type { AdmissionChain, Phase } from '../admission/chain.ts';
 import { admissionHandler } from '../admission/handler.ts';
+import { defaultMaxInFlightBytes, defaultMaxRequestBodyBytes } from '../config/serve-config.ts';
 import type { AdmissionMetrics } from '../observability/metrics.ts';
 import type { Logger } from '../ports/logger.ts';
 import { Budget } from '../util/budget.ts';
@@ -14,13 +15,6 @@ import { observedHandler, type Webhook } from './observed-handler.ts';
 import { sendStatus } from './respond.ts';
 import { reviewRoute, type Limits } from './review-route.ts';
 
-/**
- * controller-runtime's limit, for the same reason: an UPDATE's review carries the object and the
- * old object, each up to kube-apiserver's 3 MiB request limit, and the envelope around them.
- */
-export const defaultMaxBodyBytes = 7 * 1024 * 1024;
-/** Heap the requests at work may hold together, as estimated from their bodies (json-weight.ts). */
-export const defaultMaxInFlightBytes = 160 * 1024 * 1024;
 
 export interface WebhookAppOptions {
   chain: AdmissionChain;
@@ -49,7 +43,7 @@ const webhooks: ReadonlyArray<readonly [Webhook, Phase]> = [
 
 export function createWebhookApp(options: WebhookAppOptions): Express {
   const loopLoad = options.loopLoad ?? new LoopLoad();
-  const maxBodyBytes = options.maxBodyBytes ?? defaultMaxBodyBytes;
+  const maxBodyBytes = options.maxBodyBytes ?? defaultMaxRequestBodyBytes;
   const working = new Budget(options.maxInFlightBytes ?? defaultMaxInFlightBytes);
   // Separate budgets, so a request holding its body while it waits to work never blocks one at work.
   const limits: Limits = { maxBodyBytes, reading: new Budget(Math.max(2 * maxBodyBytes, working.capacity / 4)), working };
