@@ -107,9 +107,6 @@ async function load(state: RbacTableState): Promise<void> {
   for (const deadline = Date.now() + 10_000; !caughtUp(); await new Promise((r) => setTimeout(r, 2))) {
     if (Date.now() > deadline) throw new Error(`the mirror did not catch up with round ${round} within 10 s`);
   }
-  await Promise.all([sarOnly.close(), fallback.close()]);
-  sarOnly = createClusterAuthorizer({ kubeConfig: api.kubeConfig });
-  fallback = createClusterAuthorizer({ kubeConfig: api.kubeConfig });
 }
 
 interface Answer {
