@@ -36,6 +36,8 @@ export interface ReviewRouteOptions {
   metrics: AdmissionMetrics;
   logger: Logger;
   loopLoad: Pick<LoopLoad, 'busy'>;
+  /** True once shutdown has begun: an answer written then closes its connection, even if the request came before. */
+  isDraining?: () => boolean;
 }
 
 /** From this estimated heap on (a body of a few hundred KiB), a request yields between its steps. */
@@ -145,6 +147,9 @@ export function reviewRoute(options: ReviewRouteOptions): (req: IncomingMessage,
       // the answer there only makes it wait for the requests that happened to arrive with it, which
       // lengthens the tail at a steady 1,000 req/s.
       if (heavy || options.loopLoad.busy()) await nextLoopTurn();
+      // A request that arrived before shutdown began is answered after it: its connection must
+      // close too, or the listener waits for it until the drain timeout.
+      if (options.isDraining?.()) res.setHeader('Connection', 'close');
       sendReview(res, responseReview(decoded.apiVersion, response));
     } finally {
       releaseBody();

@@ -64,7 +64,7 @@ export function createWebhookApp(options: WebhookAppOptions): Express {
   });
   for (const [webhook, phase] of webhooks) {
     const handler = observedHandler(admissionHandler(options.chain, phase), { webhook, phase, metrics: options.metrics, logger: options.logger });
-    app.post(`/${webhook}`, reviewRoute({ webhook, phase, handler, limits, requestTimeoutMs: options.requestTimeoutMs, metrics: options.metrics, logger: options.logger, loopLoad }));
+    app.post(`/${webhook}`, reviewRoute({ webhook, phase, handler, limits, requestTimeoutMs: options.requestTimeoutMs, metrics: options.metrics, logger: options.logger, loopLoad, ...(options.isDraining && { isDraining: options.isDraining }) }));
   }
   app.use(notFound);
   // A throw the routes did not answer (none is expected): a Status, never express's HTML page.

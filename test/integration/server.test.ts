@@ -348,9 +348,12 @@ describe('drain on shutdown', () => {
       started.open();
       await new Promise((r) => setTimeout(r, 400));
     });
-    const server = await start(certs, [slow], { shutdownDelayMs: 200 });
+    // A drain timeout longer than the test's own: the in-flight request's connection must close by
+    // itself, since the answer leaves after shutdown began.
+    const server = await start(certs, [slow], { shutdownDelayMs: 200, drainTimeoutMs: 60_000 });
     const base = `https://127.0.0.1:${server.port}`;
-    const inFlight = post(`${base}/validate`, JSON.stringify(podReview({ pullPolicy: 'Always' })), { ca: certs.caCert });
+    const agent = new Agent({ keepAlive: true, ca: certs.caCert });
+    const inFlight = post(`${base}/validate`, JSON.stringify(podReview({ pullPolicy: 'Always' })), { ca: certs.caCert, agent });
     await started.opened;
     const stopping = server.shutdown();
     const ready = await get(`http://127.0.0.1:${server.metricsPort}/readyz`);
@@ -359,9 +362,11 @@ describe('drain on shutdown', () => {
     const res = await inFlight;
     expect(res.status).toBe(200);
     expect(res.json().response.allowed).toBe(true);
+    expect(res.headers.connection).toBe('close');
     await stopping;
     await expect(post(`${base}/validate`, '{}', { ca: certs.caCert })).rejects.toThrow();
-  });
+    agent.destroy();
+  }, 10_000);
 });
 
 describe('request logs', () => {
