@@ -139,12 +139,14 @@ describe('serve on the cluster backend', () => {
     const denied = deploymentReview({ username: 'alice', groups: [] }, 1);
     (denied.request.object as Record<string, unknown>).data = { password: secretValue };
     await post(`https://127.0.0.1:${server.port}/validate`, JSON.stringify(denied), { ca: certs.caCert, headers });
-    // The API server failing: the errors are logged, and must not carry the token either.
-    api.inject(sarRoute, { kind: 'status', code: 500 }, { times: 10 });
+    // The API server failing: the error is logged, and must not carry the token either. (503 is not
+    // retried: the answer comes at once, not after the backoff of a 500.)
+    api.inject(sarRoute, { kind: 'status', code: 503 }, { times: 10 });
     await post(`https://127.0.0.1:${server.port}/validate`, JSON.stringify(deploymentReview({ username: 'carol', groups: [] }, 1)), { ca: certs.caCert, headers });
     const metrics = (await get(`http://127.0.0.1:${server.metricsPort}/metrics`)).text;
     const everything = log.text() + metrics;
     expect(log.text()).toContain('admission denied');
+    expect(log.text()).toContain('SubjectAccessReview failed');
     for (const never of [api.token, 'caller-token-never-logged', 'session=never-logged', secretValue]) expect(everything).not.toContain(never);
   });
 
