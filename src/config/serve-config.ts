@@ -7,7 +7,6 @@ import { selectPlugins, type PluginSelection } from './plugins.ts';
 import type { PluginDefinition } from '../admission/plugin.ts';
 import { addManagementOptions, parseManagementOptions, type ManagementConfig, type RawManagementOptions } from './management-options.ts';
 
-/** Who answers authorization questions on the cluster backend. */
 /**
  * controller-runtime's body limit, for the same reason: an UPDATE's review carries the object and the
  * old object, each up to kube-apiserver's 3 MiB request limit, and the envelope around them.
@@ -18,6 +17,7 @@ export const defaultMaxInFlightBytes = 160 * 1024 * 1024;
 /** kube-apiserver pools up to 100 idle connections per webhook host and API server replica. */
 export const defaultMaxConnections = 500;
 
+/** Who answers authorization questions on the cluster backend. */
 export const AuthorizerMode = {
   /** Every question goes to the SubjectAccessReview API. */
   SubjectAccessReview: 'sar',

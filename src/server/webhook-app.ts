@@ -15,7 +15,6 @@ import { observedHandler, type Webhook } from './observed-handler.ts';
 import { sendStatus } from './respond.ts';
 import { reviewRoute, type Limits } from './review-route.ts';
 
-
 export interface WebhookAppOptions {
   chain: AdmissionChain;
   logger: Logger;
