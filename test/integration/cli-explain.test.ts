@@ -2,22 +2,15 @@
 // an AdmissionReview and `review`'s own output as input, `--apply-to` making the same review
 // allowed, `-o yaml`, the other plugins' remedies, warn mode, and bad input. In-process through
 // main() for speed, and once through the real command line.
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { parseAllDocuments } from 'yaml';
 import { runCli, runMain } from '../support/cli.ts';
 import { podReview } from '../support/reviews.ts';
+import { scratchFiles } from '../support/scratch-files.ts';
 
-const dir = mkdtempSync(join(tmpdir(), 'explain-'));
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
-let count = 0;
-const write = (name: string, content: string) => {
-  const path = join(dir, `${count++}-${name}`);
-  writeFileSync(path, content);
-  return path;
-};
+const { dir, write } = scratchFiles('explain');
 /** The README's demo state: the examples' cluster state, the demo namespace and demo-user's Role. */
 const demoState = () => write('demo-state.yaml', ['examples/cluster-state.yaml', 'examples/namespace.yaml', 'examples/demo-user-rbac.yaml'].map((f) => readFileSync(f, 'utf8')).join('\n---\n'));
 

@@ -4,27 +4,18 @@
 // AdmissionReview through the real CLI entry point (in-process, for speed), with the namespaces in a
 // cluster-state file and the plugins' configuration in kube-apiserver's AdmissionConfiguration file.
 // Then modes, bad configuration files and bad annotations as a user meets them.
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import jsonPatch from 'fast-json-patch';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
 import { runMain } from '../support/cli.ts';
+import { scratchFiles } from '../support/scratch-files.ts';
 import { interPodAffinityCases } from '../../src/plugins/antiaffinity/upstream-cases.ts';
 import { admissionCases as externalIPCases } from '../../src/plugins/denyserviceexternalips/upstream-cases.ts';
 import { admitCases as extendedResourceCases } from '../../src/plugins/extendedresourcetoleration/upstream-cases.ts';
 import { podAdmissionCases as nodeSelectorCases } from '../../src/plugins/podnodeselector/upstream-cases.ts';
 import { podAdmissionCases as tolerationCases } from '../../src/plugins/podtolerationrestriction/upstream-cases.ts';
 
-const dir = mkdtempSync(join(tmpdir(), 'review-admission-plugins-'));
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
-let fileCount = 0;
-const write = (name: string, content: string) => {
-  const path = join(dir, `${fileCount++}-${name}`);
-  writeFileSync(path, content);
-  return path;
-};
+const { dir, write } = scratchFiles('review-admission-plugins');
 
 interface Response {
   allowed: boolean;
