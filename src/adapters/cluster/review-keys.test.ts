@@ -154,7 +154,7 @@ describe('SubjectAccessReview cache keys', () => {
     expect(keys.identityBytes).toBe(100 * (2 * 45 + 160));
   });
 
-  it('hold a small identity as its spec, with nothing to hash, and bound the table by size too', () => {
+  it('hold a small identity as its spec, with nothing to hash, and a longer one as its digest', () => {
     const keys = new ReviewKeys(4);
     const user = { username: 'system:serviceaccount:kube-system:replicaset-controller', groups: ['system:serviceaccounts', 'system:authenticated'] };
     keys.keyFor({ user, resourceAttributes: base });

@@ -32,10 +32,12 @@ export function flatKey(key: ReviewKey): string {
   return `${key.family.length}:${key.family}${key.name}`;
 }
 
-/** An identity's spec up to this length is its own key; a longer one is keyed by its digest. */
+/**
+ * An identity's spec up to this length is its own key; a longer one is keyed by its digest. So no
+ * key is longer than 257 characters, and a full table of 8,192 identities (the default) holds about
+ * 5 MiB: the bound on entries bounds the bytes too.
+ */
 export const maxIdentitySpecLength = 256;
-/** What one identity's key may take on average (the table's bound): a spec at the longest kept. */
-const identityKeyBytes = 2 * (maxIdentitySpecLength + 1) + 160;
 
 export class ReviewKeys {
   readonly #numbers: TtlCache<number>;
@@ -48,7 +50,7 @@ export class ReviewKeys {
 
   /** maxIdentities: identities kept at most (least recently used dropped first). */
   constructor(maxIdentities: number) {
-    this.#numbers = new TtlCache<number>(maxIdentities, maxIdentities * identityKeyBytes);
+    this.#numbers = new TtlCache<number>(maxIdentities);
   }
 
   /** What the identity table's keys take (a small spec as it is, a larger one as a digest). */
