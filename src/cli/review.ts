@@ -9,6 +9,9 @@ import { BadReviewError, decodeReview, responseReview, type AdmissionApiVersion,
 import { isOperation } from '../admission/operation.ts';
 import { parseGroupVersion, type KubeObject } from '../api/types.ts';
 import { parseDuration } from '../config/duration.ts';
+import { parseFeatureGates } from '../config/feature-gates.ts';
+import { featureGatesHelp } from '../config/serve-config.ts';
+import type { FeatureGateOverrides } from '../ports/feature-gates.ts';
 import { silentLogger } from '../ports/logger.ts';
 import type { RestMapper } from '../ports/rest-mapper.ts';
 import { composeAdmission, selectPlugins, StartupError, type Admission } from '../wiring/index.ts';
@@ -23,6 +26,7 @@ export interface ReviewOptions {
   disableAdmissionPlugins?: string[];
   pluginMode?: string[];
   admissionControlConfigFile?: string;
+  featureGates?: string[];
   filename?: string;
   user?: string;
   groups?: string;
@@ -58,6 +62,7 @@ export function withReviewOptions(command: Command): Command {
     .option('--disable-admission-plugins <names>', 'default plugins to disable', collect)
     .option('--plugin-mode <name=mode>', 'enforce, warn or audit, per plugin (repeatable)', collect)
     .option('--admission-control-config-file <file>', "kube-apiserver's AdmissionConfiguration file: the plugins' configuration")
+    .option('--feature-gates <name=bool>', featureGatesHelp, collect)
     .option('-f, --filename <file>', 'build the request from this manifest instead of reading an AdmissionReview')
     .option('--user <name>', 'with -f: the requesting user', 'admin')
     .option('--groups <groups>', 'with -f: the requesting user\'s groups (comma-separated)')
@@ -86,6 +91,7 @@ export interface PreparedReview {
 /** The chain, the request and the deadline, from `review`'s options: everything but running it. */
 export async function prepareReview(file: string | undefined, options: ReviewOptions, io: CliIO): Promise<PreparedReview> {
   let selection;
+  let featureGates: FeatureGateOverrides;
   try {
     selection = selectPlugins({
       plugins: options.plugins,
@@ -93,13 +99,14 @@ export async function prepareReview(file: string | undefined, options: ReviewOpt
       disable: options.disableAdmissionPlugins,
       modes: options.pluginMode,
     });
+    featureGates = parseFeatureGates(options.featureGates);
   } catch (error) {
     throw new CliError((error as Error).message, 2);
   }
   let admission: Admission;
   try {
     admission = await composeAdmission({
-      backend: offlineBackend(options.clusterState!),
+      backend: offlineBackend(options.clusterState!, featureGates),
       selection,
       admissionControlConfigFile: options.admissionControlConfigFile,
       logger: silentLogger,
@@ -154,8 +161,8 @@ export async function runPhases(prepared: PreparedReview): Promise<{ response: A
 }
 
 /** The local backend over the cluster-state file; the cluster settings are unused offline. */
-function offlineBackend(clusterState: string) {
-  return { clusterState, kubeconfig: undefined, sarAllowedTtlMs: 0, sarDeniedTtlMs: 0, discoveryRefreshIntervalMs: 0, requestTimeoutMs: 0 };
+function offlineBackend(clusterState: string, featureGates: FeatureGateOverrides) {
+  return { clusterState, kubeconfig: undefined, sarAllowedTtlMs: 0, sarDeniedTtlMs: 0, discoveryRefreshIntervalMs: 0, requestTimeoutMs: 0, featureGates };
 }
 
 /** Folds the validating answer into the mutating one: the patch stays, the decision is the last. */

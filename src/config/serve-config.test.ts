@@ -1,5 +1,5 @@
-// The start-up check between the body limit and the in-flight budget: every body the limit lets in
-// can be handled, the lightest one included.
+// Checks `serve` makes of its flags at start-up: the body limit against the in-flight budget (every
+// body the limit lets in can be handled, the lightest one included), and --feature-gates.
 import { describe, expect, it } from 'vitest';
 import { testServeConfig } from '../../test/support/serve-config.ts';
 import { jsonShape, requestWeight } from '../server/json-weight.ts';
@@ -22,5 +22,21 @@ describe('--max-in-flight-bytes against --max-request-body-bytes', () => {
     const lightest = Buffer.from(JSON.stringify('x'.repeat(body - 2)));
     expect(lightest.length).toBe(body);
     expect(requestWeight(jsonShape(lightest), 'admit')).toBeLessThanOrEqual(config.maxInFlightBytes);
+  });
+});
+
+describe('--feature-gates', () => {
+  const serveWith = (featureGates: string[] | undefined) => testServeConfig({ tlsCertFile: 'a', tlsPrivateKeyFile: 'b', ...(featureGates ? { featureGates } : {}) });
+
+  it('overrides nothing when absent', () => {
+    expect(serveWith(undefined).featureGates).toEqual({});
+  });
+
+  it('carries the gates named, the last one winning', () => {
+    expect(serveWith(['VolumeAttributesClass=true', 'VolumeAttributesClass=false']).featureGates).toEqual({ VolumeAttributesClass: false });
+  });
+
+  it('refuses a gate no plugin reads', () => {
+    expect(() => serveWith(['NoSuchGate=true'])).toThrow('--feature-gates "NoSuchGate=true": unrecognized feature gate "NoSuchGate"');
   });
 });

@@ -4,7 +4,9 @@ import { Option, type Command } from 'commander';
 import { logLevels, type LogLevel } from '../observability/logger.ts';
 import { parseDuration } from './duration.ts';
 import { selectPlugins, type PluginSelection } from './plugins.ts';
+import { parseFeatureGates } from './feature-gates.ts';
 import type { PluginDefinition } from '../admission/plugin.ts';
+import type { FeatureGateOverrides } from '../ports/feature-gates.ts';
 import { addManagementOptions, parseManagementOptions, type ManagementConfig, type RawManagementOptions } from './management-options.ts';
 
 /**
@@ -51,11 +53,17 @@ export interface ServeConfig {
   /** Absent means "sar". */
   authorizer?: AuthorizerMode;
   admissionControlConfigFile: string | undefined;
+  /** --feature-gates: what the cluster's kube-apiserver runs with, over its version's defaults. */
+  featureGates: FeatureGateOverrides;
   /** Registration in the webhook configurations and self-managed TLS (src/registration). */
   management?: ManagementConfig;
 }
 
 const collect = (value: string, previous: string[] | undefined) => [...(previous ?? []), value];
+
+/** Shared with `review`, which takes the same flag. */
+export const featureGatesHelp =
+  "kube-apiserver feature gates the plugins follow, NAME=true|false (comma-separated, repeatable); default: the cluster version's defaults (cluster backend) or 1.34's (--cluster-state)";
 
 function opt(flags: string, description: string, env: string): Option {
   return new Option(flags, description).env(`ADMISSION_CHAIN_${env}`);
@@ -87,7 +95,8 @@ export function addServeOptions(command: Command): Command {
     .addOption(opt('--max-connections <n>', 'webhook connections open at once; more are closed on arrival', 'MAX_CONNECTIONS').default(String(defaultMaxConnections)))
     .addOption(opt('--max-subject-access-reviews-per-request <n>', 'SubjectAccessReviews one admission request may send (cache hits are free); beyond, the check fails closed', 'MAX_SUBJECT_ACCESS_REVIEWS_PER_REQUEST').default('100'))
     .addOption(opt('--authorizer <mode>', `who answers authorization questions on the cluster backend: ${authorizerModes.join(' or ')} (rbac-mirror: RBAC informers answer "allow" locally, the rest goes to SubjectAccessReview)`, 'AUTHORIZER').default(AuthorizerMode.SubjectAccessReview))
-    .addOption(opt('--admission-control-config-file <file>', "kube-apiserver's AdmissionConfiguration file: the plugins' configuration", 'ADMISSION_CONTROL_CONFIG_FILE'));
+    .addOption(opt('--admission-control-config-file <file>', "kube-apiserver's AdmissionConfiguration file: the plugins' configuration", 'ADMISSION_CONTROL_CONFIG_FILE'))
+    .addOption(opt('--feature-gates <name=bool>', featureGatesHelp, 'FEATURE_GATES').argParser(collect));
   return addManagementOptions(command);
 }
 
@@ -117,6 +126,7 @@ export interface RawServeOptions extends RawManagementOptions {
   maxSubjectAccessReviewsPerRequest: string;
   authorizer?: string;
   admissionControlConfigFile?: string;
+  featureGates?: string[] | string;
 }
 
 /** Checks every flag; the error names the flag and the bad value. */
@@ -155,6 +165,7 @@ export function parseServeConfig(raw: RawServeOptions, ordered: readonly PluginD
     maxSubjectAccessReviewsPerRequest: count('--max-subject-access-reviews-per-request', raw.maxSubjectAccessReviewsPerRequest, 1),
     authorizer: authorizerMode(raw.authorizer ?? AuthorizerMode.SubjectAccessReview, raw.clusterState),
     admissionControlConfigFile: raw.admissionControlConfigFile,
+    featureGates: parseFeatureGates(list(raw.featureGates)),
     management: parseManagementOptions(raw),
   };
   // The largest body must fit the in-flight budget with room to parse it: the lightest body of a size

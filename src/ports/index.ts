@@ -2,6 +2,7 @@
 // for the chosen backend (cluster or local); a plugin that needs a missing one fails start-up.
 import type { Authorizer } from './authorizer.ts';
 import type { Clock, Random } from './clock.ts';
+import type { FeatureGates } from './feature-gates.ts';
 import type { Logger } from './logger.ts';
 import type { Lookups } from './lookups.ts';
 import type { PluginConfigurations } from './plugin-configuration.ts';
@@ -14,6 +15,8 @@ export interface Ports {
   authorizer?: Authorizer;
   restMapper?: RestMapper;
   lookups?: Lookups;
+  /** kube-apiserver's feature gates, as the cluster's version (or --feature-gates) sets them. */
+  featureGates?: FeatureGates;
   /** The --admission-control-config-file sections, for the plugins that take a configuration. */
   configuration?: PluginConfigurations;
 }
@@ -22,5 +25,6 @@ export type { Authorizer, AuthorizationAttributes, AuthorizationResult, Decision
 export type { RestMapper, RestMapping, RestScope } from './rest-mapper.ts';
 export type { Lookups, Namespace, ResourceLookup } from './lookups.ts';
 export type { PluginConfiguration, PluginConfigurations } from './plugin-configuration.ts';
+export type { FeatureGateOverrides, FeatureGates } from './feature-gates.ts';
 export type { Clock, Random } from './clock.ts';
 export type { Logger } from './logger.ts';

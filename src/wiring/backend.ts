@@ -28,4 +28,4 @@ export interface ClusterObservers {
 }
 
 export type BackendConfig = Pick<ServeConfig, 'clusterState' | 'kubeconfig' | 'sarAllowedTtlMs' | 'sarDeniedTtlMs' | 'discoveryRefreshIntervalMs' | 'requestTimeoutMs'> &
-  Partial<Pick<ServeConfig, 'maxSubjectAccessReviewsPerRequest' | 'authorizer'>>;
+  Partial<Pick<ServeConfig, 'maxSubjectAccessReviewsPerRequest' | 'authorizer' | 'featureGates'>>;

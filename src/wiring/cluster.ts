@@ -4,11 +4,13 @@
 // Loaded only when used (wiring/index.ts imports it on demand).
 import { KubeConfig } from '@kubernetes/client-node';
 import { createClusterAuthorizer } from '../adapters/cluster/authorizer.ts';
+import { createClusterFeatureGates } from '../adapters/cluster/feature-gates.ts';
 import { createRbacMirrorAuthorizer } from '../adapters/cluster/rbac-mirror-authorizer.ts';
 import { createClusterLookups } from '../adapters/cluster/lookups.ts';
 import { createClusterRestMapper } from '../adapters/cluster/rest-mapper.ts';
 import type { PluginDefinition } from '../admission/plugin.ts';
 import { systemClock, systemRandom } from '../ports/clock.ts';
+import { featureGatesFromOverrides } from '../ports/feature-gates.ts';
 import type { GrantFinder } from '../ports/grants.ts';
 import type { Lookups, Ports } from '../ports/index.ts';
 import type { Logger } from '../ports/logger.ts';
@@ -84,6 +86,20 @@ export function createClusterBackend(
     waits.push(restMapper.load());
     reasons.push(() => restMapper.notReadyReasons());
     closers.push(() => restMapper.close());
+  }
+  if (needs.has('featureGates')) {
+    const overrides = config.featureGates ?? {};
+    // When --feature-gates names every gate, the version would change nothing: it is never read.
+    const overridden = featureGatesFromOverrides(overrides);
+    if (overridden !== undefined) {
+      ports.featureGates = overridden;
+    } else {
+      const featureGates = createClusterFeatureGates({ kubeConfig, overrides, logger: logger.child({ subsystem: 'feature-gates' }) });
+      ports.featureGates = featureGates;
+      waits.push(featureGates.load());
+      reasons.push(() => featureGates.notReadyReasons());
+      closers.push(() => featureGates.close());
+    }
   }
   if (needs.has('lookups') || lookupsNeeded.length > 0) {
     const lookups = createClusterLookups({

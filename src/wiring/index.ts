@@ -13,7 +13,7 @@ import { rbacMirrorRecorder } from '../observability/rbac-mirror-metrics.ts';
 import { defaultEnabledPlugins, orderedPlugins } from '../plugins/index.ts';
 import type { Logger } from '../ports/logger.ts';
 import type { Management, ManagementOverrides } from '../registration/manager.ts';
-import type { Unregistered } from '../registration/unregister.ts';
+import type { HelmRelease, Unregistered } from '../registration/unregister.ts';
 import type { Backend, BackendConfig, ClusterObservers } from './backend.ts';
 import { buildChain } from './chain.ts';
 import { loadLocalBackend } from './local.ts';
@@ -49,7 +49,7 @@ function enabledPlugins(selection: PluginSelection): readonly PluginDefinition[]
 }
 
 async function createBackend(config: BackendConfig, logger: Logger, enabled: readonly PluginDefinition[], observers: ClusterObservers = {}): Promise<Backend> {
-  if (config.clusterState !== undefined) return loadLocalBackend(config.clusterState, logger);
+  if (config.clusterState !== undefined) return loadLocalBackend(config.clusterState, logger, config.featureGates);
   const cluster = await import('./cluster.ts');
   return cluster.createClusterBackend(cluster.loadKubeConfig(config.kubeconfig), config, logger, enabled, observers);
 }
@@ -111,8 +111,8 @@ export async function startManagement(config: ServeConfig, logger: Logger, overr
   return startClusterManagement(config, logger, overrides);
 }
 
-/** `unregister`: deletes both webhook configurations of this name from the cluster. */
-export async function unregister(kubeconfig: string | undefined, name: string, timeoutMs: number): Promise<Unregistered[]> {
+/** `unregister`: deletes both webhook configurations of this name from the cluster (with ownedBy, only those that Helm release installed). */
+export async function unregister(kubeconfig: string | undefined, name: string, timeoutMs: number, ownedBy?: HelmRelease): Promise<Unregistered[]> {
   const { unregisterFromCluster } = await import('./management.ts');
-  return unregisterFromCluster(kubeconfig, name, timeoutMs);
+  return unregisterFromCluster(kubeconfig, name, timeoutMs, ownedBy);
 }

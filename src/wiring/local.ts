@@ -1,15 +1,19 @@
 // The local backend: a cluster-state file answers everything, with the embedded RBAC evaluator,
 // static discovery and in-memory lookups. It serves `review`, `authorize` and `serve --cluster-state`.
+// Its feature gates are those of the release its built-in discovery describes (1.34: the
+// VolumeAttributesClass gate GA and on, as in every release since), with --feature-gates on top.
 import { loadClusterStateFile, type ClusterState } from '../adapters/local/cluster-state.ts';
 import { createLocalLookups } from '../adapters/local/lookups.ts';
 import { createRbacAuthorizer, type RbacAuthorizer } from '../adapters/local/rbac/index.ts';
+import { builtInDiscoveryVersion } from '../adapters/local/discovery-snapshot.ts';
 import { createLocalRestMapper } from '../adapters/local/rest-mapper.ts';
 import { systemClock, systemRandom } from '../ports/clock.ts';
+import { featureGatesAt, type FeatureGateOverrides } from '../ports/feature-gates.ts';
 import type { Ports } from '../ports/index.ts';
 import type { Logger } from '../ports/logger.ts';
 import type { Backend } from './backend.ts';
 
-export function createLocalBackend(state: ClusterState, logger: Logger): Backend {
+export function createLocalBackend(state: ClusterState, logger: Logger, featureGates: FeatureGateOverrides = {}): Backend {
   const authorizer = createRbacAuthorizer(state);
   // Rules that grant more than they seem to (e.g. "/healthz*" also matches "/healthzzz").
   for (const warning of authorizer.lintWarnings()) logger.warn({ warning }, 'cluster state RBAC lint');
@@ -20,6 +24,7 @@ export function createLocalBackend(state: ClusterState, logger: Logger): Backend
     authorizer,
     restMapper: createLocalRestMapper(state),
     lookups: createLocalLookups(state),
+    featureGates: featureGatesAt(builtInDiscoveryVersion, featureGates),
   };
   return {
     name: 'local',
@@ -31,8 +36,8 @@ export function createLocalBackend(state: ClusterState, logger: Logger): Backend
   };
 }
 
-export async function loadLocalBackend(path: string, logger: Logger): Promise<Backend> {
-  return createLocalBackend(await loadClusterStateFile(path), logger);
+export async function loadLocalBackend(path: string, logger: Logger, featureGates: FeatureGateOverrides = {}): Promise<Backend> {
+  return createLocalBackend(await loadClusterStateFile(path), logger, featureGates);
 }
 
 /** The embedded RBAC evaluator, and the nearest grants it knows, over a cluster-state file's roles and bindings (`authorize`). */

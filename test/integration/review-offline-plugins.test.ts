@@ -5,7 +5,7 @@ import { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { main } from '../../src/cli/main.ts';
 
-async function review(fixture: string, args: string[]) {
+async function run(fixture: string, args: string[]) {
   let stdout = '';
   let stderr = '';
   const code = await main(['node', 'admission-chain', 'review', fixture, ...args], {
@@ -13,6 +13,11 @@ async function review(fixture: string, args: string[]) {
     stdout: { write: (s: string) => (stdout += s) },
     stderr: { write: (s: string) => (stderr += s) },
   });
+  return { code, stdout, stderr };
+}
+
+async function review(fixture: string, args: string[]) {
+  const { code, stdout, stderr } = await run(fixture, args);
   expect(stderr).toBe('');
   expect(code).toBe(0);
   return JSON.parse(stdout).response as { allowed: boolean; patch?: string; status?: { message: string } };
@@ -54,5 +59,27 @@ describe('review, StorageObjectInUseProtection fixtures', () => {
     const response = await review(`test/fixtures/storageobjectinuseprotection/${file}`, args);
     expect(response.allowed).toBe(true);
     expect(patchOf(response.patch)).toEqual(expected);
+  });
+});
+
+describe('review, StorageObjectInUseProtection and the VolumeAttributesClass gate', () => {
+  const args = ['--cluster-state', 'examples/cluster-state.yaml', '--plugins', 'StorageObjectInUseProtection'];
+  const vac = 'test/fixtures/storageobjectinuseprotection/vac-create.json';
+
+  it('follows --feature-gates: off, a VolumeAttributesClass gets no finalizer; claims still do', async () => {
+    const off = [...args, '--feature-gates', 'VolumeAttributesClass=false'];
+    expect(patchOf((await review(vac, off)).patch)).toEqual([]);
+    expect(patchOf((await review('test/fixtures/storageobjectinuseprotection/pvc-create.json', off)).patch)).toEqual([
+      { op: 'add', path: '/metadata/finalizers', value: ['kubernetes.io/pvc-protection'] },
+    ]);
+    expect(patchOf((await review(vac, [...args, '--feature-gates', 'VolumeAttributesClass=true'])).patch)).toEqual([
+      { op: 'add', path: '/metadata/finalizers', value: ['kubernetes.io/vac-protection'] },
+    ]);
+  });
+
+  it('refuses a gate it does not know, as a usage error', async () => {
+    const { code, stdout, stderr } = await run(vac, [...args, '--feature-gates', 'VolumeAttributesClas=false']);
+    expect({ code, stdout }).toEqual({ code: 2, stdout: '' });
+    expect(stderr).toContain('--feature-gates "VolumeAttributesClas=false": unrecognized feature gate "VolumeAttributesClas"');
   });
 });

@@ -2,7 +2,11 @@
 // group in the order /api and /apis list them. It backs the local REST mapper when the
 // cluster-state file carries no APIResourceList documents of its own, so `review` can map owner
 // kinds offline. Subresources are listed too (as discovery does) and are skipped by the mapper.
+import type { KubernetesVersion } from '../../api/feature-gates.ts';
 import type { APIResource, APIResourceList } from './cluster-state.ts';
+
+/** The release the snapshot is of; the local backend's feature gates follow it too. */
+export const builtInDiscoveryVersion: KubernetesVersion = { major: 1, minor: 34 };
 
 const namespaced = true;
 const cluster = false;

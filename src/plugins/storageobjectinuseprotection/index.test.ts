@@ -1,22 +1,39 @@
 // Upstream TestAdmit (admission_test.go), every row, plus the edges upstream's code takes but its
 // table does not: subresources, other resources, other operations, bodies of the wrong type,
-// finalizer scans among other finalizers, and reinvocation.
+// finalizer scans among other finalizers, reinvocation, and the feature gate asked only for
+// VolumeAttributesClasses.
 //
-// Skipped upstream rows: the older "disabled feature -> no finalizer" rows (PVC and PV) were
-// removed upstream with the StorageObjectInUseProtection feature gate (GA in 1.11, gate removed
-// in 1.25); there is no feature switch left to port.
+// Upstream's rows each set the VolumeAttributesClass gate (off by emulating 1.35, where it is not
+// yet locked on); here each row's plugin is built on feature gates that answer the same. The older
+// "disabled feature -> no finalizer" rows for PVCs and PVs went upstream with the
+// StorageObjectInUseProtection gate itself (GA in 1.11, removed in 1.25): nothing left to port.
 import { describe, expect, it } from 'vitest';
 import type { GroupVersionResource, KubeObject } from '../../api/types.ts';
-import { silentLogger } from '../../ports/logger.ts';
-import { systemClock, systemRandom } from '../../ports/clock.ts';
+import { Feature } from '../../api/feature-gates.ts';
+import type { FeatureGates } from '../../ports/feature-gates.ts';
 import type { Attributes } from '../../admission/attributes.ts';
 import { allOperations, Operation } from '../../admission/operation.ts';
 import { definition, pluginName } from './index.ts';
 import { pvcProtectionFinalizer, pvProtectionFinalizer, vacProtectionFinalizer } from './protected-resources.ts';
 import { requestContext } from '../../../test/support/attributes.ts';
 import { patchedThroughWebhook } from '../../../test/support/patches.ts';
+import { testPorts } from '../../../test/support/ports.ts';
+import type { AdmissionPlugin } from '../../admission/plugin.ts';
 
-const plugin = definition.create({ logger: silentLogger, clock: systemClock, random: systemRandom });
+/** Feature gates with VolumeAttributesClass as given, counting how often they are asked. */
+function vacGate(enabled: boolean): FeatureGates & { asked: Feature[] } {
+  const asked: Feature[] = [];
+  return {
+    asked,
+    enabled(feature) {
+      asked.push(feature);
+      return feature === Feature.VolumeAttributesClass && enabled;
+    },
+  };
+}
+
+const pluginWith = (gates: FeatureGates): AdmissionPlugin => definition.create(testPorts({ featureGates: gates }));
+const plugin = pluginWith(vacGate(true));
 
 const pvcs: GroupVersionResource = { group: '', version: 'v1', resource: 'persistentvolumeclaims' };
 const pvs: GroupVersionResource = { group: '', version: 'v1', resource: 'persistentvolumes' };
@@ -49,37 +66,72 @@ function attributes(resource: GroupVersionResource, object: unknown, overrides: 
   };
 }
 
-async function admit(attrs: Attributes): Promise<void> {
-  if (plugin.handles(attrs.operation)) await plugin.admit!(attrs, requestContext());
+async function admit(attrs: Attributes, by: AdmissionPlugin = plugin): Promise<void> {
+  if (by.handles(attrs.operation)) await by.admit!(attrs, requestContext());
 }
 
 /** Admits once, checks the webhook's patched view, then reinvokes and checks nothing more changes. */
-async function expectAdmitted(attrs: Attributes, expected: unknown): Promise<void> {
+async function expectAdmitted(attrs: Attributes, expected: unknown, by: AdmissionPlugin = plugin): Promise<void> {
   const original = structuredClone(attrs.object);
-  await admit(attrs);
+  await admit(attrs, by);
   expect(attrs.object).toEqual(expected);
   const { patch, result } = patchedThroughWebhook(original, attrs.object);
   expect(result).toEqual(expected);
   if (JSON.stringify(original) === JSON.stringify(expected)) expect(patch).toEqual([]);
   const once = structuredClone(attrs.object);
-  await admit(attrs);
+  await admit(attrs, by);
   expect(attrs.object).toEqual(once);
 }
 
 describe(pluginName, () => {
   describe('upstream TestAdmit', () => {
     it.each([
-      { name: 'persistentvolumeclaims: create -> add finalizer', resource: pvcs, object: claim, expected: withFinalizers(claim, [pvcProtectionFinalizer]) },
-      { name: 'persistentvolumeclaims: finalizer already exists -> no new finalizer', resource: pvcs, object: withFinalizers(claim, [pvcProtectionFinalizer]), expected: withFinalizers(claim, [pvcProtectionFinalizer]) },
-      { name: 'persistentvolumes: create -> add finalizer', resource: pvs, object: pv, expected: withFinalizers(pv, [pvProtectionFinalizer]) },
-      { name: 'persistentvolumes: finalizer already exists -> no new finalizer', resource: pvs, object: withFinalizers(pv, [pvProtectionFinalizer]), expected: withFinalizers(pv, [pvProtectionFinalizer]) },
-      { name: 'volumeattributesclasses: create -> add finalizer', resource: vacs, object: vac, expected: withFinalizers(vac, [vacProtectionFinalizer]) },
-      { name: 'volumeattributesclasses: finalizer already exists -> no new finalizer', resource: vacs, object: withFinalizers(vac, [vacProtectionFinalizer]), expected: withFinalizers(vac, [vacProtectionFinalizer]) },
-    ])('$name', async ({ resource, object, expected }) => {
+      { name: 'persistentvolumeclaims: create -> add finalizer', resource: pvcs, object: claim, expected: withFinalizers(claim, [pvcProtectionFinalizer]), vacFeatureGate: false },
+      { name: 'persistentvolumeclaims: finalizer already exists -> no new finalizer', resource: pvcs, object: withFinalizers(claim, [pvcProtectionFinalizer]), expected: withFinalizers(claim, [pvcProtectionFinalizer]), vacFeatureGate: false },
+      { name: 'persistentvolumes: create -> add finalizer', resource: pvs, object: pv, expected: withFinalizers(pv, [pvProtectionFinalizer]), vacFeatureGate: false },
+      { name: 'persistentvolumes: finalizer already exists -> no new finalizer', resource: pvs, object: withFinalizers(pv, [pvProtectionFinalizer]), expected: withFinalizers(pv, [pvProtectionFinalizer]), vacFeatureGate: false },
+      { name: 'volumeattributesclasses VacFeatureGate disabled: create -> no finalizer added', resource: vacs, object: vac, expected: vac, vacFeatureGate: false },
+      { name: 'volumeattributesclasses VacFeatureGate disabled: finalizer already exists -> no new finalizer', resource: vacs, object: withFinalizers(vac, [vacProtectionFinalizer]), expected: withFinalizers(vac, [vacProtectionFinalizer]), vacFeatureGate: false },
+      { name: 'volumeattributesclasses VacFeatureGate enabled: create -> add finalizer', resource: vacs, object: vac, expected: withFinalizers(vac, [vacProtectionFinalizer]), vacFeatureGate: true },
+      { name: 'volumeattributesclasses VacFeatureGate enabled: finalizer already exists -> no new finalizer', resource: vacs, object: withFinalizers(vac, [vacProtectionFinalizer]), expected: withFinalizers(vac, [vacProtectionFinalizer]), vacFeatureGate: true },
+    ])('$name', async ({ resource, object, expected, vacFeatureGate }) => {
       const attrs = attributes(resource, object);
-      await expectAdmitted(attrs, expected);
+      await expectAdmitted(attrs, expected, pluginWith(vacGate(vacFeatureGate)));
       // Upstream also checks the old object is left alone.
       expect(attrs.oldObject).toEqual(object);
+    });
+  });
+
+  describe('the VolumeAttributesClass feature gate', () => {
+    it.each([
+      { name: 'persistentvolumeclaims', resource: pvcs, object: claim, finalizer: pvcProtectionFinalizer },
+      { name: 'persistentvolumes', resource: pvs, object: pv, finalizer: pvProtectionFinalizer },
+    ])('is never asked for $name, which are protected whatever it says', async ({ resource, object, finalizer }) => {
+      // Gates that cannot answer (a cluster whose version is not known yet) do not hold these up.
+      const unanswerable: FeatureGates = {
+        enabled: () => {
+          throw new Error('the cluster version is not known yet');
+        },
+      };
+      await expectAdmitted(attributes(resource, object), withFinalizers(object, [finalizer]), pluginWith(unanswerable));
+    });
+
+    it('is asked per VolumeAttributesClass request, not once at start-up', async () => {
+      const gates = vacGate(true);
+      const asking = pluginWith(gates);
+      expect(gates.asked).toEqual([]);
+      await admit(attributes(vacs, vac), asking);
+      await admit(attributes(vacs, vac), asking);
+      expect(gates.asked).toEqual([Feature.VolumeAttributesClass, Feature.VolumeAttributesClass]);
+    });
+
+    it('fails the request when the gates cannot answer, rather than guess', async () => {
+      const unanswerable: FeatureGates = {
+        enabled: () => {
+          throw new Error('the cluster version is not known yet');
+        },
+      };
+      await expect(admit(attributes(vacs, vac), pluginWith(unanswerable))).rejects.toThrow('the cluster version is not known yet');
     });
   });
 
@@ -136,9 +188,9 @@ describe(pluginName, () => {
       expect(allOperations.filter((op) => plugin.handles(op))).toEqual([Operation.Create]);
     });
 
-    it('is mutating only and needs no ports', () => {
+    it('is mutating only and needs the feature gates alone', () => {
       expect(plugin.validate).toBeUndefined();
-      expect(definition.needs).toEqual([]);
+      expect(definition.needs).toEqual(['featureGates']);
       expect(definition.name).toBe('StorageObjectInUseProtection');
     });
   });

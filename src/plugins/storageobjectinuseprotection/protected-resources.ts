@@ -1,6 +1,7 @@
 // Which resources get which protection finalizer. The matching controllers (pv-protection,
 // pvc-protection, vac-protection) remove the finalizer once nothing uses the object any more,
 // so a finalizer present from creation is what keeps an in-use volume from vanishing.
+import { Feature } from '../../api/feature-gates.ts';
 import type { GroupResource } from '../../api/types.ts';
 
 export const pvProtectionFinalizer = 'kubernetes.io/pv-protection';
@@ -11,16 +12,20 @@ export interface ProtectedResource extends GroupResource {
   /** The object kind the request body must carry (upstream's type assertion). */
   readonly kind: string;
   readonly finalizer: string;
+  /** The feature gate the protection sits behind upstream, if any. */
+  readonly feature?: Feature;
 }
 
-/**
- * VolumeAttributesClass protection sits behind the VolumeAttributesClass feature gate upstream;
- * the gate is GA and on by default since Kubernetes 1.34, so it is always on here.
- */
 export const protectedResources: readonly ProtectedResource[] = [
   { group: '', resource: 'persistentvolumes', kind: 'PersistentVolume', finalizer: pvProtectionFinalizer },
   { group: '', resource: 'persistentvolumeclaims', kind: 'PersistentVolumeClaim', finalizer: pvcProtectionFinalizer },
-  { group: 'storage.k8s.io', resource: 'volumeattributesclasses', kind: 'VolumeAttributesClass', finalizer: vacProtectionFinalizer },
+  {
+    group: 'storage.k8s.io',
+    resource: 'volumeattributesclasses',
+    kind: 'VolumeAttributesClass',
+    finalizer: vacProtectionFinalizer,
+    feature: Feature.VolumeAttributesClass,
+  },
 ];
 
 export function protectedResourceFor(resource: GroupResource): ProtectedResource | undefined {
