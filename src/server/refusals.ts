@@ -32,43 +32,54 @@ export function refuseWaiting(req: IncomingMessage, res: ServerResponse, reason:
 
 /** Of a refused body, at most this much is read off before answering (as Go's net/http does). */
 export const maxDrainBytes = 256 * 1024;
+/** And for at most this long: a body that trickles in is not waited for. */
+export const maxDrainMs = 500;
 
 /**
  * A body that could not be read: too large, cut short, or of a declared length it did not have.
  * The rest of the request is read off first, so the caller gets the answer rather than a reset
- * connection — up to maxDrainBytes: past that the answer goes at once and the connection closes
- * after it, so nobody keeps a connection busy sending a body that will never be read.
+ * connection — up to maxDrainBytes or maxDrainMs: past either the answer goes at once and the
+ * connection closes after it, so nobody keeps a connection busy sending a body that will never be read.
  */
 export function refuseBody(req: IncomingMessage, res: ServerResponse, error: unknown, refusing: Refusing): void {
-  const { metrics, webhook } = refusing;
-  const type = (error as { type?: string }).type;
-  let answer: [code: number, reason: string, message: string];
-  if (type === 'entity.too.large') {
-    metrics.badRequests.inc({ webhook, reason: 'too_large' });
-    answer = [413, 'RequestEntityTooLarge', `request body is larger than ${refusing.limits.maxBodyBytes} bytes`];
-  } else if (type === 'request.aborted' || type === 'request.size.invalid') {
-    metrics.badRequests.inc({ webhook, reason: 'unreadable' });
-    answer = [400, 'BadRequest', `cannot read request body: ${(error as Error).message}`];
-  } else {
-    refusing.logger.error({ err: error, path: req.url }, 'unexpected error outside admission');
-    answer = [500, 'InternalError', 'internal error while reading the request'];
-  }
-  const send = () => {
-    if (!res.headersSent && !res.destroyed) sendStatus(res, ...answer);
+  const [code, reason, message] = refusalOf(req, error, refusing);
+  const send = (close: boolean) => {
+    clearTimeout(timer);
+    req.off('data', drain);
+    if (res.headersSent || res.destroyed) return;
+    if (close) res.setHeader('Connection', 'close');
+    sendStatus(res, code, reason, message);
   };
-  if (req.complete || req.destroyed) {
-    send();
-    return;
-  }
   let drained = 0;
   const drain = (chunk: Buffer) => {
     drained += chunk.length;
-    if (drained <= maxDrainBytes) return;
-    req.off('data', drain);
-    if (!res.headersSent) res.setHeader('Connection', 'close');
-    send();
+    if (drained > maxDrainBytes) send(true);
   };
-  req.on('data', drain);
-  req.once('end', send);
-  req.once('close', send);
+  const timer = setTimeout(() => send(true), maxDrainMs);
+  if (req.complete || req.destroyed) {
+    send(false);
+  } else {
+    req.on('data', drain);
+    req.once('end', () => send(false));
+    req.once('close', () => send(false));
+  }
+  // raw-body pauses the request when it gives up, and a data listener does not restart a paused
+  // stream: without this nothing more is read, and neither the drain bound nor the end ever comes.
+  req.resume();
+}
+
+/** The answer to a body that could not be read, counted (or logged) by why. */
+function refusalOf(req: IncomingMessage, error: unknown, refusing: Refusing): [code: number, reason: string, message: string] {
+  const { metrics, webhook } = refusing;
+  const type = (error as { type?: string }).type;
+  if (type === 'entity.too.large') {
+    metrics.badRequests.inc({ webhook, reason: 'too_large' });
+    return [413, 'RequestEntityTooLarge', `request body is larger than ${refusing.limits.maxBodyBytes} bytes`];
+  }
+  if (type === 'request.aborted' || type === 'request.size.invalid') {
+    metrics.badRequests.inc({ webhook, reason: 'unreadable' });
+    return [400, 'BadRequest', `cannot read request body: ${(error as Error).message}`];
+  }
+  refusing.logger.error({ err: error, path: req.url }, 'unexpected error outside admission');
+  return [500, 'InternalError', 'internal error while reading the request'];
 }
