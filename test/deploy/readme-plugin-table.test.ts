@@ -1,0 +1,88 @@
+// The plugin table in README.md ("The plugins") says what is so: its rows are the server's plugins
+// in the server's order, "here" is the default set, "phase" is what each plugin implements, and each
+// provider's column follows from what that provider documents (the lists below, each with the page
+// it comes from), every footnote mark is explained, and every provider page is cited.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { createPlugin } from '../../src/admission/plugin.ts';
+import { loadClusterStateFile } from '../../src/adapters/local/cluster-state.ts';
+import { defaultEnabledPlugins, orderedPlugins } from '../../src/plugins/index.ts';
+import { silentLogger } from '../../src/ports/logger.ts';
+import { createLocalBackend } from '../../src/wiring/local.ts';
+import { repoRoot } from './tools.ts';
+
+/** Of our plugins, those kube-apiserver runs unless told not to (upstream DefaultOffAdmissionPlugins' complement). */
+const onInKubeApiserverByDefault = ['ServiceAccount', 'StorageObjectInUseProtection', 'RuntimeClass'];
+
+/**
+ * What each provider documents, for our plugins. EKS and AKS publish the list of admission plugins
+ * they enable, which users cannot change; GKE publishes none, only pages that name a plugin.
+ */
+const providers = {
+  EKS: {
+    source: 'https://docs.aws.amazon.com/eks/latest/userguide/platform-versions.html',
+    listsEnabled: ['ServiceAccount', 'ExtendedResourceToleration', 'StorageObjectInUseProtection', 'RuntimeClass'],
+  },
+  AKS: {
+    source: 'https://learn.microsoft.com/en-us/azure/aks/faq#what-kubernetes-admission-controllers-does-aks-support-can-admission-controllers-be-added-or-removed',
+    listsEnabled: ['ServiceAccount', 'PodNodeSelector', 'PodTolerationRestriction', 'ExtendedResourceToleration'],
+  },
+  GKE: {
+    source: 'https://cloud.google.com/kubernetes-engine/docs/how-to/gpus',
+    documents: { ExtendedResourceToleration: 'yes', DenyServiceExternalIPs: 'cluster option' } as Record<string, string>,
+  },
+} as const;
+
+/** A provider's cell, footnote marks aside. */
+function expectedCell(provider: keyof typeof providers, plugin: string): string {
+  const facts = providers[provider];
+  if ('listsEnabled' in facts && (facts.listsEnabled as readonly string[]).includes(plugin)) return 'yes';
+  if ('documents' in facts && facts.documents[plugin] !== undefined) return facts.documents[plugin]!;
+  if (onInKubeApiserverByDefault.includes(plugin)) return 'yes';
+  // Off by default upstream: it runs only if the provider turns it on, and a provider's list says whether it does.
+  return 'listsEnabled' in facts ? 'no' : 'unknown';
+}
+
+const readme = readFileSync(join(repoRoot, 'README.md'), 'utf8');
+const section = readme.slice(readme.indexOf('## The plugins'));
+const tableLines = section
+  .split('\n')
+  .filter((line) => line.startsWith('| '))
+  .slice(0, 12);
+const [header, , ...rows] = tableLines.map((line) => line.slice(1, -1).split('|').map((cell) => cell.trim()));
+const column = (name: string) => header!.indexOf(name);
+const notes = section.slice(section.indexOf(tableLines.at(-1)!) + tableLines.at(-1)!.length, section.indexOf('- **On by default**'));
+const marks = /[¹²³⁴⁵⁶⁷⁸⁹]+$/;
+
+describe('README: the plugin table', () => {
+  it('has the columns it explains', () => {
+    expect(header).toEqual(['plugin', 'what it does', 'phase', 'here', 'EKS', 'GKE', 'AKS']);
+  });
+
+  it('lists the server\'s plugins in the server\'s order, each default on exactly when the server enables it by default', () => {
+    expect(rows.map((row) => row[0])).toEqual(orderedPlugins.map((p) => p.name));
+    for (const row of rows) expect([row[0], row[column('here')]]).toEqual([row[0], defaultEnabledPlugins.includes(row[0]!) ? '**on**' : 'off']);
+  });
+
+  it('names each plugin\'s phase as the plugin implements it', async () => {
+    const { ports } = createLocalBackend(await loadClusterStateFile(join(repoRoot, 'examples/cluster-state.yaml')), silentLogger);
+    for (const definition of orderedPlugins) {
+      const plugin = createPlugin(definition, ports, 'local');
+      const phase = plugin.admit && plugin.validate ? 'both' : plugin.admit ? 'mutating' : 'validating';
+      expect([definition.name, rows.find((row) => row[0] === definition.name)?.[column('phase')]]).toEqual([definition.name, phase]);
+    }
+  });
+
+  it.each(['EKS', 'GKE', 'AKS'] as const)('%s: each cell is what the provider documents', (provider) => {
+    const cells = rows.map((row) => [row[0], row[column(provider)]!.replace(marks, '')]);
+    expect(cells).toEqual(rows.map((row) => [row[0], expectedCell(provider, row[0]!)]));
+  });
+
+  it('explains every footnote mark it uses, and cites each provider\'s page', () => {
+    const used = new Set(rows.flatMap((row) => [...(row.slice(column('EKS')).join(' ').match(/[¹²³⁴⁵⁶⁷⁸⁹]/g) ?? [])]));
+    expect(used.size).toBeGreaterThan(0);
+    for (const mark of used) expect(notes).toContain(`${mark} `);
+    for (const { source } of Object.values(providers)) expect(notes).toContain(`(${source})`);
+  });
+});
