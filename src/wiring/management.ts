@@ -6,7 +6,7 @@ import { clusterWebhookConfigurations } from '../adapters/cluster/webhook-config
 import type { ServeConfig } from '../config/serve-config.ts';
 import type { Logger } from '../ports/logger.ts';
 import { startManagement, type Management, type ManagementOverrides } from '../registration/manager.ts';
-import { unregisterWebhooks, type Unregistered } from '../registration/unregister.ts';
+import { unregisterWebhooks, type HelmRelease, type Unregistered } from '../registration/unregister.ts';
 import { loadKubeConfig } from './cluster.ts';
 
 /** Each call to the API server the management loop makes is bounded by this. */
@@ -33,12 +33,12 @@ export async function startClusterManagement(config: ServeConfig, logger: Logger
   );
 }
 
-/** Deletes both webhook configurations of this name; each call bounded by timeoutMs. */
-export async function unregisterFromCluster(kubeconfig: string | undefined, name: string, timeoutMs: number): Promise<Unregistered[]> {
+/** Deletes both webhook configurations of this name (with ownedBy, only those that release installed); each call bounded by timeoutMs. */
+export async function unregisterFromCluster(kubeconfig: string | undefined, name: string, timeoutMs: number, ownedBy?: HelmRelease): Promise<Unregistered[]> {
   const kubeConfig = loadKubeConfig(kubeconfig);
   const requests = createKubeRequests(kubeConfig);
   try {
-    return await unregisterWebhooks(clusterWebhookConfigurations(kubeConfig, requests, timeoutMs), name);
+    return await unregisterWebhooks(clusterWebhookConfigurations(kubeConfig, requests, timeoutMs), name, ownedBy);
   } finally {
     await requests.close();
   }

@@ -260,7 +260,7 @@ describe('chart with default values', () => {
     ]);
     for (const kind of ['MutatingWebhookConfiguration', 'ValidatingWebhookConfiguration'] as const) {
       const config = only(objects, kind);
-      expect(Object.keys(config.metadata.annotations ?? {}).sort()).toEqual(['admission-chain.io/webhooks', 'admissions.enforcer/disabled']);
+      expect(Object.keys(config.metadata.annotations ?? {}).sort()).toEqual(['admission-chain.io/webhooks', 'admissions.enforcer/disabled', 'argocd.argoproj.io/sync-wave']);
       expect(webhookOf(objects, kind).clientConfig.caBundle).toBeUndefined();
     }
     // Written in memory, never on the node's disk.
@@ -346,7 +346,7 @@ describe('chart with default values', () => {
     expect(only<Deployment>(objects, 'Deployment').spec.template.spec.serviceAccountName).toBe(account.metadata.name);
   });
 
-  it('runs `unregister` as a pre-delete hook whose ServiceAccount may only delete the two configurations', () => {
+  it('runs `unregister` as a pre-delete hook, for this Helm release only, whose ServiceAccount may only read and delete the two configurations', () => {
     const byKind = (kind: string) => hooks.find((o) => o.kind === kind) as KubeObject & Record<string, never>;
     const job = byKind('Job') as unknown as KubeObject & { spec: { backoffLimit: number; activeDeadlineSeconds: number; template: { spec: PodSpec & { restartPolicy: string } } } };
     for (const hook of hooks) {
@@ -358,15 +358,36 @@ describe('chart with default values', () => {
     const pod = job.spec.template.spec;
     expect(pod.restartPolicy).toBe('Never');
     expect(pod.serviceAccountName).toBe(byKind('ServiceAccount').metadata.name);
-    expect(pod.containers[0]).toMatchObject({ image: `${testImageRepository}:0.1.0`, command: ['node', 'dist/cli/run.js', 'unregister'], args: [`--webhook-configuration=${fullname}`] });
+    expect(pod.containers[0]).toMatchObject({ image: `${testImageRepository}:0.1.0`, command: ['node', 'dist/cli/run.js', 'unregister'], args: [`--webhook-configuration=${fullname}`, `--owned-by-helm-release=${defaultNamespace}/${defaultRelease}`] });
     expect(pod.containers[0]?.securityContext).toEqual(containerOf(objects).securityContext);
     expect(job.spec.activeDeadlineSeconds).toBe(120);
     expect((byKind('ClusterRole') as unknown as { rules: unknown[] }).rules).toEqual([
-      { apiGroups: ['admissionregistration.k8s.io'], resources: ['mutatingwebhookconfigurations', 'validatingwebhookconfigurations'], resourceNames: [fullname], verbs: ['delete'] },
+      { apiGroups: ['admissionregistration.k8s.io'], resources: ['mutatingwebhookconfigurations', 'validatingwebhookconfigurations'], resourceNames: [fullname], verbs: ['get', 'delete'] },
     ]);
     const binding = byKind('ClusterRoleBinding') as unknown as { roleRef: { name: string }; subjects: unknown[] };
     expect(binding.roleRef.name).toBe(byKind('ClusterRole').metadata.name);
     expect(binding.subjects).toEqual([{ kind: 'ServiceAccount', name: pod.serviceAccountName, namespace: defaultNamespace }]);
+  });
+
+  it('renders what only `helm install` makes Helm-owned: the hook acts on that ownership, absent from a rendered and applied install', () => {
+    // Helm adds its release annotations to what it installs, never to what `helm template` prints.
+    for (const object of objects) {
+      expect(Object.keys(object.metadata.annotations ?? {}).filter((key) => key.startsWith('meta.helm.sh/')), object.kind).toEqual([]);
+    }
+  });
+
+  it('removes the configurations first wherever an order is kept: last in the file `kubectl delete -f` walks, in the last Argo CD sync wave', () => {
+    const wave = (object: KubeObject) => Number(object.metadata.annotations?.['argocd.argoproj.io/sync-wave'] ?? 0);
+    const configurations = release.filter((o) => o.kind.endsWith('WebhookConfiguration'));
+    expect(configurations).toHaveLength(2);
+    // Argo CD deletes the highest wave first and waits until it is gone before the next.
+    for (const configuration of configurations) {
+      for (const other of release.filter((o) => !o.kind.endsWith('WebhookConfiguration'))) expect(wave(configuration), other.kind).toBeGreaterThan(wave(other));
+    }
+    // `kubectl delete -f` deletes in the order of the file: the Service goes first, a few calls earlier.
+    const kinds = release.map((o) => o.kind);
+    expect(kinds.indexOf('Service')).toBeLessThan(kinds.indexOf('ValidatingWebhookConfiguration'));
+    expect(kinds.slice(-2)).toEqual(['MutatingWebhookConfiguration', 'ValidatingWebhookConfiguration']);
   });
 
   it('keeps one replica through voluntary disruptions', () => {
@@ -422,7 +443,7 @@ describe('chart with cert-manager', () => {
     const serving = only(rendered, 'Certificate', `${fullname}-serving`);
     for (const kind of ['MutatingWebhookConfiguration', 'ValidatingWebhookConfiguration'] as const) {
       const config = only<WebhookConfiguration>(rendered, kind);
-      expect(config.metadata.annotations).toEqual({ 'cert-manager.io/inject-ca-from': `${serving.metadata.namespace}/${serving.metadata.name}`, 'admissions.enforcer/disabled': 'true' });
+      expect(config.metadata.annotations).toEqual({ 'cert-manager.io/inject-ca-from': `${serving.metadata.namespace}/${serving.metadata.name}`, 'admissions.enforcer/disabled': 'true', 'argocd.argoproj.io/sync-wave': '1' });
       expect(config.webhooks).toHaveLength(1);
     }
     expect(containerOf(rendered).args.some((a) => a.startsWith('--webhook-configuration') || a.startsWith('--webhook-ca-bundle-file'))).toBe(false);
@@ -791,7 +812,7 @@ describe('chart with non-default values', () => {
       ]);
       expect(webhook.objectSelector).toEqual({ matchLabels: { admitted: 'yes' } });
     }
-    expect(Object.keys(only(objects, 'ValidatingWebhookConfiguration').metadata.annotations ?? {})).toEqual(['admission-chain.io/webhooks']);
+    expect(Object.keys(only(objects, 'ValidatingWebhookConfiguration').metadata.annotations ?? {}).sort()).toEqual(['admission-chain.io/webhooks', 'argocd.argoproj.io/sync-wave']);
   });
 
   it('excludes whatever namespace the release is installed in', () => {

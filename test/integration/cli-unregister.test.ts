@@ -1,5 +1,6 @@
 // `admission-chain unregister` with a kubeconfig, as the chart's pre-delete hook runs it, against the
-// stand-in API server: it deletes both configurations, is content when they are gone already, and
+// stand-in API server: it deletes both configurations (with --owned-by-helm-release only those that
+// release installed), is content when they are gone already, and
 // fails with the API server's reason (exit 1, no stack trace) when it cannot. In-process through
 // main(), but for one run of the real process.
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -39,6 +40,27 @@ describe('admission-chain unregister', () => {
     expect(api.calls.count('delete validatingwebhookconfigurations')).toBe(1);
   });
 
+  it('with --owned-by-helm-release, deletes what that release installed and keeps what another tool applied', async () => {
+    const helm = { 'meta.helm.sh/release-name': 'ac', 'meta.helm.sh/release-namespace': 'admission-chain' };
+    // Installed by `helm install`: Helm's ownership annotations on both.
+    for (const type of types) api.store.put(type, { metadata: { name: 'ac', annotations: helm } });
+    const uninstall = await runMain(['unregister', '--webhook-configuration=ac', '--owned-by-helm-release=admission-chain/ac', `--kubeconfig=${kubeconfig}`]);
+    expect(uninstall).toEqual({ code: 0, stderr: '', stdout: 'ValidatingWebhookConfiguration ac: deleted\nMutatingWebhookConfiguration ac: deleted\n' });
+    expect(types.map((t) => api.store.list(t).length)).toEqual([0, 0]);
+
+    // Applied by kubectl from `helm template` (no Helm annotations), or by another release: kept.
+    api.store.put(types[0]!, { metadata: { name: 'ac', annotations: { 'kubectl.kubernetes.io/last-applied-configuration': '{}' } } });
+    api.store.put(types[1]!, { metadata: { name: 'ac', annotations: { ...helm, 'meta.helm.sh/release-name': 'other' } } });
+    const install = await runMain(['unregister', '--webhook-configuration=ac', '--owned-by-helm-release=admission-chain/ac', `--kubeconfig=${kubeconfig}`]);
+    expect(install).toEqual({
+      code: 0,
+      stderr: '',
+      stdout: 'ValidatingWebhookConfiguration ac: kept: not installed by Helm release admission-chain/ac\nMutatingWebhookConfiguration ac: kept: not installed by Helm release admission-chain/ac\n',
+    });
+    expect(types.map((t) => api.store.list(t).length)).toEqual([1, 1]);
+    expect(api.calls.count('delete validatingwebhookconfigurations') + api.calls.count('delete mutatingwebhookconfigurations')).toBe(2);
+  });
+
   it('succeeds when there is nothing to delete', async () => {
     const result = await runMain(['unregister', '--webhook-configuration=ac', `--kubeconfig=${kubeconfig}`]);
     expect(result).toEqual({ code: 0, stderr: '', stdout: 'ValidatingWebhookConfiguration ac: not found\nMutatingWebhookConfiguration ac: not found\n' });
@@ -61,6 +83,7 @@ describe('admission-chain unregister', () => {
   it.each([
     [['unregister'], 2, /required option '--webhook-configuration <name>' not specified/],
     [['unregister', '--webhook-configuration=ac', '--timeout=soon'], 2, /--timeout: invalid duration "soon"/],
+    [['unregister', '--webhook-configuration=ac', '--owned-by-helm-release=ac'], 2, /--owned-by-helm-release: "ac" is not NAMESPACE\/NAME/],
   ])('refuses %j', async (args, code, message) => {
     const result = await runMain([...args, `--kubeconfig=${kubeconfig}`]);
     expect(result.code).toBe(code);

@@ -126,6 +126,15 @@ describe('uninstall', () => {
     const [container] = job.spec.template.spec.containers;
     expect(container?.command).toEqual(['node', 'dist/cli/run.js', 'unregister']);
 
+    // `helm install` marks what it installs as the release's (the pretend cluster holds the bare
+    // rendering); the hook deletes only configurations carrying that ownership.
+    for (const type of Object.values(webhookConfigurationTypes)) {
+      for (const stored of c.standIn.store.list(type)) {
+        const annotations = { ...(stored.metadata?.annotations as Record<string, string> | undefined), 'meta.helm.sh/release-name': 'ac', 'meta.helm.sh/release-namespace': 'admission-chain' };
+        c.standIn.store.put(type, { ...stored, metadata: { ...stored.metadata, annotations } } as KubeObject);
+      }
+    }
+
     // The Job's command, as the image runs it (dist/cli/run.js is src/cli/run.ts's main), through a kubeconfig.
     const { code, stdout, stderr } = await runMain([...container!.command.slice(2), ...container!.args, `--kubeconfig=${c.kubeconfig}`]);
     expect({ code, stderr }).toEqual({ code: 0, stderr: '' });

@@ -369,6 +369,9 @@ metadata:
   labels:
     {{- include "admission-chain.labels" $root | nindent 4 }}
   {{- $annotations := include "admission-chain.webhookAnnotations" $root | fromYaml | default dict }}
+  {{- /* Argo CD applies sync waves in ascending order and deletes in descending order, waiting for
+  each wave to be gone: a later wave than everything else (0) removes the configurations first. */}}
+  {{- $_ := set $annotations "argocd.argoproj.io/sync-wave" "1" }}
   {{- if $register }}
   {{- $_ := set $annotations "admission-chain.io/webhooks" (toJson $webhooks) }}
   {{- end }}
