@@ -1,5 +1,6 @@
 // What a plugin sees of one admission request (upstream admission.Attributes).
 import type { GroupVersionKind, GroupVersionResource, KubeObject, UserInfo } from '../api/types.ts';
+import type { Deadline } from './deadline.ts';
 import type { Operation } from './operation.ts';
 
 export interface Attributes {
@@ -26,10 +27,8 @@ export interface Attributes {
 
 /** Per-request, per-plugin services the chain hands to a plugin call. */
 export interface RequestContext {
-  /** Aborted when the request's deadline passes; every external call must honour it. */
-  readonly signal: AbortSignal;
-  /** The request's deadline on performance.now()'s clock, when known (synchronous work checks it). */
-  readonly expiresAt?: number;
+  /** The request's deadline, the same object for every plugin: external calls honour its signal, synchronous work its expiresAt. */
+  readonly deadline: Deadline;
   /** Records an audit annotation; the chain prefixes the key with the plugin's name. */
   annotate(key: string, value: string): void;
   /** Adds an AdmissionResponse warning (shown by kubectl as "Warning: ..."). */

@@ -1,7 +1,7 @@
 // The chain adds a rejection's explanation beside it — warnings and one audit annotation — in
 // every mode, and never lets it change the answer.
 import { describe, expect, it } from 'vitest';
-import { podAttributes } from '../../test/support/attributes.ts';
+import { deadlineOf, podAttributes } from '../../test/support/attributes.ts';
 import { createExplainer } from '../explain/index.ts';
 import { orderedPlugins } from '../plugins/index.ts';
 import { AdmissionChain, annotationKey } from './chain.ts';
@@ -9,7 +9,7 @@ import { forbidden } from './errors.ts';
 import { explained, FactType, type Explainer } from './explanation.ts';
 import type { AdmissionPlugin, PluginMode } from './plugin.ts';
 
-const never = new AbortController().signal;
+const never = deadlineOf();
 const message = 'pods "web" is forbidden: service account default/builder was not found, retry after the service account is created';
 
 const rejecting = (name: string, withFacts = true): AdmissionPlugin => ({
@@ -66,7 +66,7 @@ describe('explanations in the chain', () => {
         return rejecting('ServiceAccount').validate!(attributes, context);
       },
     };
-    const outcome = await chainOf('enforce', late).validate(podAttributes(), never, performance.now() + 5);
+    const outcome = await chainOf('enforce', late).validate(podAttributes(), deadlineOf(undefined, performance.now() + 5));
     expect(outcome.rejection?.message).toBe(message);
     expect(outcome.annotations).toEqual({});
     expect(outcome.explanations).toBeUndefined();

@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { podAttributes } from '../../test/support/attributes.ts';
+import { deadlineOf, podAttributes } from '../../test/support/attributes.ts';
 import { recordingPlugin } from '../../test/support/recording-plugin.ts';
 import { AdmissionChain } from './chain.ts';
 import { forbidden } from './errors.ts';
 import type { AdmissionPlugin, PluginMode } from './plugin.ts';
 
-const never = new AbortController().signal;
+const never = deadlineOf();
 
 function labels(attributes: { object: unknown }): Record<string, string> {
   return (attributes.object as { metadata: { labels?: Record<string, string> } }).metadata.labels ?? {};
@@ -162,7 +162,7 @@ describe('AdmissionChain', () => {
       { mode: 'enforce', plugin: recordingPlugin({ name: 'A', log, check: () => controller.abort(new DOMException('deadline', 'TimeoutError')) }) },
       { mode: 'enforce', plugin: recordingPlugin({ name: 'B', log }) },
     ]);
-    const outcome = await chain.validate(podAttributes(), controller.signal);
+    const outcome = await chain.validate(podAttributes(), deadlineOf(controller.signal));
     expect(log).toEqual(['A:validate']);
     expect(outcome.rejection?.status.code).toBe(500);
     expect(outcome.rejection?.message).toContain('deadline exceeded');
@@ -177,7 +177,7 @@ describe('AdmissionChain', () => {
       { mode: 'enforce', plugin: recordingPlugin({ name: 'B', log }) },
     ]);
     // A signal that never fires: only the time check can stop the chain.
-    const outcome = await chain.validate(podAttributes(), never, expiresAt);
+    const outcome = await chain.validate(podAttributes(), deadlineOf(undefined, expiresAt));
     expect(log).toEqual(['A:validate']);
     expect(outcome.rejectedBy).toBe('B');
     expect(outcome.rejection?.message).toBe('Internal error occurred: admission request deadline exceeded before plugin B could run');
@@ -189,7 +189,7 @@ describe('AdmissionChain', () => {
       { mode: 'enforce', plugin: recordingPlugin({ name: 'A', log: [], check: () => controller.abort(new Error('client closed the connection')) }) },
       { mode: 'enforce', plugin: recordingPlugin({ name: 'B', log: [] }) },
     ]);
-    const outcome = await chain.validate(podAttributes(), controller.signal);
+    const outcome = await chain.validate(podAttributes(), deadlineOf(controller.signal));
     expect(outcome.rejection?.message).toBe('Internal error occurred: admission request canceled before plugin B could run: client closed the connection');
   });
 });

@@ -3,6 +3,7 @@
 // an enforcing plugin ends the phase. Plugins in warn or audit mode never reject: their
 // rejection becomes a warning and/or an audit annotation, and the chain goes on.
 import type { Attributes, RequestContext } from './attributes.ts';
+import type { Deadline } from './deadline.ts';
 import { abortedError } from './errors.ts';
 import { internalError, isStatusError, type StatusError } from '../api/status-error.ts';
 import { MutationScope } from './mutation-scope.ts';
@@ -68,20 +69,21 @@ export class AdmissionChain {
   }
 
   /**
-   * Runs every mutating plugin in order; attributes.object is changed in place. `expiresAt`
-   * (performance.now() time) is the deadline as synchronous work sees it: the signal's timer cannot
-   * fire while a plugin runs, so the time is checked before each plugin too.
+   * Runs every mutating plugin in order; attributes.object is changed in place. The deadline's
+   * signal cannot fire while a plugin runs, so its expiresAt is checked before each plugin too; each
+   * plugin is given the deadline itself.
    */
-  admit(attributes: Attributes, signal: AbortSignal, expiresAt = Number.POSITIVE_INFINITY): Promise<PhaseOutcome> {
-    return this.#run('admit', attributes, signal, expiresAt);
+  admit(attributes: Attributes, deadline: Deadline): Promise<PhaseOutcome> {
+    return this.#run('admit', attributes, deadline);
   }
 
   /** Runs every validating plugin in order, stopping at the first enforced rejection. */
-  validate(attributes: Attributes, signal: AbortSignal, expiresAt = Number.POSITIVE_INFINITY): Promise<PhaseOutcome> {
-    return this.#run('validate', attributes, signal, expiresAt);
+  validate(attributes: Attributes, deadline: Deadline): Promise<PhaseOutcome> {
+    return this.#run('validate', attributes, deadline);
   }
 
-  async #run(phase: Phase, attributes: Attributes, signal: AbortSignal, expiresAt: number): Promise<PhaseOutcome> {
+  async #run(phase: Phase, attributes: Attributes, deadline: Deadline): Promise<PhaseOutcome> {
+    const { signal, expiresAt } = deadline;
     const outcome: PhaseOutcome = { warnings: [], annotations: {} };
     for (const { plugin, mode } of this.entries) {
       const step = plugin[phase];
@@ -94,7 +96,7 @@ export class AdmissionChain {
       // A non-enforcing mutating plugin that rejects must leave no half-made change behind.
       const snapshot = phase === 'admit' ? this.#snapshotScopes.get(plugin)?.copy(attributes.object) : undefined;
       try {
-        await step.call(plugin, attributes, contextFor(plugin.name, outcome, signal, expiresAt));
+        await step.call(plugin, attributes, contextFor(plugin.name, outcome, deadline));
       } catch (thrown) {
         const error = asStatusError(plugin.name, thrown);
         if (mode === PluginMode.Enforce) {
@@ -139,10 +141,9 @@ function deadlineExceeded(): Error {
   return new DOMException('admission request deadline exceeded', 'TimeoutError');
 }
 
-function contextFor(pluginName: string, outcome: PhaseOutcome, signal: AbortSignal, expiresAt: number): RequestContext {
+function contextFor(pluginName: string, outcome: PhaseOutcome, deadline: Deadline): RequestContext {
   return {
-    signal,
-    expiresAt,
+    deadline,
     annotate: (key, value) => {
       outcome.annotations[annotationKey(pluginName, key)] = value;
     },

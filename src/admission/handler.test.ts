@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { deadlineOf } from '../../test/support/attributes.ts';
 import { recordingPlugin } from '../../test/support/recording-plugin.ts';
 import { AdmissionChain } from './chain.ts';
 import { forbidden } from './errors.ts';
@@ -15,7 +16,7 @@ const request = (): AdmissionRequest => ({
   object: { apiVersion: 'v1', kind: 'Pod', metadata: { generateName: 'web-' }, spec: { containers: [{ name: 'c', image: 'nginx' }] } },
 });
 
-const never = new AbortController().signal;
+const never = deadlineOf();
 
 function decodePatch(patch: string | undefined): unknown {
   return JSON.parse(Buffer.from(patch!, 'base64').toString('utf8'));
@@ -64,7 +65,7 @@ describe('handleAdmission', () => {
     const chain = new AdmissionChain([
       { mode: 'enforce', plugin: recordingPlugin({ name: 'slow', log: [], check: () => new Promise(() => {}) }) },
     ]);
-    const { response } = await handleAdmission(chain, 'validate', request(), AbortSignal.timeout(50));
+    const { response } = await handleAdmission(chain, 'validate', request(), deadlineOf(AbortSignal.timeout(50)));
     expect(response.allowed).toBe(false);
     expect(response.status).toMatchObject({ code: 500, message: 'Internal error occurred: admission request deadline exceeded' });
   });
@@ -74,7 +75,7 @@ describe('handleAdmission', () => {
       { mode: 'enforce', plugin: recordingPlugin({ name: 'slow', log: [], check: () => new Promise(() => {}) }) },
     ]);
     const caller = new AbortController();
-    const handled = handleAdmission(chain, 'validate', request(), caller.signal);
+    const handled = handleAdmission(chain, 'validate', request(), deadlineOf(caller.signal));
     caller.abort(new Error('client closed the connection'));
     const { response } = await handled;
     expect(response.status).toMatchObject({ code: 500, message: 'Internal error occurred: admission request canceled: client closed the connection' });

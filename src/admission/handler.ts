@@ -4,6 +4,7 @@
 import type { KubeObject } from '../api/types.ts';
 import type { Attributes } from './attributes.ts';
 import type { AdmissionChain, Phase, PhaseOutcome } from './chain.ts';
+import type { Deadline } from './deadline.ts';
 import { abortedError } from './errors.ts';
 import { allowed, asStatusError, denied, errored, patched, withAuditAnnotations, withWarnings } from './response.ts';
 import { attributesFrom, type AdmissionRequest, type AdmissionResponse } from './review.ts';
@@ -17,25 +18,16 @@ export interface HandledReview {
   outcome: PhaseOutcome;
 }
 
-/**
- * A request's deadline: a signal for waiting, and the time it expires on performance.now()'s clock
- * for synchronous work to check (the signal's own timer fires only between turns of the event loop).
- */
-export interface Deadline {
-  readonly signal: AbortSignal;
-  readonly expiresAt: number;
-}
-
 /** The typed handler the HTTP layer calls for one webhook, and decorators wrap. */
 export type AdmissionHandler = (request: AdmissionRequest, deadline: Deadline) => Promise<HandledReview>;
 
 export function admissionHandler(chain: AdmissionChain, phase: Phase): AdmissionHandler {
-  return (request, deadline) => handleAdmission(chain, phase, request, deadline.signal, deadline.expiresAt);
+  return (request, deadline) => handleAdmission(chain, phase, request, deadline);
 }
 
-export async function handleAdmission(chain: AdmissionChain, phase: Phase, request: AdmissionRequest, signal: AbortSignal, expiresAt = Number.POSITIVE_INFINITY): Promise<HandledReview> {
+export async function handleAdmission(chain: AdmissionChain, phase: Phase, request: AdmissionRequest, deadline: Deadline): Promise<HandledReview> {
   try {
-    return await handle(chain, phase, request, signal, expiresAt);
+    return await handle(chain, phase, request, deadline);
   } catch (thrown) {
     // The last safety net: whatever failed (an object nested too deeply to copy or diff, a bug
     // here), the caller still gets an answer that echoes the uid, and it is a denial.
@@ -43,20 +35,20 @@ export async function handleAdmission(chain: AdmissionChain, phase: Phase, reque
   }
 }
 
-async function handle(chain: AdmissionChain, phase: Phase, request: AdmissionRequest, signal: AbortSignal, expiresAt: number): Promise<HandledReview> {
+async function handle(chain: AdmissionChain, phase: Phase, request: AdmissionRequest, deadline: Deadline): Promise<HandledReview> {
   const original = request.object ?? undefined;
   // Only what mutating plugins may change is copied; the rest is shared with the request's object.
   const working = phase === 'admit' && original !== undefined ? chain.mutationScope.copy(original) : original;
   const attributes: Attributes = attributesFrom(request, working);
   let outcome: PhaseOutcome;
   try {
-    const running = phase === 'admit' ? chain.admit(attributes, signal, expiresAt) : chain.validate(attributes, signal, expiresAt);
-    outcome = await withDeadline(running, signal);
+    const running = phase === 'admit' ? chain.admit(attributes, deadline) : chain.validate(attributes, deadline);
+    outcome = await withDeadline(running, deadline.signal);
   } catch (thrown) {
     outcome = { rejection: asStatusError(thrown), warnings: [], annotations: {} };
   }
   // The answer is late already: no diff for a caller that has stopped waiting.
-  if (outcome.rejection === undefined && phase === 'admit' && performance.now() >= expiresAt) {
+  if (outcome.rejection === undefined && phase === 'admit' && performance.now() >= deadline.expiresAt) {
     outcome = { rejection: abortedError(new DOMException('deadline', 'TimeoutError')), warnings: [], annotations: {} };
   }
   let response: AdmissionResponse;

@@ -1,14 +1,15 @@
 import { describe, expect, it } from 'vitest';
-import { podAttributes } from '../../test/support/attributes.ts';
+import { deadlineOf, podAttributes } from '../../test/support/attributes.ts';
 import { createMetrics } from '../observability/metrics.ts';
 import type { RequestContext } from './attributes.ts';
+import type { Deadline } from './deadline.ts';
 import { forbidden } from './errors.ts';
 import { StatusError } from '../api/status-error.ts';
 import { instrumentPlugin } from './instrument.ts';
 import type { AdmissionPlugin } from './plugin.ts';
 
-const context = (annotations: Record<string, string> = {}): RequestContext => ({
-  signal: new AbortController().signal,
+const context = (annotations: Record<string, string> = {}, deadline = deadlineOf()): RequestContext => ({
+  deadline,
   annotate: (key, value) => {
     annotations[key] = value;
   },
@@ -72,6 +73,20 @@ describe('instrumentPlugin', () => {
     fail = true;
     await expect(wrapped.validate!(podAttributes(), context())).rejects.toBe(denial);
     expect(await observations(metrics)).toEqual({ 'P/validate/CREATE/rejected=false': 1, 'P/validate/CREATE/rejected=true': 1 });
+  });
+
+  it('passes the request\'s deadline on as it was given, the same object, to both steps', () => {
+    const metrics = createMetrics({ defaultMetrics: false });
+    const deadline = deadlineOf(new AbortController().signal, performance.now() + 10_000);
+    const seen: Deadline[] = [];
+    const wrapped = instrumentPlugin(plugin((_attributes, ctx) => {
+      seen.push(ctx.deadline);
+    }), metrics);
+    wrapped.admit!(podAttributes(), context({}, deadline));
+    wrapped.validate!(podAttributes(), context({}, deadline));
+    expect(seen).toHaveLength(2);
+    expect(seen[0]).toBe(deadline);
+    expect(seen[1]).toBe(deadline);
   });
 
   it('passes annotations through and counts the ORPE-style "path" annotation by value', async () => {

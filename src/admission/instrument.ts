@@ -18,9 +18,10 @@ export function instrumentPlugin(plugin: AdmissionPlugin, metrics: AdmissionMetr
         const seconds = (performance.now() - start) / 1000;
         metrics.controllerDuration.observe({ name: plugin.name, type, operation: attributes.operation, rejected: rejected ? 'true' : 'false' }, seconds);
       };
+      // The context passes on whole, its deadline the very object the chain was given; only
+      // annotate is wrapped, to count the paths a plugin reports.
       const observed: RequestContext = {
-        signal: context.signal,
-        warn: context.warn,
+        ...context,
         annotate: (key, value) => {
           if (key === 'path') metrics.pluginPaths.inc({ name: plugin.name, path: value });
           context.annotate(key, value);

@@ -4,6 +4,7 @@
 import { randomUUID } from 'node:crypto';
 import { Option, type Command } from 'commander';
 import type { AdmissionChain, Phase } from '../admission/chain.ts';
+import type { Deadline } from '../admission/deadline.ts';
 import { handleAdmission, type HandledReview } from '../admission/handler.ts';
 import { BadReviewError, decodeReview, responseReview, type AdmissionApiVersion, type AdmissionRequest, type AdmissionResponse } from '../admission/review.ts';
 import { isOperation } from '../admission/operation.ts';
@@ -85,7 +86,7 @@ export interface PreparedReview {
   request: AdmissionRequest;
   chain: AdmissionChain;
   phases: readonly Phase[];
-  signal: AbortSignal;
+  deadline: Deadline;
 }
 
 /** The chain, the request and the deadline, from `review`'s options: everything but running it. */
@@ -122,13 +123,13 @@ export async function prepareReview(file: string | undefined, options: ReviewOpt
   } catch (error) {
     throw new CliError(`--timeout: ${(error as Error).message}`, 2);
   }
-  const signal = AbortSignal.timeout(timeoutMs);
+  const deadline: Deadline = { signal: AbortSignal.timeout(timeoutMs), expiresAt: performance.now() + timeoutMs };
 
   let apiVersion: AdmissionApiVersion = 'admission.k8s.io/v1';
   let request: AdmissionRequest;
   if (options.filename !== undefined) {
     if (file !== undefined) throw new CliError('give either an AdmissionReview FILE or -f MANIFEST, not both', 2);
-    request = await requestFromManifest(options, io, backend.ports.restMapper, signal);
+    request = await requestFromManifest(options, io, backend.ports.restMapper, deadline.signal);
   } else {
     const { text, source } = await readInput(file, io);
     const parsed = parseSingleDocument(text, source);
@@ -142,7 +143,7 @@ export async function prepareReview(file: string | undefined, options: ReviewOpt
     }
   }
   const phases: readonly Phase[] = options.phase === 'all' ? ['admit', 'validate'] : options.phase === 'mutating' ? ['admit'] : ['validate'];
-  return { apiVersion, request, chain, phases, signal };
+  return { apiVersion, request, chain, phases, deadline };
 }
 
 /** Runs the phases in order, as `kubectl apply --dry-run=server` would: the patch applied between them. */
@@ -151,7 +152,7 @@ export async function runPhases(prepared: PreparedReview): Promise<{ response: A
   const handled: HandledReview[] = [];
   let current = prepared.request;
   for (const phase of prepared.phases) {
-    const result = await handleAdmission(prepared.chain, phase, current, prepared.signal);
+    const result = await handleAdmission(prepared.chain, phase, current, prepared.deadline);
     handled.push(result);
     response = merge(response, result.response);
     if (!result.response.allowed) break;

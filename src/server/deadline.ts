@@ -1,7 +1,7 @@
 // A request's deadline runs from its arrival: time spent waiting for room counts, as it does for
 // the caller. It is the shorter of --request-timeout and what kube-apiserver asks for.
 import type { ServerResponse } from 'node:http';
-import type { Deadline } from '../admission/handler.ts';
+import type { Deadline } from '../admission/deadline.ts';
 import { parseDuration } from '../config/duration.ts';
 
 /**

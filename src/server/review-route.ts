@@ -4,7 +4,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import getRawBody from 'raw-body';
 import type { Phase } from '../admission/chain.ts';
-import type { AdmissionHandler, Deadline } from '../admission/handler.ts';
+import type { Deadline } from '../admission/deadline.ts';
+import type { AdmissionHandler } from '../admission/handler.ts';
 import { BadReviewError, decodeReview, responseReview } from '../admission/review.ts';
 import type { AdmissionMetrics } from '../observability/metrics.ts';
 import type { Logger } from '../ports/logger.ts';

@@ -16,7 +16,7 @@ import { definition as runtimeClassPlugin } from '../../src/plugins/runtimeclass
 import { definition as serviceAccountPlugin } from '../../src/plugins/serviceaccount/index.ts';
 import { startStandInApiServer, type ResourceType, type StandInApiServer } from '../apiserver/index.ts';
 import { startTcpProxy, type TcpProxy } from '../apiserver/tcp-proxy.ts';
-import { podAttributes } from '../support/attributes.ts';
+import { podAttributes, requestContext } from '../support/attributes.ts';
 import { eventually } from '../support/eventually.ts';
 
 const serviceAccountType: ResourceType = { group: '', version: 'v1', resource: 'serviceaccounts', kind: 'ServiceAccount', namespaced: true };
@@ -393,7 +393,7 @@ describe('cluster lookups: readiness and shutdown', () => {
 });
 
 describe('cluster lookups: under the plugins', () => {
-  const context = (): RequestContext => ({ signal: AbortSignal.timeout(10_000), annotate: () => {}, warn: () => {} });
+  const context = (): RequestContext => requestContext(AbortSignal.timeout(10_000));
   const ports = (lookups: ClusterLookups) => ({ lookups, logger: recordingLogger([]), clock: systemClock, random: systemRandom });
 
   it('ServiceAccount: admits a pod with the account from the cache, and rejects one naming a missing account after one live GET', async () => {

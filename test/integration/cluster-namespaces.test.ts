@@ -14,7 +14,7 @@ import { silentLogger } from '../../src/ports/logger.ts';
 import { definition as podNodeSelector } from '../../src/plugins/podnodeselector/index.ts';
 import { definition as podTolerationRestriction } from '../../src/plugins/podtolerationrestriction/index.ts';
 import { namespaceType, startStandInApiServer, type StandInApiServer } from '../apiserver/index.ts';
-import { podAttributes } from '../support/attributes.ts';
+import { podAttributes, requestContext } from '../support/attributes.ts';
 import type { Backend } from '../../src/wiring/backend.ts';
 import { eventually } from '../support/eventually.ts';
 
@@ -28,7 +28,7 @@ afterEach(async () => {
   api = lookups = backend = undefined;
 });
 
-const context = (signal = AbortSignal.timeout(5_000)): RequestContext => ({ signal, annotate: () => {}, warn: () => {} });
+const context = (signal = AbortSignal.timeout(5_000)): RequestContext => requestContext(signal);
 const selectorAnnotation = 'scheduler.alpha.kubernetes.io/node-selector';
 
 async function setUp(seed: (api: StandInApiServer) => void = () => {}) {

@@ -21,6 +21,7 @@ import { systemClock, systemRandom } from '../../src/ports/clock.ts';
 import { silentLogger } from '../../src/ports/logger.ts';
 import { definition } from '../../src/plugins/ownerreferences/index.ts';
 import { allUpstreamCases, attributesFor, expectedMessage } from '../../src/plugins/ownerreferences/upstream-cases.ts';
+import { deadlineOf } from '../support/attributes.ts';
 import { fixtureClusterStatePath } from '../support/cluster-state.ts';
 
 const fixtureText = readFileSync(fixtureClusterStatePath('ownerreferences/cluster-state.yaml'), 'utf8');
@@ -29,7 +30,7 @@ async function validate(state: ClusterState, attributes: Attributes): Promise<Ph
   const authorizer = createRbacAuthorizer(state);
   const ports = { logger: silentLogger, clock: systemClock, random: systemRandom, authorizer, restMapper: createLocalRestMapper(state) };
   const chain = new AdmissionChain([{ plugin: definition.create(ports), mode: PluginMode.Enforce }], { explainer: createExplainer({ grants: authorizer.grants }) });
-  return chain.validate(structuredClone(attributes), AbortSignal.timeout(5000));
+  return chain.validate(structuredClone(attributes), deadlineOf(AbortSignal.timeout(5000)));
 }
 
 const withObjects = (objects: readonly KubeObject[]) => parseClusterState(withObjectsAppended(fixtureText, objects), 'fixture + suggestion');

@@ -13,6 +13,7 @@ import { parseClusterState } from '../../src/adapters/local/cluster-state.ts';
 import { createLocalBackend } from '../../src/wiring/local.ts';
 import { silentLogger } from '../../src/ports/logger.ts';
 import { orderedPlugins } from '../../src/plugins/index.ts';
+import { deadlineOf } from '../support/attributes.ts';
 import { podReview } from '../support/reviews.ts';
 
 const fixtures = join(import.meta.dirname, '../fixtures');
@@ -89,15 +90,15 @@ describe('mutating plugins write only where they say', () => {
     const whole = new AdmissionChain([{ plugin: { name: plugin.name, handles: plugin.handles, admit: plugin.admit!.bind(plugin) }, mode: 'enforce' }]);
 
     it.each(requests())('%s', async (_label, request) => {
-      const reference = await handleAdmission(whole, 'admit', structuredClone(request), new AbortController().signal);
+      const reference = await handleAdmission(whole, 'admit', structuredClone(request), deadlineOf());
       const frozen = { ...request, object: deepFreeze(structuredClone(request.object)) };
-      const handled = await handleAdmission(scoped, 'admit', frozen, new AbortController().signal);
+      const handled = await handleAdmission(scoped, 'admit', frozen, deadlineOf());
       expect(handled.response.status?.message).toBe(reference.response.status?.message);
       expect(handled.response.patch).toBe(reference.response.patch);
     });
 
     it('changes something in at least one of these requests (so the check above is not empty)', async () => {
-      const patched = await Promise.all(requests().map(async ([, request]) => (await handleAdmission(whole, 'admit', request, new AbortController().signal)).response.patch));
+      const patched = await Promise.all(requests().map(async ([, request]) => (await handleAdmission(whole, 'admit', request, deadlineOf())).response.patch));
       expect(patched.some((patch) => patch !== undefined)).toBe(true);
     });
   });

@@ -13,7 +13,7 @@ import { silentLogger } from '../../src/ports/logger.ts';
 import { definition, ownerReferencesPermissionEnforcement } from '../../src/plugins/ownerreferences/index.ts';
 import { allUpstreamCases, attributesFor, expectedMessage, upstreamFakeAuthorizer } from '../../src/plugins/ownerreferences/upstream-cases.ts';
 import type { Authorizer } from '../../src/ports/authorizer.ts';
-import { requestContext } from '../support/attributes.ts';
+import { deadlineOf, requestContext } from '../support/attributes.ts';
 import { recordingAuthorizer } from '../support/authorizers.ts';
 import { loadFixtureClusterState } from '../support/cluster-state.ts';
 import { rejectionOf as outcome } from '../support/rejections.ts';
@@ -112,7 +112,7 @@ describe('in the chain', () => {
     const plugin = definition.create({ logger: silentLogger, clock: systemClock, random: systemRandom, authorizer: rbac, restMapper });
     const chain = new AdmissionChain([{ plugin, mode: PluginMode.Enforce }], { explainer: createExplainer() });
     const row = allUpstreamCases.find((c) => c.name === 'non-rc-deleter, create, some ownerReferences have blockOwnerDeletion=true')!;
-    const result = await chain.validate(attributesFor(row), AbortSignal.timeout(5000));
+    const result = await chain.validate(attributesFor(row), deadlineOf(AbortSignal.timeout(5000)));
     expect(result.rejectedBy).toBe('OwnerReferencesPermissionEnforcement');
     expect(result.rejection?.message).toBe(expectedMessage(row));
     // Beside the path, the explanation: the Role and RoleBinding that would grant what was missing.

@@ -15,7 +15,7 @@ import { createLocalLookups } from '../../src/adapters/local/lookups.ts';
 import { systemClock, systemRandom } from '../../src/ports/clock.ts';
 import { silentLogger } from '../../src/ports/logger.ts';
 import { definition } from '../../src/plugins/runtimeclass/index.ts';
-import { attributesFromRequest, requestContext, type AdmissionRequestJSON } from '../support/attributes.ts';
+import { attributesFromRequest, deadlineOf, requestContext, type AdmissionRequestJSON } from '../support/attributes.ts';
 
 const fixtures = new URL('../fixtures/runtimeclass/', import.meta.url);
 
@@ -71,7 +71,7 @@ describe('RuntimeClass on AdmissionReview fixtures', async () => {
     expect(admitted).toBe(admitError);
 
     const chain = new AdmissionChain([{ plugin, mode: 'enforce' }]);
-    const { response } = await handleAdmission(chain, 'admit', request as unknown as AdmissionRequest, AbortSignal.timeout(10_000));
+    const { response } = await handleAdmission(chain, 'admit', request as unknown as AdmissionRequest, deadlineOf(AbortSignal.timeout(10_000)));
     if (admitError !== undefined) {
       expect(response).toMatchObject({ uid: request.uid, allowed: false, status: { message: admitError } });
       return;

@@ -501,7 +501,7 @@ describe('a caller that goes away', () => {
     const slow = validating('Slow', async (a, context) => {
       if (a.name !== 'slow') return;
       inside.open();
-      await new Promise<void>((resolve) => context.signal.addEventListener('abort', () => resolve(), { once: true }));
+      await new Promise<void>((resolve) => context.deadline.signal.addEventListener('abort', () => resolve(), { once: true }));
     });
     const server = await start(certs, [slow], { logger: createLogger('info', log.destination) });
     try {

@@ -2,6 +2,7 @@
 // admission.NewAttributesRecord: the object, and every other field a default a test can override;
 // podAttributes is a whole pod CREATE by alice, for tests of the chain and the server.
 import type { Attributes, RequestContext } from '../../src/admission/attributes.ts';
+import type { Deadline } from '../../src/admission/deadline.ts';
 import { attributesFrom, type AdmissionRequest } from '../../src/admission/review.ts';
 import { isOperation } from '../../src/admission/operation.ts';
 import type { GroupVersionKind, GroupVersionResource, KubeObject, UserInfo } from '../../src/api/types.ts';
@@ -76,11 +77,16 @@ export interface RecordingContext extends RequestContext {
   readonly warnings: string[];
 }
 
-export function requestContext(signal: AbortSignal = new AbortController().signal): RecordingContext {
+/** A deadline of this signal and expiry: by default one that never passes. */
+export function deadlineOf(signal: AbortSignal = new AbortController().signal, expiresAt = Number.POSITIVE_INFINITY): Deadline {
+  return { signal, expiresAt };
+}
+
+export function requestContext(signal?: AbortSignal, expiresAt?: number): RecordingContext {
   const annotations: Record<string, string> = {};
   const warnings: string[] = [];
   return {
-    signal,
+    deadline: deadlineOf(signal, expiresAt),
     annotations,
     warnings,
     annotate: (key, value) => {

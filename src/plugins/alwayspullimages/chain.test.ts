@@ -11,7 +11,7 @@ import { PluginMode, type PluginMode as Mode } from '../../admission/plugin.ts';
 import type { Pod } from '../../api/core.ts';
 import { systemClock } from '../../ports/clock.ts';
 import { silentLogger } from '../../ports/logger.ts';
-import { attributesRecord } from '../../../test/support/attributes.ts';
+import { attributesRecord, deadlineOf } from '../../../test/support/attributes.ts';
 import { definition } from './index.ts';
 
 const fixtures = join(import.meta.dirname, '../../../test/fixtures/alwayspullimages');
@@ -27,7 +27,7 @@ function chainWith(mode: Mode): AdmissionChain {
   return new AdmissionChain([{ plugin, mode }], { explainer: createExplainer() });
 }
 
-const signal = () => new AbortController().signal;
+const deadline = () => deadlineOf();
 
 const expectedRejection =
   '[pods "web-1" is forbidden: spec.initContainers[0].imagePullPolicy: Unsupported value: "IfNotPresent": supported values: "Always", ' +
@@ -44,7 +44,7 @@ describe('enforce mode', () => {
   it('mutates a CREATE so that validation then passes', async () => {
     const chain = chainWith(PluginMode.Enforce);
     const attributes = fixtureAttributes('create-pod.json');
-    const admitted = await chain.admit(attributes, signal());
+    const admitted = await chain.admit(attributes, deadline());
     expect(admitted).toEqual({ warnings: [], annotations: {} });
     const spec = (attributes.object as Pod).spec!;
     expect([...spec.initContainers!, ...spec.containers!].map((c) => c.imagePullPolicy)).toEqual(['Always', 'Always', 'Always']);
@@ -52,11 +52,11 @@ describe('enforce mode', () => {
       { name: 'models', image: { reference: 'registry.example.com/team-a/models:7', pullPolicy: 'Always' } },
       { name: 'scratch', emptyDir: {} },
     ]);
-    expect(await chain.validate(attributes, signal())).toEqual({ warnings: [], annotations: {} });
+    expect(await chain.validate(attributes, deadline())).toEqual({ warnings: [], annotations: {} });
   });
 
   it('rejects an unmutated CREATE with the upstream message', async () => {
-    const outcome = await chainWith(PluginMode.Enforce).validate(fixtureAttributes('create-pod.json'), signal());
+    const outcome = await chainWith(PluginMode.Enforce).validate(fixtureAttributes('create-pod.json'), deadline());
     expect(outcome.rejectedBy).toBe('AlwaysPullImages');
     expect(outcome.rejection?.message).toBe(expectedRejection);
     expect(outcome.rejection?.code).toBe(500);
@@ -66,14 +66,14 @@ describe('enforce mode', () => {
     const chain = chainWith(PluginMode.Enforce);
     const attributes = fixtureAttributes('update-pod-no-new-image.json');
     const before = structuredClone(attributes.object);
-    expect(await chain.admit(attributes, signal())).toEqual({ warnings: [], annotations: {} });
+    expect(await chain.admit(attributes, deadline())).toEqual({ warnings: [], annotations: {} });
     expect(attributes.object).toEqual(before);
-    expect(await chain.validate(attributes, signal())).toEqual({ warnings: [], annotations: {} });
+    expect(await chain.validate(attributes, deadline())).toEqual({ warnings: [], annotations: {} });
   });
 
   it('rejects a body under pods that is not a Pod in the mutating phase', async () => {
     const attributes = attributesRecord({ apiVersion: 'v1', kind: 'Service' });
-    const outcome = await chainWith(PluginMode.Enforce).admit(attributes, signal());
+    const outcome = await chainWith(PluginMode.Enforce).admit(attributes, deadline());
     expect(outcome.rejection?.status).toEqual({
       status: 'Failure',
       code: 400,
@@ -85,7 +85,7 @@ describe('enforce mode', () => {
 
 describe('warn mode', () => {
   it('admits an unmutated CREATE with a warning and an audit annotation carrying the message', async () => {
-    const outcome = await chainWith(PluginMode.Warn).validate(fixtureAttributes('create-pod.json'), signal());
+    const outcome = await chainWith(PluginMode.Warn).validate(fixtureAttributes('create-pod.json'), deadline());
     expect(outcome.rejection).toBeUndefined();
     // The rejection as a warning, then its explanation: the first field, and who would have set Always.
     expect(outcome.warnings).toEqual([
@@ -98,7 +98,7 @@ describe('warn mode', () => {
 
   it('still mutates: warn mode changes what a rejection does, not the mutation', async () => {
     const attributes = fixtureAttributes('create-pod.json');
-    const outcome = await chainWith(PluginMode.Warn).admit(attributes, signal());
+    const outcome = await chainWith(PluginMode.Warn).admit(attributes, deadline());
     expect(outcome).toEqual({ warnings: [], annotations: {} });
     expect((attributes.object as Pod).spec!.containers!.map((c) => c.imagePullPolicy)).toEqual(['Always', 'Always']);
   });
@@ -106,7 +106,7 @@ describe('warn mode', () => {
   it('turns the bad-request of a non-Pod body into a warning and leaves the object as it was', async () => {
     const object = { apiVersion: 'v1', kind: 'Service', spec: { ports: [] } };
     const attributes = attributesRecord(object);
-    const outcome = await chainWith(PluginMode.Warn).admit(attributes, signal());
+    const outcome = await chainWith(PluginMode.Warn).admit(attributes, deadline());
     expect(outcome.rejection).toBeUndefined();
     expect(outcome.warnings).toEqual(['[AlwaysPullImages] Resource was marked with kind Pod but was unable to be converted']);
     expect(attributes.object).toEqual(object);

@@ -7,10 +7,13 @@ import { attributesFor } from './upstream-cases.ts';
 import { fixedRestMapper } from '../../../test/support/rest-mappers.ts';
 import { rejectionOf as outcome } from '../../../test/support/rejections.ts';
 import { recordingAuthorizer } from '../../../test/support/authorizers.ts';
-import { requestContext } from '../../../test/support/attributes.ts';
+import { deadlineOf, requestContext } from '../../../test/support/attributes.ts';
 import { explanationBudgetMs, maxQuestionsAfterDenial } from './denials.ts';
 import { explanationOf } from '../../admission/explanation.ts';
-import { ownerReferencesPermissionEnforcement } from './index.ts';
+import { definition, ownerReferencesPermissionEnforcement } from './index.ts';
+import { buildChain } from '../../wiring/chain.ts';
+import { createMetrics } from '../../observability/metrics.ts';
+import { testPorts } from '../../../test/support/ports.ts';
 
 const mapper = fixedRestMapper([{ group: '', version: 'v1', kind: 'ReplicationController', resource: 'replicationcontrollers', namespaced: true }]);
 const block = (name: string): OwnerReference => ({ apiVersion: 'v1', kind: 'ReplicationController', name, uid: name, blockOwnerDeletion: true });
@@ -36,7 +39,7 @@ describe('after the first denial', () => {
     const stalls: Authorizer = { authorize: (a) => (a.resourceAttributes?.resource === '*' ? no : asked++ === 0 ? no : new Promise(() => {})) };
     const plugin = ownerReferencesPermissionEnforcement(stalls, mapper);
     const started = performance.now();
-    const context = { ...requestContext(AbortSignal.timeout(30_000)), expiresAt: performance.now() + 30_000 };
+    const context = requestContext(AbortSignal.timeout(30_000), performance.now() + 30_000);
     const error = await outcome(() => plugin.validate(attributesFor({ username: 'u', resource: 'pods', newObj: pod(3) }), context));
     const took = performance.now() - started;
     expect(error?.message).toBe(`pods "foo" is forbidden: ${finalizers}`);
@@ -55,7 +58,7 @@ describe('after the first denial', () => {
       },
     };
     const request = new AbortController();
-    const context = { ...requestContext(request.signal), expiresAt: performance.now() + 100 };
+    const context = requestContext(request.signal, performance.now() + 100);
     const error = await outcome(() => ownerReferencesPermissionEnforcement(stalls, mapper).validate(attributesFor({ username: 'u', resource: 'pods', newObj: pod(3) }), context));
     expect(error?.message).toBe(`pods "foo" is forbidden: ${finalizers}`);
     expect(signals).toHaveLength(1);
@@ -68,7 +71,7 @@ describe('after the first denial', () => {
     const stalls: Authorizer = { authorize: (a) => (a.resourceAttributes?.resource === '*' ? no : asked++ === 0 ? Promise.resolve(no) : new Promise(() => {})) };
     const plugin = ownerReferencesPermissionEnforcement(stalls, mapper);
     const started = performance.now();
-    const context = { ...requestContext(), expiresAt: performance.now() + 200 };
+    const context = requestContext(undefined, performance.now() + 200);
     const error = await outcome(() => plugin.validate(attributesFor({ username: 'u', resource: 'pods', newObj: pod(3) }), context));
     expect(error?.message).toBe(`pods "foo" is forbidden: ${finalizers}`);
     expect(performance.now() - started).toBeLessThan(200);
@@ -78,5 +81,33 @@ describe('after the first denial', () => {
     const authorizer = recordingAuthorizer({ authorize: (a) => (a.resourceAttributes?.resource === '*' ? no : { decision: 'allow', reason: '' }) });
     await ownerReferencesPermissionEnforcement(authorizer, mapper).validate(attributesFor({ username: 'u', resource: 'pods', newObj: pod(40) }), requestContext());
     expect(authorizer.calls).toHaveLength(41);
+  });
+});
+
+describe('as serve wires it, behind the metrics decorators', () => {
+  // The clock passes the deadline while the first owner's question is answered: from then on no
+  // time is left to explain the denial, so no further question may be asked. A decorator that lost
+  // the deadline would let the plugin ask about every owner.
+  const passesTheDeadline = (expiresAt: number): Authorizer => ({
+    authorize: (a) => {
+      if (a.resourceAttributes?.resource === '*') return no;
+      while (performance.now() < expiresAt);
+      return no;
+    },
+  });
+
+  it('asks nothing more once the deadline has passed, with the decorators as without them', async () => {
+    for (const metrics of [createMetrics({ defaultMetrics: false }), undefined]) {
+      // Far enough ahead that the chain's own check before the plugin passes on a loaded machine.
+      const expiresAt = performance.now() + 50;
+      const authorizer = recordingAuthorizer(passesTheDeadline(expiresAt));
+      const chain = buildChain({ enabled: [definition], modes: {}, backend: { name: 'local', ports: testPorts({ authorizer, restMapper: mapper }) }, metrics });
+      const { rejection } = await chain.validate(attributesFor({ username: 'u', resource: 'pods', newObj: pod(3) }), deadlineOf(undefined, expiresAt));
+      const decorated = metrics === undefined ? 'without metrics' : 'with metrics';
+      expect(rejection?.message, decorated).toBe(`pods "foo" is forbidden: ${finalizers}`);
+      // The probe and the first owner; not the two owners after it.
+      expect(authorizer.calls, decorated).toHaveLength(2);
+      expect(explanationOf(rejection!), decorated).toMatchObject({ incomplete: true, facts: [{ attributes: { resourceAttributes: { name: 'rc-0' } } }] });
+    }
   });
 });

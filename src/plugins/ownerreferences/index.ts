@@ -78,8 +78,8 @@ class OwnerReferencesPermissionEnforcement implements AdmissionPlugin {
     context: RequestContext,
     noted: (result: AuthorizationResult) => AuthorizationResult,
   ): Promise<void> {
-    const { signal } = context;
-    const denials = new Denials(context.expiresAt);
+    const { signal, expiresAt } = context.deadline;
+    const denials = new Denials(expiresAt);
     const tookUnlessDenied = (path: DecisionPath) => {
       if (!denials.denied) took(path);
     };

@@ -104,7 +104,7 @@ describe('denials, as kube-apiserver words them', () => {
       cached: () => undefined,
       live: (_ns, _name, signal) => new Promise((_resolve, reject) => signal!.addEventListener('abort', () => reject(signal!.reason))),
     };
-    const pending = rejectionOf(() => plugin(hanging).admit!(attributesFor({ spec: {} }), { ...context, signal: controller.signal }));
+    const pending = rejectionOf(() => plugin(hanging).admit!(attributesFor({ spec: {} }), requestContext(controller.signal)));
     controller.abort(new DOMException('deadline', 'TimeoutError'));
     expect((await pending)?.message).toBe('Internal error occurred: admission request deadline exceeded while reading namespace testNamespace');
   });

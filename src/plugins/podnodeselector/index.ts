@@ -35,7 +35,7 @@ export function podNodeSelector(namespaces: ResourceLookup<Namespace>, configura
   };
 
   const withNamespaceSelector = (attributes: Attributes, context: RequestContext, check: (selector: LabelSet) => void): void | Promise<void> => {
-    const selector = namespaceNodeSelector(namespaces, attributes.namespace, configuration, context.signal);
+    const selector = namespaceNodeSelector(namespaces, attributes.namespace, configuration, context.deadline.signal);
     if (isPromiseLike(selector)) return selector.then(check);
     check(selector);
   };

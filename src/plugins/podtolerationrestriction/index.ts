@@ -82,12 +82,12 @@ export function podTolerationRestriction(
     admit(attributes, context) {
       const pod = podOf(attributes);
       if (pod === undefined) return;
-      return admitTolerations(attributes, pod, namespaceOnce(namespaces, attributes.namespace, context.signal));
+      return admitTolerations(attributes, pod, namespaceOnce(namespaces, attributes.namespace, context.deadline.signal));
     },
     validate(attributes, context) {
       const pod = podOf(attributes);
       if (pod === undefined) return;
-      return validateTolerations(attributes, pod, namespaceOnce(namespaces, attributes.namespace, context.signal));
+      return validateTolerations(attributes, pod, namespaceOnce(namespaces, attributes.namespace, context.deadline.signal));
     },
   };
 }

@@ -22,7 +22,7 @@ export const definition: PluginDefinition<'lookups'> = {
 export function runtimeClass(runtimeClasses: ResourceLookup<RuntimeClass>): AdmissionPlugin {
   const prepare = async (attributes: Attributes, context: RequestContext) => {
     const pod = asPod(attributes.object);
-    const runtimeClass = await runtimeClassFor(attributes, pod, runtimeClasses, context.signal);
+    const runtimeClass = await runtimeClassFor(attributes, pod, runtimeClasses, context.deadline.signal);
     return { pod, runtimeClass };
   };
 

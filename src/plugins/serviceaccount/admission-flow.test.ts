@@ -11,7 +11,7 @@ import { createPlugin, type AdmissionPlugin } from '../../admission/plugin.ts';
 import type { Pod } from '../../api/core.ts';
 import type { ServiceAccount } from '../../ports/lookups.ts';
 import { serviceAccount, definition } from './index.ts';
-import { attributesRecord, requestContext } from '../../../test/support/attributes.ts';
+import { attributesRecord, deadlineOf, requestContext } from '../../../test/support/attributes.ts';
 import { FixedRandom } from '../../../test/support/clock.ts';
 import { lookupsOf, recordingLookup, type LiveAnswer, type RecordingLookup } from '../../../test/support/lookups.ts';
 import { testPorts } from '../../../test/support/ports.ts';
@@ -208,12 +208,12 @@ describe('in the ordered chain', () => {
     const ports = testPorts({ lookups: lookupsOf({ serviceAccounts: recordingLookup(informerCache('enforcing-sa')) }) });
     const chain = new AdmissionChain([{ plugin: definition.create(ports), mode: 'enforce' }]);
     const ok = podAttributes({ object: { spec: { containers: [{ name: 'app' }] } } });
-    expect((await chain.admit(ok, new AbortController().signal)).rejection).toBeUndefined();
-    expect((await chain.validate(ok, new AbortController().signal)).rejection).toBeUndefined();
+    expect((await chain.admit(ok, deadlineOf())).rejection).toBeUndefined();
+    expect((await chain.validate(ok, deadlineOf())).rejection).toBeUndefined();
     expect((ok.object as Pod).spec?.volumes).toHaveLength(1);
 
     const bad = podAttributes({ object: { spec: { serviceAccountName: 'default', containers: [{ name: 'app', envFrom: [{ secretRef: { name: 'db' } }] }] } } });
-    const outcome = await chain.validate(bad, new AbortController().signal);
+    const outcome = await chain.validate(bad, deadlineOf());
     expect(outcome.rejectedBy).toBe('ServiceAccount');
     expect(outcome.rejection?.message).toBe(
       'pods "myname" is forbidden: container app with envFrom referencing secret.secretName="db" is not allowed because service account default does not reference that secret',

@@ -42,7 +42,7 @@ export function serviceAccount(ports: ServiceAccountSource, options: ServiceAcco
     const pod = podToAdmit(attributes);
     if (!pod) return;
     if (attributes.operation === Operation.Update && attributes.subresource === 'ephemeralcontainers') {
-      return validateEphemeralContainers(attributes, pod, context.signal);
+      return validateEphemeralContainers(attributes, pod, context.deadline.signal);
     }
     if (attributes.operation !== Operation.Create) return;
 
@@ -51,7 +51,7 @@ export function serviceAccount(ports: ServiceAccountSource, options: ServiceAcco
       if (violation) throw forbidden(attributes, violation);
       return;
     }
-    const serviceAccount = await requireServiceAccount(attributes, pod, context.signal, '%v');
+    const serviceAccount = await requireServiceAccount(attributes, pod, context.deadline.signal, '%v');
     if (enforcesMountableSecrets(serviceAccount, limitSecretReferences)) {
       const violation = secretReferenceViolation(serviceAccount, pod);
       if (violation) throw forbidden(attributes, violation);
@@ -102,7 +102,7 @@ export function serviceAccount(ports: ServiceAccountSource, options: ServiceAcco
       const name = serviceAccountNameOf(pod);
       let serviceAccount: ServiceAccount;
       try {
-        serviceAccount = await getServiceAccount(ports, attributes.namespace, name, context.signal);
+        serviceAccount = await getServiceAccount(ports, attributes.namespace, name, context.deadline.signal);
       } catch (error) {
         throw lookupRejection(attributes, name, error, '%w');
       }
