@@ -58,7 +58,8 @@ export function webhookIsCalled(webhook: { rules: RuleWithOperations[]; matchCon
   if (!webhook.rules.some((rule) => ruleMatches(rule, request))) return false;
   const celRequest = {
     resource: { group: request.group, version: request.version, resource: request.resource },
-    subResource: request.subresource ?? '',
+    // kube-apiserver's CEL request omits an empty subResource (omitempty): reading it then errors.
+    ...(request.subresource ? { subResource: request.subresource } : {}),
     operation: request.operation,
   };
   const variables = { request: celRequest, object: request.object ?? null, oldObject: request.oldObject ?? null };

@@ -38,7 +38,8 @@ export function shouldCallHook(webhook: Webhook, attributes: AdmissionAttributes
   if (invocation === undefined) return undefined;
   const request = {
     resource: invocation.resource,
-    subResource: attributes.subresource,
+    // kube-apiserver's CEL request omits an empty subResource (omitempty): reading it then errors.
+    ...(attributes.subresource ? { subResource: attributes.subresource } : {}),
     operation: attributes.operation,
     namespace: attributes.namespace,
     name: attributes.name,

@@ -227,7 +227,7 @@ and no other plugin looks at a status subresource, yet owned pods' updates carry
   expression: "!(request.resource.group == '' && request.resource.resource == 'nodes')"
 {{- if and (eq $phase "validating") (has "OwnerReferencesPermissionEnforcement" (include "admission-chain.enabledPlugins" $root | fromYamlArray)) }}
 - name: exclude-pod-status
-  expression: "!(request.resource.group == '' && request.resource.resource == 'pods' && request.subResource == 'status')"
+  expression: "!(request.resource.group == '' && request.resource.resource == 'pods' && has(request.subResource) && request.subResource == 'status')"
 {{- end }}
 {{- if eq $phase "validating" }}
 {{- with include "admission-chain.ownerReferenceWritesCondition" $root | trim }}
