@@ -3,6 +3,8 @@ import type { Command } from 'commander';
 import { addServeOptions, parseServeConfig, type RawServeOptions, type ServeConfig } from '../config/serve-config.ts';
 import { createLogger } from '../observability/logger.ts';
 import { createMetrics } from '../observability/metrics.ts';
+import { registrationRecorder } from '../observability/registration-metrics.ts';
+import { ConfigurationKind } from '../ports/webhook-configuration-store.ts';
 import { startServer, type RunningServer } from '../server/server.ts';
 import { composeAdmission, pluginCatalog, startManagement, StartupError, type Admission, type ManagementOverrides } from '../wiring/index.ts';
 import { CliError, type CliIO } from './io.ts';
@@ -81,7 +83,12 @@ export async function runServer(config: ServeConfig, io: Pick<CliIO, 'stdout'>, 
     await management?.stop();
     throw new CliError((error as Error).message);
   }
-  management?.run(() => server.notReadyReasons());
+  // The chart installs a configuration for each phase an enabled plugin runs in.
+  const expected = [
+    ...(chain.mutatingPlugins.length > 0 ? [ConfigurationKind.Mutating] : []),
+    ...(chain.validatingPlugins.length > 0 ? [ConfigurationKind.Validating] : []),
+  ];
+  management?.run(() => server.notReadyReasons(), { expected, recorder: registrationRecorder(metrics.registry) });
   const shutdown = server.shutdown;
   return Object.assign(server, {
     shutdown: async () => {

@@ -8,9 +8,10 @@ import type { CertificatePolicy } from '../certificates/policy.ts';
 import type { CertificateSecretStore } from '../ports/certificate-secret-store.ts';
 import { systemClock, type Clock } from '../ports/clock.ts';
 import type { Logger } from '../ports/logger.ts';
-import type { WebhookConfigurationStore } from '../ports/webhook-configuration-store.ts';
+import type { ConfigurationKind, WebhookConfigurationStore } from '../ports/webhook-configuration-store.ts';
 import { probeWebhook, type Redirect } from './probe.ts';
 import { Registrar, RegistrationState, type RegistrationOutcome } from './registrar.ts';
+import { RegistrationStatus, type RegistrationRecorder } from './status.ts';
 
 /** What the loop manages, each with the store it writes through (the composition root builds them). */
 export interface ManagedParts {
@@ -31,9 +32,15 @@ export interface ManagementOverrides {
   clock?: Clock;
 }
 
+/** Which configurations the chart installs (the enabled plugins' phases), and where their state is recorded. */
+export interface RegistrationWatch {
+  expected: readonly ConfigurationKind[];
+  recorder?: RegistrationRecorder;
+}
+
 export interface Management {
   /** Starts the loop; notReady is the server's readiness (registration waits for it). */
-  run(notReady: () => string[]): void;
+  run(notReady: () => string[], watch?: RegistrationWatch): void;
   stop(): Promise<void>;
 }
 
@@ -99,8 +106,10 @@ export async function startManagement(parts: ManagedParts, logger: Logger, overr
           logger: log,
         });
 
+  let status: RegistrationStatus | undefined;
   const reported = new Map<string, string>();
   const report = (outcome: RegistrationOutcome) => {
+    status?.observe(outcome);
     const line = `${outcome.state}${outcome.detail ? `: ${outcome.detail}` : ''}`;
     if (reported.get(outcome.kind) === line) return;
     reported.set(outcome.kind, line);
@@ -127,8 +136,9 @@ export async function startManagement(parts: ManagedParts, logger: Logger, overr
 
   let loop: Promise<void> | undefined;
   return {
-    run(readiness) {
+    run(readiness, watch) {
       notReady = readiness;
+      if (registration !== undefined && watch !== undefined && status === undefined) status = new RegistrationStatus({ ...watch, name: registration.name, logger: log });
       loop ??= (async () => {
         while (!stopping.signal.aborted) {
           const settled = await pass();

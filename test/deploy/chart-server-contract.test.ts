@@ -13,6 +13,7 @@ import { addServeOptions, parseServeConfig, type RawServeOptions } from '../../s
 import { defaultEnabledPlugins, orderedPlugins } from '../../src/plugins/index.ts';
 import { parseConfiguration as parseNodeSelectorConfiguration } from '../../src/plugins/podnodeselector/configuration.ts';
 import { parseConfiguration as parseTolerationConfiguration } from '../../src/plugins/podtolerationrestriction/configuration.ts';
+import { testPorts } from '../support/ports.ts';
 import { projectConfigMapMounts } from './config-map-mounts.ts';
 import { chartDir, only, renderChart, type KubeObject } from './helm.ts';
 import { repoRoot } from './tools.ts';
@@ -77,6 +78,13 @@ describe('chart ↔ server contract', () => {
 
   it.each(pluginNames.map((name) => [name]))('only %s: the server runs exactly that plugin', (name) => {
     expect(serverConfigFor(enableOnly([name])).config.plugins.enabled).toEqual([name]);
+  });
+
+  it.each(pluginNames.map((name) => [name]))('only %s: the chart installs a configuration for each phase the server runs it in, which is what registration reports on', (name) => {
+    const definition = orderedPlugins.find((p) => p.name === name)!;
+    const plugin = definition.create(testPorts(Object.fromEntries(definition.needs.map((need) => [need, {}]))) as never);
+    const kinds = serverConfigFor(enableOnly([name])).objects.filter((o) => o.kind.endsWith('WebhookConfiguration')).map((o) => o.kind).sort();
+    expect(kinds).toEqual([...(plugin.admit ? ['MutatingWebhookConfiguration'] : []), ...(plugin.validate ? ['ValidatingWebhookConfiguration'] : [])]);
   });
 
   it('every plugin, with modes: the server runs all of them in its order with those modes', () => {

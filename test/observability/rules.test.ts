@@ -27,7 +27,7 @@ describe('Prometheus rules', () => {
     const result = await promtool(['check', 'rules', rulesFile]);
     expect(result.stderr).toBe('');
     expect(result.code).toBe(0);
-    expect(result.stdout).toContain('SUCCESS: 14 rules found');
+    expect(result.stdout).toContain('SUCCESS: 15 rules found');
   });
 
   it.skipIf(!hasPromtool)(`pass their promtool unit tests${needs('promtool')}`, async () => {
@@ -86,7 +86,7 @@ describe('Prometheus rules', () => {
       for (const endpoint of monitor.spec.endpoints) expect(endpoint.relabelings ?? endpoint.metricRelabelings).toBeUndefined();
       const scrapeLabels: Record<string, string> = { job: service.metadata.name, namespace: defaultNamespace, service: service.metadata.name };
       const exprs = rendered.spec.groups.flatMap((g) => g.rules).map((r) => r.expr);
-      expect(exprs.length).toBe(14);
+      expect(exprs.length).toBe(15);
       for (const expr of exprs) {
         for (const [, label, op, value] of expr.matchAll(/\b(job|namespace|service)\s*(=~|!~|!=|=)\s*"([^"]*)"/g)) {
           const actual = scrapeLabels[label!]!;
