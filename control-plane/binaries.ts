@@ -118,6 +118,9 @@ export async function buildMissing(report: (line: string) => void): Promise<Bina
       await rm(partial, { recursive: true, force: true });
       throw new Error(`go build of ${build.module} ${build.version} failed (exit ${code}):\n${output.slice(-4000)}`);
     }
+    for (const [pkg, binary] of Object.entries(build.commands)) {
+      if (goBinaryName(pkg) !== binary) await rename(join(partial, goBinaryName(pkg)), join(partial, binary));
+    }
     await rm(dir, { recursive: true, force: true });
     await rename(partial, dir);
     report(`built ${build.module} ${build.version} in ${Math.round((Date.now() - started) / 1000)} s`);
@@ -125,6 +128,13 @@ export async function buildMissing(report: (line: string) => void): Promise<Bina
   const found = findBinaries();
   if ('missing' in found) throw new Error(found.missing);
   return found;
+}
+
+// What `go build -o dir/` names a command: its last path element, or the one before a major version.
+function goBinaryName(pkg: string): string {
+  const parts = pkg.split('/');
+  const last = parts.at(-1) ?? pkg;
+  return /^v\d+$/.test(last) && parts.length > 1 ? (parts.at(-2) ?? last) : last;
 }
 
 function run(command: string, args: string[], cwd: string, env: Record<string, string>): Promise<{ code: number; output: string }> {

@@ -6,11 +6,11 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { generateKeyPairSync } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { request } from 'node:https';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import selfsigned from 'selfsigned';
 import { generateAuthority, issueServingCertificate, type KeyPairPem } from '../src/tls/generate.ts';
 import { findBinaries, type Binaries } from './binaries.ts';
@@ -49,6 +49,7 @@ export async function startControlPlane(options: ControlPlaneOptions = {}): Prom
   if ('missing' in binaries) throw new Error(`the control plane's binaries are ${binaries.missing}`);
   const ownDir = options.dir === undefined;
   const dir = options.dir ?? (await mkdtemp(join(tmpdir(), 'admission-chain-control-plane-')));
+  await mkdir(dir, { recursive: true });
   const children: ChildProcess[] = [];
   const stop = async () => {
     for (const child of children.reverse()) await terminate(child);
@@ -99,6 +100,8 @@ export async function startControlPlane(options: ControlPlaneOptions = {}): Prom
       startProcess(binaries.kubeApiserver, [
         `--etcd-servers=${etcdUrl}`,
         '--advertise-address=127.0.0.1',
+        // The kubernetes Service's endpoints may not be loopback; nothing here routes through it.
+        '--endpoint-reconciler-type=none',
         '--bind-address=127.0.0.1',
         `--secure-port=${securePort}`,
         `--tls-cert-file=${files.servingCert}`,
@@ -192,12 +195,17 @@ async function waitReady(server: string, caCert: string, admin: KeyPairPem, chil
   let last = 'no answer yet';
   while (Date.now() < deadline) {
     const exited = children.find((child) => child.exitCode !== null || child.signalCode !== null);
-    if (exited !== undefined) throw new Error(`${exited.spawnfile} exited (${exited.exitCode ?? exited.signalCode}) before the API server was ready; its log is in ${dir}`);
+    if (exited !== undefined) throw new Error(`${basename(exited.spawnfile)} exited (${exited.exitCode ?? exited.signalCode}) before the API server was ready; the end of its log:\n${await logTail(dir, exited)}`);
     last = await get(`${server}/readyz`, caCert, admin).catch((error: Error) => error.message);
     if (last === 'ok') return;
     await new Promise((resolve) => setTimeout(resolve, 250));
   }
-  throw new Error(`kube-apiserver not ready within ${timeoutMs} ms (last answer: ${last.slice(0, 500)}); logs in ${dir}`);
+  throw new Error(`kube-apiserver not ready within ${timeoutMs} ms (last answer: ${last.slice(0, 500)}); the end of its log:\n${await logTail(dir, children.at(-1)!)}`);
+}
+
+async function logTail(dir: string, child: ChildProcess): Promise<string> {
+  const text = await readFile(join(dir, `${basename(child.spawnfile)}.log`), 'utf8').catch((error: Error) => `(no log: ${error.message})`);
+  return text.split('\n').slice(-30).join('\n');
 }
 
 function get(url: string, ca: string, client: KeyPairPem): Promise<string> {

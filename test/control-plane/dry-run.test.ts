@@ -1,21 +1,22 @@
-// The `kubectl apply --dry-run=server` examples of docs/deploy.md, run with the real kubectl against the
-// stand-in API server, which admits every write through the chart-rendered webhook configurations
+// The `kubectl apply --dry-run=server` examples of docs/deploy.md, run with the real kubectl against a
+// real kube-apiserver, which admits every write through the chart-rendered webhook configurations
 // and our webhook started from the chart's own Deployment args. Each case asserts kubectl's exit
-// code and output, and what the webhooks were (or were not) sent.
+// code and output, and what kube-apiserver sent the webhooks (or that it sent nothing).
 import { readFileSync } from 'node:fs';
 import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseAllDocuments } from 'yaml';
+import { blockOwnerDeletionDenied, clusterState, deniedByValidatingWebhook, ownerDenialWarnings } from '../kubectl/scenarios.ts';
 import { runMain } from '../support/cli.ts';
-import type { PretendCluster } from './cluster.ts';
-import { blockOwnerDeletionDenied, clusterState, deniedByValidatingWebhook, demoCluster, ownerDenialWarnings } from './scenarios.ts';
+import { describeWithControlPlane, type RealCluster } from './real-cluster.ts';
+import { demoRealCluster } from './scenarios.ts';
 
-describe('kubectl apply --dry-run=server, chart defaults (AlwaysPullImages and ORPE enforcing)', () => {
-  let cluster: PretendCluster;
+describeWithControlPlane('kubectl apply --dry-run=server, chart defaults (AlwaysPullImages and ORPE enforcing)', () => {
+  let cluster: RealCluster;
   beforeAll(async () => {
-    cluster = await demoCluster();
+    cluster = await demoRealCluster();
   });
   afterAll(() => cluster?.close());
 
@@ -45,7 +46,7 @@ describe('kubectl apply --dry-run=server, chart defaults (AlwaysPullImages and O
       operation: 'CREATE',
       dryRun: true,
       options: { kind: 'CreateOptions', apiVersion: 'meta.k8s.io/v1', dryRun: ['All'], fieldManager: 'kubectl-client-side-apply' },
-      userInfo: { username: 'stand-in-admin', groups: ['system:masters', 'system:authenticated'] },
+      userInfo: { username: 'admin', groups: ['system:masters', 'system:authenticated'] },
     });
     expect(calls[0]?.review.request?.object).toMatchObject({ spec: { containers: [{ imagePullPolicy: 'IfNotPresent' }] } });
     expect(calls[1]?.review.request?.object).toMatchObject({ spec: { containers: [{ imagePullPolicy: 'Always' }] } });
@@ -158,29 +159,78 @@ describe('kubectl apply --dry-run=server, chart defaults (AlwaysPullImages and O
   });
 
   it('an unreachable webhook: the mutating one is ignored (Ignore), the validating one fails the request (Fail)', async () => {
-    const { createServer } = await import('node:net');
-    const closed = createServer();
-    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
-    const port = (closed.address() as { port: number }).port;
-    await new Promise((resolve) => closed.close(resolve));
-    cluster.routeServiceTo(port);
+    cluster.front.behaviour = 'reset';
+    try {
+      const calls = await callsDuring(async () => {
+        const result = await cluster.kubectl('apply', '--dry-run=server', '-f', 'examples/pod.yaml');
+        expect(result.code).toBe(1);
+        expect(result.stderr).toBe(
+          `Error from server (InternalError): error when creating "examples/pod.yaml": Internal error occurred: failed calling webhook "validate.admission-chain.io": ` +
+            `failed to call webhook: Post "${cluster.front.url}/validate?timeout=10s": EOF\n`,
+        );
+      });
+      // kube-apiserver tried both: the mutating failure was ignored, the validating one was not.
+      expect(calls.map((c) => c.webhook)).toEqual(['mutate.admission-chain.io', 'validate.admission-chain.io']);
+    } finally {
+      cluster.front.behaviour = 'forward';
+    }
+  });
+
+  it.each([
+    ['answers garbage', 'garbage' as const, /failed calling webhook "validate.admission-chain.io": failed to call webhook: couldn't get version\/kind; json parse error: invalid character 'o' in literal null \(expecting 'u'\)\n$/],
+    ['answers 500', 'error-500' as const, /failed calling webhook "validate.admission-chain.io": failed to call webhook: an error on the server \("the front failed on purpose"\) has prevented the request from succeeding/],
+  ])('a webhook that %s fails the request under failurePolicy Fail', async (_what, behaviour, message) => {
+    cluster.front.behaviour = behaviour;
     try {
       const result = await cluster.kubectl('apply', '--dry-run=server', '-f', 'examples/pod.yaml');
       expect(result.code).toBe(1);
-      expect(result.stderr).toBe(
-        `Error from server (InternalError): error when creating "examples/pod.yaml": Internal error occurred: failed calling webhook "validate.admission-chain.io": ` +
-          `failed to call webhook: Post "https://ac-admission-chain.admission-chain.svc:443/validate?timeout=10s": dial tcp 127.0.0.1:${port}: connect: connection refused\n`,
-      );
+      expect(result.stderr).toMatch(message);
     } finally {
-      cluster.routeServiceTo();
+      cluster.front.behaviour = 'forward';
+    }
+  });
+
+  it('a webhook slower than timeoutSeconds fails the request at the timeout the chart sets', { timeout: 60_000 }, async () => {
+    const validating = (await cluster.configurations()).find((c) => c.kind === 'ValidatingWebhookConfiguration')!;
+    const timeoutSeconds = validating.webhooks?.[0]?.timeoutSeconds;
+    expect(timeoutSeconds).toBeGreaterThan(0);
+    cluster.front.behaviour = 'stall';
+    cluster.front.only = '/validate';
+    try {
+      const started = Date.now();
+      const result = await cluster.kubectl('apply', '--dry-run=server', '-f', 'examples/pod.yaml');
+      const elapsed = Date.now() - started;
+      expect(result.code).toBe(1);
+      expect(result.stderr).toMatch(/failed calling webhook "validate.admission-chain.io": failed to call webhook: Post ".*\/validate\?timeout=\d+s": context deadline exceeded/);
+      expect(elapsed).toBeGreaterThanOrEqual(timeoutSeconds! * 1000);
+    } finally {
+      cluster.front.behaviour = 'forward';
+      delete cluster.front.only;
+    }
+  });
+
+  it('the chart\'s matchConditions keep pods/status, leases and access reviews from the webhook, as kube-apiserver evaluates them', async () => {
+    await cluster.kubectlOk('apply', '-f', 'examples/pod.yaml');
+    try {
+      const calls = await callsDuring(async () => {
+        await cluster.kubectlOk('patch', 'pod', 'web', '-n', 'admission-chain-demo', '--subresource=status', '--type=merge', '-p', '{"status":{"message":"from the kubelet"}}');
+        await cluster.kubectlOk('apply', '--dry-run=server', '-f', 'test/control-plane/fixtures/lease-owned.yaml');
+        await cluster.kubectlOk('auth', 'can-i', 'create', 'pods', '-n', 'admission-chain-demo');
+      });
+      expect(calls).toEqual([]);
+      // The same kind of write with an ownerReference does reach it, and is denied.
+      const denied = await cluster.kubectl('apply', '--dry-run=server', '--as=demo-user', '-f', 'examples/configmap-owner-denied.yaml');
+      expect(denied.code).toBe(1);
+    } finally {
+      await cluster.kubectlOk('delete', 'pod', 'web', '-n', 'admission-chain-demo', '--wait=false');
     }
   });
 });
 
-describe('kubectl apply --dry-run=server, ORPE in warn mode and StorageObjectInUseProtection enabled', () => {
-  let cluster: PretendCluster;
+describeWithControlPlane('kubectl apply --dry-run=server, ORPE in warn mode and StorageObjectInUseProtection enabled', () => {
+  let cluster: RealCluster;
   beforeAll(async () => {
-    cluster = await demoCluster({
+    cluster = await demoRealCluster({
       plugins: { OwnerReferencesPermissionEnforcement: { enabled: true, mode: 'warn' }, StorageObjectInUseProtection: { enabled: true, mode: 'enforce' } },
     });
   });

@@ -10,14 +10,10 @@
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Writable } from 'node:stream';
-import { Command } from 'commander';
-import { runServer } from '../../src/cli/serve.ts';
-import { addServeOptions, parseServeConfig, type RawServeOptions } from '../../src/config/serve-config.ts';
-import { defaultEnabledPlugins, orderedPlugins } from '../../src/plugins/index.ts';
 import { generateCertificates } from '../../src/tls/generate.ts';
 import { startStandInApiServer, type ResourceType, type StandInApiServer } from '../apiserver/index.ts';
-import { projectConfigMapMounts, type ProjectedMounts } from '../deploy/config-map-mounts.ts';
+import { startChartWebhook, deepMerge } from '../deploy/chart-webhook.ts';
+import { projectConfigMapMounts } from '../deploy/config-map-mounts.ts';
 import { defaultNamespace, defaultRelease, isHook, only, renderChart, type KubeObject } from '../deploy/helm.ts';
 import { repoRoot } from '../deploy/tools.ts';
 import { runKubectl, type KubectlResult } from './kubectl.ts';
@@ -63,10 +59,6 @@ export interface PretendClusterOptions {
   startWebhook?: boolean;
 }
 
-interface Container {
-  args: string[];
-}
-
 export async function startPretendCluster(options: PretendClusterOptions): Promise<PretendCluster> {
   const scratch = await mkdtemp(join(tmpdir(), 'admission-chain-kubectl-'));
   const cleanups: Array<() => Promise<void>> = [() => rm(scratch, { recursive: true, force: true })];
@@ -98,7 +90,7 @@ export async function startPretendCluster(options: PretendClusterOptions): Promi
     const servicePort = service.spec.ports.find((p) => p.name === 'webhook')?.port ?? 443;
     const standIn = await startStandInApiServer();
     cleanups.push(() => standIn.close());
-    let webhook: Awaited<ReturnType<typeof startWebhook>> | undefined;
+    let webhook: Awaited<ReturnType<typeof startChartWebhook>> | undefined;
     let routedPort: number | undefined;
     // A closed port until the webhook listens: what a Service without ready endpoints gives.
     const serviceTarget = () => ({ host: '127.0.0.1', port: routedPort ?? webhook?.port ?? 1 });
@@ -129,7 +121,7 @@ export async function startPretendCluster(options: PretendClusterOptions): Promi
       configurations: () => Object.values(webhookConfigurationTypes).flatMap((type) => standIn.store.list(type) as unknown as WebhookConfiguration[]),
       webhookCalls,
       async startWebhook() {
-        webhook ??= await startWebhook(rendered, files, redirect);
+        webhook ??= await startChartWebhook(rendered, files, redirect);
       },
       async stopWebhook() {
         const running = webhook;
@@ -160,52 +152,4 @@ export async function startPretendCluster(options: PretendClusterOptions): Promi
     await close();
     throw error;
   }
-}
-
-/**
- * `admission-chain serve` with the rendered Deployment's args (paths into mounted ConfigMaps pointed at
- * their projected files), then local overrides (last flag wins).
- */
-async function startWebhook(
-  rendered: KubeObject[],
-  files: { certFile: string; keyFile: string; clusterStateFile: string | undefined; kubeconfig: string; mounts: ProjectedMounts },
-  redirect: (host: string, port: number) => { host: string; port: number },
-) {
-  const deployment = only<KubeObject & { spec: { template: { spec: { containers: Container[] } } } }>(rendered, 'Deployment');
-  const chartArgs = (deployment.spec.template.spec.containers[0]?.args ?? []).map((arg) => {
-    const [flag, value] = arg.split(/=(.*)/s) as [string, string | undefined];
-    return value === undefined ? arg : `${flag}=${files.mounts.localPath(value)}`;
-  });
-  const args = [
-    ...chartArgs,
-    '--bind-address=127.0.0.1',
-    '--port=0',
-    '--metrics-port=0',
-    `--tls-cert-file=${files.certFile}`,
-    `--tls-private-key-file=${files.keyFile}`,
-    ...(files.clusterStateFile === undefined ? [] : [`--cluster-state=${files.clusterStateFile}`]),
-    `--kubeconfig=${files.kubeconfig}`,
-    '--reconcile-interval=200ms',
-    '--shutdown-delay=0s',
-    '--drain-timeout=2s',
-  ];
-  const serve = addServeOptions(new Command('serve')).exitOverride().allowExcessArguments(false);
-  serve.parse(args, { from: 'user' });
-  const config = parseServeConfig(serve.opts<RawServeOptions>(), orderedPlugins, defaultEnabledPlugins);
-  const quiet = new Writable({ write: (_chunk, _encoding, done) => done() });
-  return runServer(config, { stdout: quiet }, { redirect });
-}
-
-function deepMerge(base: Record<string, unknown>, over: Record<string, unknown>): Record<string, unknown> {
-  const result: Record<string, unknown> = { ...base };
-  for (const [key, value] of Object.entries(over)) {
-    const current = result[key];
-    result[key] =
-      isRecord(current) && isRecord(value) ? deepMerge(current, value) : value;
-  }
-  return result;
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

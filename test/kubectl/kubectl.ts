@@ -10,10 +10,11 @@ export interface KubectlResult {
   stderr: string;
 }
 
-export function runKubectl(home: string, kubeconfig: string, args: string[], options: { cwd?: string } = {}): Promise<KubectlResult> {
+/** `options.kubectl`: another kubectl binary (the real control plane's, of its own release). */
+export function runKubectl(home: string, kubeconfig: string, args: string[], options: { cwd?: string; kubectl?: string } = {}): Promise<KubectlResult> {
   return new Promise((resolve, reject) => {
     execFile(
-      kubectlPath(),
+      options.kubectl ?? kubectlPath(),
       ['--kubeconfig', kubeconfig, ...args],
       { cwd: options.cwd, env: { PATH: process.env.PATH ?? '', HOME: home }, timeout: 20_000, maxBuffer: 4 * 1024 * 1024 },
       (error, stdout, stderr) => {

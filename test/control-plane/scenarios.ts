@@ -1,0 +1,19 @@
+// The kubectl scenarios' world on the real control plane: the same files the local backend reads as
+// its cluster state (the examples' namespace, RBAC, service account and RuntimeClass, the Widget
+// custom resource and demo-user's rights on it) applied to the API server, which authorizes kubectl
+// with them too, plus the owner Deployment every ownerReference names.
+import { clusterState } from '../kubectl/scenarios.ts';
+import { startRealCluster, type RealCluster } from './real-cluster.ts';
+
+export async function demoRealCluster(values: Record<string, unknown> = {}, options: { backend?: 'local' | 'cluster' } = {}): Promise<RealCluster> {
+  const cluster = await startRealCluster({ values, ...(options.backend === 'cluster' ? {} : { clusterState }) });
+  try {
+    for (const file of clusterState) await cluster.kubectlOk('apply', '-f', file);
+    await cluster.kubectlOk('wait', '--for=condition=Established', 'crd/widgets.example.com', '--timeout=30s');
+    await cluster.kubectlOk('apply', '-f', 'test/kubectl/fixtures/deployment-web.yaml');
+    return cluster;
+  } catch (error) {
+    await cluster.close();
+    throw error;
+  }
+}

@@ -1,0 +1,118 @@
+// What stands between kube-apiserver and our webhook in these tests: an HTTPS front on loopback with a
+// certificate from the caBundle the configurations carry, which records each AdmissionReview
+// kube-apiserver sends (its calls carry `?timeout=`; the webhook's own readiness probe does not) and
+// passes it to the webhook unchanged. It can also misbehave on demand — refuse, stall past the
+// webhook's timeout or answer garbage — the faults kube-apiserver's failurePolicy is about.
+import { request as httpsRequest } from 'node:https';
+import { createServer, type Server } from 'node:https';
+import type { Socket } from 'node:net';
+import type { AdmissionReview } from '../../src/admission/review.ts';
+
+export interface WebhookCall {
+  /** The webhook's name, as the configurations map the path to it. */
+  webhook: string;
+  /** The path kube-apiserver called, with its query (`/validate?timeout=10s`). */
+  path: string;
+  review: AdmissionReview;
+  /** What the webhook answered, when it answered. */
+  answer?: AdmissionReview;
+  userAgent: string;
+}
+
+/** What the front does with a call: pass it on, or one of the faults. */
+export type FrontBehaviour = 'forward' | 'reset' | 'stall' | 'garbage' | 'error-500';
+
+export interface WebhookFront {
+  port: number;
+  /** `https://127.0.0.1:<port>`: what the chart's webhooks.url is set to. */
+  url: string;
+  /** kube-apiserver's calls, oldest first. */
+  calls: WebhookCall[];
+  /** Where calls go now (the webhook's port); undefined until it listens: calls are then reset. */
+  target: number | undefined;
+  behaviour: FrontBehaviour;
+  /** Misbehave on this path only (`/validate`); calls to other paths are forwarded. */
+  only?: string;
+  close(): Promise<void>;
+}
+
+export async function startWebhookFront(tls: { cert: string; key: string; ca: string }, webhookOf: (path: string) => string): Promise<WebhookFront> {
+  const sockets = new Set<Socket>();
+  const front: WebhookFront = {
+    port: 0,
+    url: '',
+    calls: [],
+    target: undefined,
+    behaviour: 'forward',
+    close: () =>
+      new Promise((resolve) => {
+        for (const socket of sockets) socket.destroy();
+        server.close(() => resolve());
+      }),
+  };
+  const server: Server = createServer({ cert: tls.cert, key: tls.key }, (req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      const path = req.url ?? '/';
+      const body = Buffer.concat(chunks);
+      let call: WebhookCall | undefined;
+      if (path.includes('timeout=')) {
+        call = { webhook: webhookOf(path.split('?')[0] ?? path), path, review: JSON.parse(body.toString('utf8')) as AdmissionReview, userAgent: req.headers['user-agent'] ?? '' };
+        front.calls.push(call);
+      }
+      const applies = front.only === undefined || path.split('?')[0] === front.only;
+      const behaviour = front.target === undefined ? 'reset' : applies ? front.behaviour : 'forward';
+      switch (behaviour) {
+        case 'reset':
+          req.socket.destroy();
+          return;
+        case 'stall':
+          // Never answers: kube-apiserver gives up at the webhook's timeoutSeconds.
+          return;
+        case 'garbage':
+          res.writeHead(200, { 'content-type': 'application/json' }).end('{"this is": not an AdmissionReview');
+          return;
+        case 'error-500':
+          res.writeHead(500, { 'content-type': 'text/plain' }).end('the front failed on purpose');
+          return;
+        case 'forward':
+          forward(front.target!, tls.ca, path, req.headers, body, (status, headers, answer) => {
+            if (call !== undefined && status === 200) call.answer = JSON.parse(answer.toString('utf8')) as AdmissionReview;
+            res.writeHead(status, headers).end(answer);
+          }, () => req.socket.destroy());
+      }
+    });
+  });
+  server.on('connection', (socket: Socket) => {
+    sockets.add(socket);
+    socket.once('close', () => sockets.delete(socket));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  front.port = (server.address() as { port: number }).port;
+  front.url = `https://127.0.0.1:${front.port}`;
+  return front;
+}
+
+function forward(
+  port: number,
+  ca: string,
+  path: string,
+  headers: Record<string, string | string[] | undefined>,
+  body: Buffer,
+  answer: (status: number, headers: Record<string, string | string[] | undefined>, body: Buffer) => void,
+  fail: () => void,
+): void {
+  const { host: _host, connection: _connection, ...passed } = headers;
+  const req = httpsRequest({ host: '127.0.0.1', port, path, method: 'POST', ca, headers: { ...passed, 'content-length': body.length }, agent: false }, (res) => {
+    const chunks: Buffer[] = [];
+    res.on('data', (chunk: Buffer) => chunks.push(chunk));
+    res.on('end', () => {
+      const { connection: _c, 'transfer-encoding': _t, 'keep-alive': _k, ...kept } = res.headers;
+      answer(res.statusCode ?? 502, kept, Buffer.concat(chunks));
+    });
+    res.on('error', fail);
+  });
+  req.on('error', fail);
+  req.end(body);
+}
