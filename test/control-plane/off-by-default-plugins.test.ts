@@ -1,15 +1,16 @@
-// The five off-by-default plugins through the real kubectl's `apply --dry-run=server`, with the chart
-// installed from examples/values/tenant-pinning.yaml plus ExtendedResourceToleration,
-// LimitPodHardAntiAffinityTopology and DenyServiceExternalIPs. The webhook runs the cluster backend
-// against the stand-in, as in a pod: it reads the namespaces kubectl creates (their annotations) through
-// its informer, and the plugins' configuration from the AdmissionConfiguration file the chart mounts.
+// The five off-by-default plugins through the real kubectl's `apply --dry-run=server` against a real
+// kube-apiserver, with the chart installed from examples/values/tenant-pinning.yaml plus
+// ExtendedResourceToleration, LimitPodHardAntiAffinityTopology and DenyServiceExternalIPs. The webhook
+// runs the cluster backend against that API server, as in a pod: it reads the namespaces kubectl
+// creates (their annotations) through its informer, and the plugins' configuration from the
+// AdmissionConfiguration file the chart mounts.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'yaml';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { repoRoot } from '../deploy/tools.ts';
-import type { PretendCluster } from './cluster.ts';
-import { demoCluster, fixture } from './scenarios.ts';
+import { describeWithControlPlane, type RealCluster } from './real-cluster.ts';
+import { demoRealCluster } from './scenarios.ts';
 
 const tenantPinning = parse(readFileSync(join(repoRoot, 'examples/values/tenant-pinning.yaml'), 'utf8')) as { plugins: Record<string, unknown>; webhooks: unknown };
 const enforcing = { enabled: true, mode: 'enforce' };
@@ -18,12 +19,25 @@ const values = {
   plugins: { ...tenantPinning.plugins, ExtendedResourceToleration: enforcing, LimitPodHardAntiAffinityTopology: enforcing, DenyServiceExternalIPs: enforcing },
 };
 
+// kube-apiserver's own warning on every write of a Service with externalIPs.
+const externalIPsDeprecated = 'Warning: spec.externalIPs is deprecated and may no longer be implemented in some clusters\n';
+
+// What kube-apiserver's DefaultTolerationSeconds (on by default) adds to every pod before any webhook.
+const defaultTolerationSeconds = ['not-ready', 'unreachable']
+  .map((condition) => `{"effect":"NoExecute","key":"node.kubernetes.io/${condition}","operator":"Exists","tolerationSeconds":300}`)
+  .join(',');
+
 const denied = (phase: 'mutate' | 'validate', message: string) => `admission webhook "${phase}.admission-chain.io" denied the request: ${message}`;
 
-describe('kubectl apply --dry-run=server, tenant pinning and the other off-by-default plugins', () => {
-  let cluster: PretendCluster;
+describeWithControlPlane('kubectl apply --dry-run=server, tenant pinning and the other off-by-default plugins', () => {
+  let cluster: RealCluster;
   beforeAll(async () => {
-    cluster = await demoCluster(values, { backend: 'cluster' });
+    cluster = await demoRealCluster(values, { backend: 'cluster', startWebhook: false });
+    // A Service created before DenyServiceExternalIPs was turned on: the configurations hold no
+    // webhooks until the webhook registers them, so this write is admitted without it.
+    await cluster.kubectlOk('apply', '-f', 'test/control-plane/fixtures/service-external-ips-existing.yaml');
+    await cluster.startWebhook();
+    await cluster.registered();
     const namespace = await cluster.kubectl('apply', '-f', 'examples/tenant-pinning/namespace.yaml');
     expect(namespace).toEqual({ code: 0, stdout: 'namespace/team-a created\n', stderr: '' });
   });
@@ -58,12 +72,17 @@ describe('kubectl apply --dry-run=server, tenant pinning and the other off-by-de
     expect(created).toEqual({ code: 0, stdout: 'pod/api created (server dry run)\n', stderr: '' });
     const nodeSelector = await cluster.kubectl('apply', '--dry-run=server', '-f', 'examples/tenant-pinning/pod.yaml', '-o', 'jsonpath={.spec.nodeSelector}');
     expect(nodeSelector).toEqual({ code: 0, stdout: '{"pool":"team-a"}', stderr: '' });
-    const tolerations = await cluster.kubectl('apply', '--dry-run=server', '-f', 'examples/tenant-pinning/pod.yaml', '-o', 'jsonpath={.spec.tolerations}');
-    expect(tolerations).toEqual({
-      code: 0,
-      stdout: '[{"effect":"NoSchedule","key":"pool","operator":"Equal","value":"team-a"},{"effect":"NoSchedule","key":"node.kubernetes.io/memory-pressure","operator":"Exists"}]',
-      stderr: '',
+    const calls = await callsDuring(async () => {
+      const tolerations = await cluster.kubectl('apply', '--dry-run=server', '-f', 'examples/tenant-pinning/pod.yaml', '-o', 'jsonpath={.spec.tolerations}');
+      expect(tolerations).toEqual({
+        code: 0,
+        stdout: `[${defaultTolerationSeconds},{"effect":"NoSchedule","key":"pool","operator":"Equal","value":"team-a"},{"effect":"NoSchedule","key":"node.kubernetes.io/memory-pressure","operator":"Exists"}]`,
+        stderr: '',
+      });
     });
+    // kube-apiserver's DefaultTolerationSeconds ran before the webhook: the whitelist has to allow them.
+    expect(calls.map((c) => c.webhook)).toEqual(['mutate.admission-chain.io', 'validate.admission-chain.io']);
+    expect((calls[0]?.review.request?.object as { spec: { tolerations: unknown } }).spec.tolerations).toEqual(JSON.parse(`[${defaultTolerationSeconds}]`));
   });
 
   it('a pod asking for another pool is denied, with upstream’s message', async () => {
@@ -107,7 +126,7 @@ describe('kubectl apply --dry-run=server, tenant pinning and the other off-by-de
   it('a pod requesting an extended resource tolerates its taint', async () => {
     const result = await cluster.kubectl('apply', '--dry-run=server', '-f', 'test/kubectl/fixtures/pod-extended-resource.yaml', '-o', 'jsonpath={.spec.tolerations}');
     // Requests of extended resources alone leave the pod BestEffort: no memory-pressure toleration.
-    expect(result).toEqual({ code: 0, stdout: '[{"effect":"NoSchedule","key":"example.com/gpu","operator":"Exists"}]', stderr: '' });
+    expect(result).toEqual({ code: 0, stdout: `[${defaultTolerationSeconds},{"effect":"NoSchedule","key":"example.com/gpu","operator":"Exists"}]`, stderr: '' });
   });
 
   it('required anti-affinity per zone is denied, per node allowed', async () => {
@@ -131,7 +150,9 @@ describe('kubectl apply --dry-run=server, tenant pinning and the other off-by-de
       expect(external).toEqual({
         code: 1,
         stdout: '',
+        // kube-apiserver's deprecation warning comes from its own Service strategy, before validating admission.
         stderr:
+          externalIPsDeprecated +
           'Warning: new external IP 203.0.113.10 is denied here (DenyServiceExternalIPs): remove it from spec.externalIPs; expose the Service with type LoadBalancer or NodePort\n' +
           `Error from server (Forbidden): error when creating "${file}": ${denied('validate', 'services "web-external" is forbidden: Use of external IPs is denied by admission control')}\n`,
       });
@@ -142,18 +163,18 @@ describe('kubectl apply --dry-run=server, tenant pinning and the other off-by-de
   });
 
   it('a Service that already has externalIPs may keep them on update, but not add one', async () => {
-    // Created before DenyServiceExternalIPs was turned on.
-    cluster.surface.putObject(fixture('test/kubectl/fixtures/service-external-ips.yaml'));
-    const kept = await cluster.kubectl('label', '--dry-run=server', '-n', 'admission-chain-demo', 'service', 'web-external', 'tier=edge');
-    expect(kept).toEqual({ code: 0, stdout: 'service/web-external labeled (server dry run)\n', stderr: '' });
-    const added = await cluster.kubectl('patch', '--dry-run=server', '-n', 'admission-chain-demo', 'service', 'web-external', '--type=merge', '-p', '{"spec":{"externalIPs":["203.0.113.10","203.0.113.11"]}}');
+    // web-legacy was created, with its external IP, before the webhook registered (beforeAll).
+    const kept = await cluster.kubectl('label', '--dry-run=server', '-n', 'admission-chain-demo', 'service', 'web-legacy', 'tier=edge');
+    expect(kept).toEqual({ code: 0, stdout: 'service/web-legacy labeled (server dry run)\n', stderr: externalIPsDeprecated });
+    const added = await cluster.kubectl('patch', '--dry-run=server', '-n', 'admission-chain-demo', 'service', 'web-legacy', '--type=merge', '-p', '{"spec":{"externalIPs":["203.0.113.10","203.0.113.11"]}}');
     // Only the IP being added is named: the one the Service had may stay.
     expect(added).toEqual({
       code: 1,
       stdout: '',
       stderr:
+        externalIPsDeprecated +
         'Warning: new external IP 203.0.113.11 is denied here (DenyServiceExternalIPs): remove it from spec.externalIPs; expose the Service with type LoadBalancer or NodePort\n' +
-        `Error from server (Forbidden): ${denied('validate', 'services "web-external" is forbidden: Use of external IPs is denied by admission control')}\n`,
+        `Error from server (Forbidden): ${denied('validate', 'services "web-legacy" is forbidden: Use of external IPs is denied by admission control')}\n`,
     });
   });
 });

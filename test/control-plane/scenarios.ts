@@ -5,8 +5,15 @@
 import { clusterState } from '../kubectl/scenarios.ts';
 import { startRealCluster, type RealCluster } from './real-cluster.ts';
 
-export async function demoRealCluster(values: Record<string, unknown> = {}, options: { backend?: 'local' | 'cluster' } = {}): Promise<RealCluster> {
-  const cluster = await startRealCluster({ values, ...(options.backend === 'cluster' ? {} : { clusterState }) });
+export interface DemoOptions {
+  /** 'cluster': the webhook reads the API server through client-node, as in a pod; default the cluster-state files. */
+  backend?: 'local' | 'cluster';
+  /** Start the webhook before the world is applied (default true); false leaves the configurations without webhooks until the test starts it. */
+  startWebhook?: boolean;
+}
+
+export async function demoRealCluster(values: Record<string, unknown> = {}, options: DemoOptions = {}): Promise<RealCluster> {
+  const cluster = await startRealCluster({ values, startWebhook: options.startWebhook ?? true, ...(options.backend === 'cluster' ? {} : { clusterState }) });
   try {
     for (const file of clusterState) await cluster.kubectlOk('apply', '-f', file);
     await cluster.kubectlOk('wait', '--for=condition=Established', 'crd/widgets.example.com', '--timeout=30s');
