@@ -66,14 +66,32 @@ describe('chart ↔ server contract', () => {
     expect(readFileSync(join(repoRoot, source), 'utf8')).toContain('await main(process.argv)');
   });
 
-  it('default values: the server runs its own default plugin set, enforcing, with the chart’s deadlines', () => {
+  it('default values: the server runs its own default plugin set, warning, with the chart’s deadlines', () => {
     const { config } = serverConfigFor({});
     expect(config.plugins.enabled).toEqual(pluginNames.filter((n) => defaultEnabledPlugins.includes(n)));
-    expect(Object.values(config.plugins.modes).every((m) => m === 'enforce')).toBe(true);
+    expect(config.plugins.enabled.map((name) => config.plugins.modes[name])).toEqual(config.plugins.enabled.map(() => 'warn'));
     expect(config).toMatchObject({
       port: 8443, metricsPort: 8080, logLevel: 'info', requestTimeoutMs: 9000, shutdownDelayMs: 15000, drainTimeoutMs: 10000,
       tlsCertFile: '/etc/admission-chain/tls/tls.crt', tlsPrivateKeyFile: '/etc/admission-chain/tls/tls.key', clusterState: undefined,
     });
+  });
+
+  it('pluginMode enforce: no --plugin-mode at all, and the server enforces, as serve and the CLI do when no mode is given', () => {
+    const { config, container } = serverConfigFor({ pluginMode: 'enforce' });
+    expect(container.args.filter((a) => a.startsWith('--plugin-mode'))).toEqual([]);
+    expect(config.plugins.enabled.map((name) => config.plugins.modes[name] ?? 'enforce')).toEqual(config.plugins.enabled.map(() => 'enforce'));
+    // And every plugin, with no mode given to the server at all.
+    const serve = addServeOptions(new Command('serve')).exitOverride().allowExcessArguments(false);
+    serve.parse(['--tls-cert-file=c', '--tls-private-key-file=k', `--plugins=${pluginNames.join(',')}`], { from: 'user' });
+    const bare = parseServeConfig(serve.opts<RawServeOptions>(), orderedPlugins, defaultEnabledPlugins);
+    expect(pluginNames.map((name) => bare.plugins.modes[name] ?? 'enforce')).toEqual(pluginNames.map(() => 'enforce'));
+  });
+
+  it('a plugin’s own mode overrides pluginMode, either way', () => {
+    const warnButOrpe = serverConfigFor({ plugins: { OwnerReferencesPermissionEnforcement: { enabled: true, mode: 'enforce' } } }).config.plugins.modes;
+    expect([warnButOrpe.AlwaysPullImages, warnButOrpe.OwnerReferencesPermissionEnforcement ?? 'enforce']).toEqual(['warn', 'enforce']);
+    const enforceButApi = serverConfigFor({ pluginMode: 'enforce', plugins: { AlwaysPullImages: { enabled: true, mode: 'audit' } } }).config.plugins.modes;
+    expect([enforceButApi.AlwaysPullImages, enforceButApi.OwnerReferencesPermissionEnforcement ?? 'enforce']).toEqual(['audit', 'enforce']);
   });
 
   it.each(pluginNames.map((name) => [name]))('only %s: the server runs exactly that plugin', (name) => {

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { parse } from 'yaml';
 import { describe, expect, it } from 'vitest';
 import { generateCertificates } from '../../src/tls/generate.ts';
-import { chartDir, defaultNamespace, defaultRelease, isHook, kindsOf, only, renderChart, runHelm, testImageRepository, type ChartInput, type KubeObject } from './helm.ts';
+import { chartDir, defaultNamespace, defaultRelease, isHook, kindsOf, only, renderChart, runHelm, runHelmArgs, testImageRepository, type ChartInput, type KubeObject } from './helm.ts';
 import { hasKubernetesSchema, validateKubernetesObject } from './kube-schema.ts';
 import { repoRoot } from './tools.ts';
 import { webhookIsCalled, type MatchCondition, type RuleWithOperations, type WebhookRequest } from './webhook-match.ts';
@@ -211,10 +211,10 @@ describe('chart with default values', () => {
     });
   });
 
-  it('validating webhook: one */* rule for ORPE, Fail, with the exclusions, pods/status and the owner-reference filter as matchConditions', () => {
+  it('validating webhook: one */* rule for ORPE, Ignore while only warning, with the exclusions, pods/status and the owner-reference filter as matchConditions', () => {
     const webhook = webhookOf(objects, 'ValidatingWebhookConfiguration');
     expect(webhook.rules).toEqual([{ apiGroups: ['*'], apiVersions: ['*'], resources: ['*/*'], operations: ['CREATE', 'UPDATE'], scope: '*' }]);
-    expect(webhook).toMatchObject({ name: 'validate.admission-chain.io', failurePolicy: 'Fail', matchPolicy: 'Equivalent', sideEffects: 'None', timeoutSeconds: 10 });
+    expect(webhook).toMatchObject({ name: 'validate.admission-chain.io', failurePolicy: 'Ignore', matchPolicy: 'Equivalent', sideEffects: 'None', timeoutSeconds: 10 });
     expect(webhook.reinvocationPolicy).toBeUndefined();
     expect(webhook.matchConditions.map((c) => c.name)).toEqual(['exclude-authorization-reviews', 'exclude-authentication-reviews', 'exclude-leases', 'exclude-nodes', 'exclude-pod-status', 'only-owner-reference-writes-or-other-plugins']);
     // The exclusions must not exclude what ORPE exists for: writes whose object carries ownerReferences.
@@ -324,6 +324,7 @@ describe('chart with default values', () => {
       '--tls-cert-file=/etc/admission-chain/tls/tls.crt', '--tls-private-key-file=/etc/admission-chain/tls/tls.key',
       `--webhook-configuration=${fullname}`,
       '--plugins=AlwaysPullImages,OwnerReferencesPermissionEnforcement',
+      '--plugin-mode=AlwaysPullImages=warn', '--plugin-mode=OwnerReferencesPermissionEnforcement=warn',
       '--log-level=info', '--request-timeout=9s', '--shutdown-delay=15s', '--drain-timeout=10s',
     ]);
   });
@@ -721,7 +722,7 @@ describe('chart with non-default values', () => {
     const objects = renderChart({ values: { server: { logLevel: 'debug', requestTimeoutSeconds: 5, shutdownDelaySeconds: 3, drainTimeoutSeconds: 6, subjectAccessReviewCache: { allowedTTL: '1m', deniedTTL: '5s' }, extraArgs: ['--kubeconfig=/x'] }, terminationGracePeriodSeconds: 10 } });
     const deployment = only<Deployment>(objects, 'Deployment');
     const args = containerOf(objects).args;
-    expect(args.slice(args.findIndex((a) => a.startsWith('--plugins=')) + 1)).toEqual(['--log-level=debug', '--request-timeout=5s', '--shutdown-delay=3s', '--drain-timeout=6s', '--sar-allowed-ttl=1m', '--sar-denied-ttl=5s', '--kubeconfig=/x']);
+    expect(args.slice(args.findIndex((a) => a.startsWith('--log-level=')))).toEqual(['--log-level=debug', '--request-timeout=5s', '--shutdown-delay=3s', '--drain-timeout=6s', '--sar-allowed-ttl=1m', '--sar-denied-ttl=5s', '--kubeconfig=/x']);
     expect(deployment.spec.template.spec.terminationGracePeriodSeconds).toBe(10);
   });
 
@@ -911,6 +912,71 @@ describe('chart ships the monitoring of charts/admission-chain/files', () => {
   });
 });
 
+describe('a first install breaks nothing already running', () => {
+  const modeArgs = (objects: KubeObject[]) => containerOf(objects).args.filter((a) => a.startsWith('--plugin-mode='));
+  const validatingPolicy = (objects: KubeObject[]) => webhookOf(objects, 'ValidatingWebhookConfiguration').failurePolicy;
+
+  it('by default every enabled plugin warns and the validating webhook fails open; pluginMode=enforce switches them all', () => {
+    const defaults = renderChart();
+    expect(modeArgs(defaults)).toEqual(['--plugin-mode=AlwaysPullImages=warn', '--plugin-mode=OwnerReferencesPermissionEnforcement=warn']);
+    expect(validatingPolicy(defaults)).toBe('Ignore');
+    const enforced = renderChart({ values: { pluginMode: 'enforce' } });
+    expect(modeArgs(enforced)).toEqual([]);
+    expect(validatingPolicy(enforced)).toBe('Fail');
+    // Every plugin on: each follows the one value.
+    const everyPlugin = { plugins: Object.fromEntries(['LimitPodHardAntiAffinityTopology', 'ServiceAccount', 'AlwaysPullImages', 'PodNodeSelector', 'PodTolerationRestriction', 'ExtendedResourceToleration', 'StorageObjectInUseProtection', 'OwnerReferencesPermissionEnforcement', 'RuntimeClass', 'DenyServiceExternalIPs'].map((n) => [n, { enabled: true }])) };
+    expect(modeArgs(renderChart({ values: everyPlugin }))).toHaveLength(10);
+    expect(modeArgs(renderChart({ values: { ...everyPlugin, pluginMode: 'enforce' } }))).toEqual([]);
+  });
+
+  it.each([
+    ['one validating plugin enforcing', { plugins: { OwnerReferencesPermissionEnforcement: { enabled: true, mode: 'enforce' } } }, 'Fail'],
+    ['only a mutating-only plugin enforcing', { plugins: { ExtendedResourceToleration: { enabled: true, mode: 'enforce' } } }, 'Ignore'],
+    ['all in audit', { pluginMode: 'audit' }, 'Ignore'],
+    ['Fail set while warning', { webhooks: { validating: { failurePolicy: 'Fail' } } }, 'Fail'],
+    ['Ignore set while enforcing', { pluginMode: 'enforce', webhooks: { validating: { failurePolicy: 'Ignore' } } }, 'Ignore'],
+  ])('validating failurePolicy with %s: %s', (_label, values, policy) => {
+    expect(validatingPolicy(renderChart({ values }))).toBe(policy);
+  });
+
+  it('NOTES say which plugins do not enforce, how to see what they would reject, and the one value that enforces', () => {
+    const notes = (extra: string[]) => {
+      const result = runHelmArgs(['install', defaultRelease, chartDir, '-n', defaultNamespace, '--dry-run=client', '--set', `image.repository=${testImageRepository}`, ...extra]);
+      expect(result.stderr).toBe('');
+      return result.stdout.slice(result.stdout.indexOf('NOTES:'));
+    };
+    const warned = notes([]);
+    expect(warned).toContain('Not enforcing: AlwaysPullImages (warn), OwnerReferencesPermissionEnforcement (warn).');
+    expect(warned).toContain(`kubectl -n ${defaultNamespace} logs -l app.kubernetes.io/name=admission-chain,app.kubernetes.io/instance=${defaultRelease} --tail=-1 | grep 'a rejection was not enforced'`);
+    expect(warned).toContain('kubectl apply --dry-run=server -f FILE');
+    expect(warned).toContain('The validating webhook fails open (Ignore) meanwhile.');
+    expect(warned).toContain(`helm upgrade ${defaultRelease} CHART -n ${defaultNamespace} --reuse-values --set pluginMode=enforce`);
+    expect(warned).toContain('AlwaysPullImages still sets imagePullPolicy: Always on new pods');
+    const enforced = notes(['--set', 'pluginMode=enforce']);
+    expect(enforced).not.toContain('Not enforcing');
+    expect(enforced).not.toContain('pluginMode=enforce');
+  });
+
+  it('the line NOTES print is the one the server logs for a rejection it did not enforce', () => {
+    expect(readFileSync(join(repoRoot, 'src/server/observed-handler.ts'), 'utf8')).toContain("'admission allowed; a rejection was not enforced'");
+  });
+
+  it.each([
+    ['eks', ['amazon-cloudwatch', 'amazon-guardduty', 'aws-observability']],
+    ['gke', ['config-management-system', 'gke-connect', 'gke-gmp-system', 'gke-managed-checkpointing', 'gke-managed-cim', 'gke-managed-filestorecsi', 'gke-managed-lustrecsi', 'gke-managed-parallelstorecsi', 'gke-managed-system', 'gke-managed-volumepopulator', 'gke-system', 'gmp-public', 'gmp-system']],
+    ['aks', ['aks-istio-system', 'app-routing-system', 'calico-system', 'gatekeeper-system', 'tigera-operator']],
+  ])('excludedNamespacesPreset=%s adds that platform’s namespaces to both webhooks, before the configured ones', (platform, namespaces) => {
+    const objects = renderChart({ values: { webhooks: { excludedNamespacesPreset: platform, excludedNamespaces: ['team-tools'] } } });
+    for (const kind of ['MutatingWebhookConfiguration', 'ValidatingWebhookConfiguration'] as const) {
+      expect(webhookOf(objects, kind).namespaceSelector.matchExpressions[0]?.values).toEqual([defaultNamespace, 'kube-system', 'kube-node-lease', ...namespaces, 'team-tools']);
+    }
+  });
+
+  it('no preset by default', () => {
+    expect(webhookOf(renderChart(), 'ValidatingWebhookConfiguration').namespaceSelector.matchExpressions[0]?.values).toEqual([defaultNamespace, 'kube-system', 'kube-node-lease']);
+  });
+});
+
 describe('chart refuses values that would break the cluster or the server', () => {
   it.each([
     ['an unknown plugin mode', { plugins: { AlwaysPullImages: { enabled: true, mode: 'block' } } }, "at '/plugins/AlwaysPullImages/mode'"],
@@ -944,6 +1010,11 @@ describe('chart refuses values that would break the cluster or the server', () =
     ['a misspelt toleration field', { plugins: { PodTolerationRestriction: { enabled: true, mode: 'enforce', whitelist: [{ key: 'a', operator: 'Exists', Effect: 'NoSchedule' }] } } }, 'Effect'],
     ['an unknown toleration effect', { plugins: { PodTolerationRestriction: { enabled: true, mode: 'enforce', whitelist: [{ key: 'a', operator: 'Exists', effect: 'NoEvict' }] } } }, "at '/plugins/PodTolerationRestriction/whitelist/0/effect'"],
     ['configuration on a plugin that takes none', { plugins: { DenyServiceExternalIPs: { enabled: true, mode: 'enforce', whitelist: [] } } }, 'whitelist'],
+    ['an unknown pluginMode', { pluginMode: 'strict' }, "at '/pluginMode'"],
+    ['an empty pluginMode (a plugin’s empty mode follows it; it has nothing to follow)', { pluginMode: '' }, "at '/pluginMode'"],
+    ['an unknown plugin mode', { plugins: { AlwaysPullImages: { enabled: true, mode: 'dry-run' } } }, "at '/plugins/AlwaysPullImages/mode'"],
+    ['a platform the presets do not know', { webhooks: { excludedNamespacesPreset: 'openshift' } }, "at '/webhooks/excludedNamespacesPreset'"],
+    ['a validating failure policy in the wrong case', { webhooks: { validating: { failurePolicy: 'fail' } } }, "at '/webhooks/validating/failurePolicy'"],
   ])('%s', (_label, values, message) => {
     const result = runHelm('template', { values });
     expect(result.status).not.toBe(0);

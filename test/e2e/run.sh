@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # End-to-end check of admission-chain on a real, DISPOSABLE cluster (kind, or a managed test cluster):
 # installs the chart with locally generated certificates (bring-your-own TLS mode), then runs the
-# `kubectl apply --dry-run=server` examples and checks the verdicts, patches and warnings.
+# `kubectl apply --dry-run=server` examples with every plugin enforcing (pluginMode=enforce; the chart
+# defaults to warn) and checks the verdicts, patches and warnings.
 #
 #   KUBECONFIG=~/.kube/kind-e2e test/e2e/run.sh
 #
@@ -87,6 +88,7 @@ install() { # install EXTRA_HELM_ARGS...
     --set tls.mode=secret --set tls.secret.name=admission-chain-tls \
     --set tls.secret.caBundle="$(base64 < "$work/tls/ca.crt" | tr -d '\n')" \
     --set plugins.StorageObjectInUseProtection.enabled=true \
+    --set pluginMode=enforce \
     "$@" >/dev/null
   # The webhook registers its webhooks itself once a replica answers through the Service.
   "$KUBECTL" wait --for=jsonpath='{.webhooks[0].name}'=validate.admission-chain.io \

@@ -39,7 +39,8 @@ const pullPolicy = (target: PretendCluster, name: string) => target.kubectl('get
 
 describe('before a replica answers', () => {
   it('the configurations hold no webhooks, so pods in other namespaces are created untouched, until the webhook registers itself', async () => {
-    cluster = await startPretendCluster({ clusterState, startWebhook: false });
+    // Enforcing, so the validating webhook fails closed once registered: what must wait for a replica.
+    cluster = await startPretendCluster({ clusterState, startWebhook: false, values: { pluginMode: 'enforce' } });
     const c = cluster;
     expect((await c.kubectl('apply', '-f', 'examples/namespace.yaml')).code).toBe(0);
     expect(c.configurations().map((o) => [o.kind, o.webhooks ?? []])).toEqual([

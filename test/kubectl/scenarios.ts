@@ -36,10 +36,12 @@ export function fixture(path: string): KubeObject {
 /**
  * A pretend cluster with the demo namespace created through kubectl (a real write) and the owner
  * Deployment seeded. The webhook answers from the cluster-state files above, or with `backend:
- * 'cluster'` from the stand-in itself (what kubectl wrote, as a webhook in a pod reads it).
+ * 'cluster'` from the stand-in itself (what kubectl wrote, as a webhook in a pod reads it). The
+ * plugins enforce, as in the documented dry-run examples (`pluginMode=enforce`; the chart's own
+ * default is warn), unless the values say otherwise.
  */
 export async function demoCluster(values: Record<string, unknown> = {}, options: { backend?: 'local' | 'cluster' } = {}): Promise<PretendCluster> {
-  const cluster = await startPretendCluster({ values, ...(options.backend === 'cluster' ? {} : { clusterState }) });
+  const cluster = await startPretendCluster({ values: { pluginMode: 'enforce', ...values }, ...(options.backend === 'cluster' ? {} : { clusterState }) });
   try {
     const created = await cluster.kubectl('apply', '-f', 'examples/namespace.yaml');
     if (created.code !== 0) throw new Error(`creating the demo namespace failed: ${created.stderr}`);

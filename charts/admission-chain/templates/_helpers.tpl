@@ -159,6 +159,41 @@ DenyServiceExternalIPs:
     - {group: "", versions: [v1], resource: services, scope: Namespaced, operations: [CREATE, UPDATE]}
 {{- end }}
 
+{{/* A plugin's mode: its own, or pluginMode. Call with (list $ "PluginName"). */}}
+{{- define "admission-chain.pluginMode" -}}
+{{- $root := index . 0 }}
+{{- (get $root.Values.plugins (index . 1)).mode | default $root.Values.pluginMode | default "enforce" }}
+{{- end }}
+
+{{/*
+The validating webhook's failurePolicy: webhooks.validating.failurePolicy when set; otherwise Fail
+while an enabled validating plugin enforces, and Ignore while each one only warns or audits: failing
+closed buys nothing then, and an outage would block writes no plugin rejects.
+*/}}
+{{- define "admission-chain.validatingFailurePolicy" -}}
+{{- $policy := .Values.webhooks.validating.failurePolicy }}
+{{- if not $policy }}
+{{- $policy = "Ignore" }}
+{{- $catalog := include "admission-chain.pluginCatalog" . | fromYaml }}
+{{- range $name := include "admission-chain.enabledPlugins" . | fromYamlArray }}
+{{- if and (get (get $catalog $name) "validating") (eq (include "admission-chain.pluginMode" (list $ $name)) "enforce") }}
+{{- $policy = "Fail" }}
+{{- end }}
+{{- end }}
+{{- end }}
+{{- $policy }}
+{{- end }}
+
+{{/*
+The namespaces each platform's own components run in (webhooks.excludedNamespacesPreset), beyond
+kube-system: docs/deploy.md names the component and the source of each.
+*/}}
+{{- define "admission-chain.platformNamespaces" -}}
+eks: [amazon-cloudwatch, amazon-guardduty, aws-observability]
+gke: [config-management-system, gke-connect, gke-gmp-system, gke-managed-checkpointing, gke-managed-cim, gke-managed-filestorecsi, gke-managed-lustrecsi, gke-managed-parallelstorecsi, gke-managed-system, gke-managed-volumepopulator, gke-system, gmp-public, gmp-system]
+aks: [aks-istio-system, app-routing-system, calico-system, gatekeeper-system, tigera-operator]
+{{- end }}
+
 {{/* YAML list of the enabled plugin names, in server order. */}}
 {{- define "admission-chain.enabledPlugins" -}}
 {{- $enabled := list }}
@@ -263,11 +298,14 @@ that carry ownerReferences. Empty unless ORPE is on and webhooks.validating.only
 {{- end }}
 {{- end }}
 
-{{/* The namespaces the webhook depends on (never sent to it), then the configured ones. */}}
+{{/* The namespaces the webhook depends on (never sent to it), the platform preset's, then the configured ones. */}}
 {{- define "admission-chain.excludedNamespaces" -}}
 {{- $excluded := list .Release.Namespace "kube-system" "kube-node-lease" }}
 {{- if eq .Values.tls.mode "cert-manager" }}
 {{- $excluded = append $excluded .Values.tls.certManager.namespace }}
+{{- end }}
+{{- with .Values.webhooks.excludedNamespacesPreset }}
+{{- $excluded = concat $excluded (get (include "admission-chain.platformNamespaces" $ | fromYaml) .) }}
 {{- end }}
 {{- toYaml (concat $excluded .Values.webhooks.excludedNamespaces | uniq) }}
 {{- end }}
@@ -337,7 +375,7 @@ when the webhook registers them itself.
     {{- include "admission-chain.clientConfig" (list $root (ternary "/mutate" "/validate" (eq $phase "mutating"))) | trim | nindent 4 }}
   rules:
     {{- toYaml $rules | nindent 4 }}
-  failurePolicy: {{ $values.failurePolicy }}
+  failurePolicy: {{ ternary $values.failurePolicy (include "admission-chain.validatingFailurePolicy" $root) (eq $phase "mutating") }}
   matchPolicy: Equivalent
   {{- if eq $phase "mutating" }}
   reinvocationPolicy: {{ $values.reinvocationPolicy }}
