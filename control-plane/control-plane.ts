@@ -40,6 +40,8 @@ export interface ControlPlane {
   clientCertificate(user: string, groups?: string[]): Promise<KeyPairPem>;
   /** A kubeconfig for a user authenticated by a client certificate. */
   kubeconfigFor(user: string, groups?: string[]): Promise<string>;
+  /** A kubeconfig that authenticates with a bearer token (a service account's, from the TokenRequest API). */
+  kubeconfigWithToken(token: string): string;
   /** Stops kube-apiserver, then etcd, and removes the folder it made. */
   stop(): Promise<void>;
 }
@@ -123,7 +125,8 @@ export async function startControlPlane(options: ControlPlaneOptions = {}): Prom
     const kubeconfigYaml = kubeconfig(server, ca.cert, 'admin', admin);
     const kubeconfigPath = join(dir, 'admin.kubeconfig');
     await writeFile(kubeconfigPath, kubeconfigYaml, { mode: 0o600 });
-    return { server, caCert: ca.cert, admin, kubeconfigPath, kubeconfigYaml, binaries, dir, clientCertificate, kubeconfigFor, stop };
+    const kubeconfigWithToken = (token: string) => kubeconfig(server, ca.cert, 'token', { token });
+    return { server, caCert: ca.cert, admin, kubeconfigPath, kubeconfigYaml, binaries, dir, clientCertificate, kubeconfigFor, kubeconfigWithToken, stop };
   } catch (error) {
     await stop();
     throw error;
@@ -147,7 +150,7 @@ async function issueClientCertificate(ca: KeyPairPem, user: string, groups: stri
   return { cert: generated.cert, key: generated.private };
 }
 
-function kubeconfig(server: string, caCert: string, user: string, credentials: KeyPairPem): string {
+function kubeconfig(server: string, caCert: string, user: string, credentials: KeyPairPem | { token: string }): string {
   const b64 = (text: string) => Buffer.from(text).toString('base64');
   return [
     'apiVersion: v1',
@@ -160,8 +163,9 @@ function kubeconfig(server: string, caCert: string, user: string, credentials: K
     'users:',
     `- name: ${JSON.stringify(user)}`,
     '  user:',
-    `    client-certificate-data: ${b64(credentials.cert)}`,
-    `    client-key-data: ${b64(credentials.key)}`,
+    ...('token' in credentials
+      ? [`    token: ${credentials.token}`]
+      : [`    client-certificate-data: ${b64(credentials.cert)}`, `    client-key-data: ${b64(credentials.key)}`]),
     'contexts:',
     '- name: control-plane',
     '  context:',
