@@ -12,8 +12,12 @@ export interface DemoOptions {
   startWebhook?: boolean;
 }
 
+/**
+ * The plugins enforce, as in the documented dry-run examples (`pluginMode=enforce`; the chart's own
+ * default is warn), unless the values say otherwise.
+ */
 export async function demoRealCluster(values: Record<string, unknown> = {}, options: DemoOptions = {}): Promise<RealCluster> {
-  const cluster = await startRealCluster({ values, startWebhook: options.startWebhook ?? true, ...(options.backend === 'cluster' ? {} : { clusterState }) });
+  const cluster = await startRealCluster({ values: { pluginMode: 'enforce', ...values }, startWebhook: options.startWebhook ?? true, ...(options.backend === 'cluster' ? {} : { clusterState }) });
   try {
     for (const file of clusterState) await cluster.kubectlOk('apply', '-f', file);
     await cluster.kubectlOk('wait', '--for=condition=Established', 'crd/widgets.example.com', '--timeout=30s');
