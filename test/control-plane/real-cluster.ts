@@ -37,6 +37,8 @@ export interface RealCluster {
   kubectl(...args: string[]): Promise<KubectlResult>;
   /** kubectl that fails the test unless it exits 0. */
   kubectlOk(...args: string[]): Promise<string>;
+  /** `kubectl apply` of these objects, as admin; what kubectl printed. */
+  apply(...objects: object[]): Promise<string>;
   kubeconfig: string;
   close(): Promise<void>;
 }
@@ -111,6 +113,12 @@ export async function startRealCluster(options: RealClusterOptions = {}): Promis
       );
       return lists.flatMap((list) => list.items);
     };
+    let applied = 0;
+    const apply = async (...objects: object[]) => {
+      const file = join(scratch, `applied-${++applied}.yaml`);
+      await writeFile(file, objects.map((o) => `---\n${stringify(o)}`).join(''));
+      return kubectlOk('apply', '-f', file);
+    };
     const cluster: RealCluster = {
       controlPlane,
       front,
@@ -136,6 +144,7 @@ export async function startRealCluster(options: RealClusterOptions = {}): Promis
       },
       kubectl,
       kubectlOk,
+      apply,
       kubeconfig,
       close,
     };
