@@ -32,7 +32,7 @@ describe('authorize FILE', () => {
     for (const args of [['-'], []]) {
       const result = await run([...args, '--cluster-state', state, '-q'], text);
       expect(result).toMatchObject({ code: 0, stderr: '' });
-      expect(JSON.parse(result.stdout).status).toEqual({ allowed: false, reason: 'RBAC: clusterrole.rbac.authorization.k8s.io "does-not-exist" not found' });
+      expect(JSON.parse(result.stdout).status).toEqual({ allowed: false, reason: 'rbac: RBAC: clusterrole.rbac.authorization.k8s.io "does-not-exist" not found' });
     }
   });
 
@@ -68,7 +68,7 @@ describe('authorize --as (can-i)', () => {
   it.each([
     [['--as', 'alice', '-n', 'team-a', 'update', 'deployments.apps/scale', 'web'], 0, 'yes - RBAC: allowed by RoleBinding "alice-deploys/team-a" of Role "deployer" to User "alice"\n'],
     [['--as', 'alice', '-n', 'team-b', 'update', 'deployments.apps'], 1, 'no\n'],
-    [['--as', 'alice', '-n', 'team-a', 'delete', 'pods'], 1, 'no - RBAC: clusterrole.rbac.authorization.k8s.io "does-not-exist" not found\n'],
+    [['--as', 'alice', '-n', 'team-a', 'delete', 'pods'], 1, 'no - rbac: RBAC: clusterrole.rbac.authorization.k8s.io "does-not-exist" not found\n'],
     [['--as', 'bob', '--as-group', 'viewers', '-A', 'get', 'pods/log'], 0, 'yes - RBAC: allowed by ClusterRoleBinding "everyone-views-pods" of ClusterRole "view-pods" to Group "viewers"\n'],
     [['--as', 'bob', '--as-group', 'viewers', 'get', 'pods/status'], 1, 'no\n'],
     [['--as', 'bob', 'get', '/healthz-internal'], 0, 'yes - RBAC: allowed by ClusterRoleBinding "probers" of ClusterRole "probes" to Group "system:authenticated"\n'],

@@ -103,10 +103,10 @@ describe('evaluation errors', () => {
   it('when nothing allows, the resolution errors are the reason, aggregated in visit order', async () => {
     expect(await authorizerFor(missing).authorize(attrs('alice', '', 'delete', 'pods', '', 'ns1', ''))).toEqual({
       decision: 'no-opinion',
-      reason: 'RBAC: [clusterrole.rbac.authorization.k8s.io "gone" not found, role.rbac.authorization.k8s.io "missing-role" not found]',
+      reason: 'rbac: RBAC: [clusterrole.rbac.authorization.k8s.io "gone" not found, role.rbac.authorization.k8s.io "missing-role" not found]',
     });
     expect((await authorizerFor(missing).authorize(attrs('alice', '', 'delete', 'pods', '', '', ''))).reason).toBe(
-      'RBAC: clusterrole.rbac.authorization.k8s.io "gone" not found',
+      'rbac: RBAC: clusterrole.rbac.authorization.k8s.io "gone" not found',
     );
   });
 
@@ -121,8 +121,14 @@ describe('evaluation errors', () => {
       roles: [newRole('r', 'ns', newRule('*', '*', '*', ''))],
     });
     expect((await authorizer.authorize(attrs('alice', 'g', 'get', 'pods', '', 'ns', ''))).reason).toBe(
-      'RBAC: [clusterrole.rbac.authorization.k8s.io "gone" not found, role.rbac.authorization.k8s.io "r" not found, unsupported role reference kind: "Thing"]',
+      'rbac: RBAC: [clusterrole.rbac.authorization.k8s.io "gone" not found, role.rbac.authorization.k8s.io "r" not found, unsupported role reference kind: "Thing"]',
     );
+  });
+
+  it('a no-opinion reason starts with the name the authorizer chain gives RBAC, as a SubjectAccessReview\'s does; an allow\'s does not', async () => {
+    const authorizer = authorizerFor(missing);
+    expect((await authorizer.authorize(attrs('alice', '', 'delete', 'pods', '', '', ''))).reason).toMatch(/^rbac: RBAC: /);
+    expect((await authorizer.authorize(attrs('alice', '', 'get', 'pods', '', '', ''))).reason).toMatch(/^RBAC: allowed by /);
   });
 
   it('the authorizer never returns an error value (upstream RBAC returns a nil error)', async () => {

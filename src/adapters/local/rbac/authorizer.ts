@@ -3,8 +3,9 @@
 // kube-apiserver's authorizer chain would for RBAC: members of a privileged group
 // (system:masters) are allowed first with no reason; otherwise the first allowing rule wins and
 // the reason names its binding; there is no deny. Role-resolution errors never stop the walk; like
-// upstream they are reported only when nothing allowed, inside the reason ("RBAC: ..."), and the
-// authorizer's own error stays nil — that is what a cluster's SubjectAccessReview shows too.
+// upstream they are reported only when nothing allowed, inside the reason, and the authorizer's own
+// error stays nil. The chain puts the authorizer's name before a no-opinion reason, so a denial
+// reads "rbac: RBAC: ..." and an allow "RBAC: allowed by ..." — what a cluster's SubjectAccessReview shows too.
 import type { PolicyRule } from '../../../api/rbac.ts';
 import type { ClusterState } from '../cluster-state.ts';
 import { Decision, type AuthorizationAttributes, type AuthorizationResult, type Authorizer } from '../../../ports/authorizer.ts';
@@ -18,6 +19,12 @@ import { ruleAllows } from './rule-matching.ts';
 import { RuleResolver } from './rule-resolver.ts';
 
 export const SystemPrivilegedGroup = 'system:masters';
+
+/**
+ * The name kube-apiserver's authorizer chain gives the RBAC authorizer under --authorization-mode=RBAC
+ * (the mode in lower case); the chain prefixes each no-opinion reason with it (union authorizer).
+ */
+const rbacAuthorizerName = 'rbac';
 
 export interface RbacAuthorizerOptions {
   /** Groups allowed everything before RBAC is consulted; default ["system:masters"], [] for none. */
@@ -65,7 +72,7 @@ export function createRbacAuthorizer(state: Pick<ClusterState, 'roles' | 'cluste
       return true;
     });
     if (allowedBy !== undefined) return { decision: Decision.Allow, reason: `RBAC: allowed by ${allowedBy}` };
-    return { decision: Decision.NoOpinion, reason: errors.length > 0 ? `RBAC: ${aggregateMessage(errors)}` : '' };
+    return { decision: Decision.NoOpinion, reason: errors.length > 0 ? `${rbacAuthorizerName}: RBAC: ${aggregateMessage(errors)}` : '' };
   }
 
   return {
