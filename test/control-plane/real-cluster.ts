@@ -18,7 +18,7 @@ import { defaultNamespace, defaultRelease, isHook, renderChart, type KubeObject 
 import { repoRoot } from '../deploy/tools.ts';
 import { runKubectl, type KubectlResult } from '../kubectl/kubectl.ts';
 import type { WebhookConfiguration } from '../kubectl/webhook-configurations.ts';
-import { startWebhookFront, type WebhookCall, type WebhookFront } from './webhook-front.ts';
+import { startWebhookFront, type FrontTls, type WebhookCall, type WebhookFront } from './webhook-front.ts';
 
 export interface RealCluster {
   controlPlane: ControlPlane;
@@ -29,8 +29,11 @@ export interface RealCluster {
   webhookCalls: WebhookCall[];
   /** The webhook configurations as the API server holds them now. */
   configurations(): Promise<WebhookConfiguration[]>;
+  /** Starts the webhook (already started unless startWebhook was false) and points the front at it. */
   startWebhook(): Promise<void>;
   stopWebhook(): Promise<void>;
+  /** The running webhook's Prometheus exposition. */
+  webhookMetrics(): Promise<string>;
   /** Resolves once every configuration holds its webhooks (the webhook registered them). */
   registered(timeoutMs?: number): Promise<void>;
   /** The control plane's own kubectl, as admin unless --as is given, run in the repository root. */
@@ -104,6 +107,8 @@ export async function startRealCluster(options: RealClusterOptions = {}): Promis
       await writeFile(clusterStateFile, documents.map((d) => d.trim()).join('\n---\n'));
     }
     const mounts = await projectConfigMapMounts(rendered, join(scratch, 'pod'));
+    // With self-managed TLS the webhook issues its certificate into this Secret (NAMESPACE/NAME).
+    const selfManagedSecret = deploymentArgs(rendered).find((arg) => arg.startsWith('--self-managed-tls-secret='))?.split('=')[1];
     const files = { certFile, keyFile, clusterStateFile, kubeconfig, mounts };
     let webhook: Awaited<ReturnType<typeof startChartWebhook>> | undefined;
 
@@ -127,6 +132,8 @@ export async function startRealCluster(options: RealClusterOptions = {}): Promis
       configurations,
       async startWebhook() {
         webhook ??= await startChartWebhook(rendered, files);
+        // What the Service's pod presents: the certificate the webhook issued (it injects that CA).
+        if (selfManagedSecret !== undefined) front.present(await servingCredentials(kubectlOk, selfManagedSecret));
         front.target = webhook.port;
       },
       async stopWebhook() {
@@ -134,6 +141,11 @@ export async function startRealCluster(options: RealClusterOptions = {}): Promis
         webhook = undefined;
         front.target = undefined;
         await running?.shutdown();
+      },
+      async webhookMetrics() {
+        if (webhook === undefined) throw new Error('the webhook is not running');
+        const response = await fetch(`http://127.0.0.1:${webhook.metricsPort}/metrics`);
+        return response.text();
       },
       async registered(timeoutMs = 20_000) {
         const deadline = Date.now() + timeoutMs;
@@ -158,6 +170,23 @@ export async function startRealCluster(options: RealClusterOptions = {}): Promis
     await close();
     throw error;
   }
+}
+
+function deploymentArgs(rendered: KubeObject[]): string[] {
+  const deployment = rendered.find((o) => o.kind === 'Deployment') as (KubeObject & { spec: { template: { spec: { containers: Array<{ args?: string[] }> } } } }) | undefined;
+  return deployment?.spec.template.spec.containers[0]?.args ?? [];
+}
+
+/** The serving certificate, its key and CA from a self-managed TLS Secret. */
+async function servingCredentials(kubectlOk: (...args: string[]) => Promise<string>, secret: string): Promise<FrontTls> {
+  const [namespace, name] = secret.split('/') as [string, string];
+  const { data } = JSON.parse(await kubectlOk('get', 'secret', name, '-n', namespace, '-o', 'json')) as { data?: Record<string, string> };
+  const field = (key: string) => {
+    const value = data?.[key];
+    if (value === undefined) throw new Error(`secret ${secret} has no ${key}`);
+    return Buffer.from(value, 'base64').toString('utf8');
+  };
+  return { cert: field('tls.crt'), key: field('tls.key'), ca: field('ca.crt') };
 }
 
 /**

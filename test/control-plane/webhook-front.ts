@@ -1,8 +1,10 @@
 // What stands between kube-apiserver and our webhook in these tests: an HTTPS front on loopback with a
 // certificate from the caBundle the configurations carry, which records each AdmissionReview
 // kube-apiserver sends (its calls carry `?timeout=`; the webhook's own readiness probe does not) and
-// passes it to the webhook unchanged. It can also misbehave on demand — refuse, stall past the
-// webhook's timeout or answer garbage — the faults kube-apiserver's failurePolicy is about.
+// passes it to the webhook unchanged; with self-managed TLS it presents the certificate the webhook
+// issued itself, as the pod behind the Service would. It can also misbehave on demand — refuse,
+// stall past the webhook's timeout or answer garbage — the faults kube-apiserver's failurePolicy is
+// about; refusing applies to the probe too, as a Service that reaches no pod does.
 import { request as httpsRequest } from 'node:https';
 import { createServer, type Server } from 'node:https';
 import type { Socket } from 'node:net';
@@ -28,22 +30,39 @@ export interface WebhookFront {
   url: string;
   /** kube-apiserver's calls, oldest first. */
   calls: WebhookCall[];
+  /** How many other requests arrived: the webhook's own readiness probes, which go where kube-apiserver's calls go. */
+  probes: number;
   /** Where calls go now (the webhook's port); undefined until it listens: calls are then reset. */
   target: number | undefined;
   behaviour: FrontBehaviour;
   /** Misbehave on this path only (`/validate`); calls to other paths are forwarded. */
   only?: string;
+  /** Serve this certificate from now on, and verify the webhook's with this CA (self-managed TLS). */
+  present(tls: FrontTls): void;
   close(): Promise<void>;
 }
 
-export async function startWebhookFront(tls: { cert: string; key: string; ca: string }, webhookOf: (path: string) => string): Promise<WebhookFront> {
+export interface FrontTls {
+  cert: string;
+  key: string;
+  /** The CA that issued the webhook's own serving certificate. */
+  ca: string;
+}
+
+export async function startWebhookFront(initial: FrontTls, webhookOf: (path: string) => string): Promise<WebhookFront> {
   const sockets = new Set<Socket>();
+  let tls = initial;
   const front: WebhookFront = {
     port: 0,
     url: '',
     calls: [],
+    probes: 0,
     target: undefined,
     behaviour: 'forward',
+    present(next) {
+      tls = next;
+      server.setSecureContext({ cert: next.cert, key: next.key });
+    },
     close: () =>
       new Promise((resolve) => {
         for (const socket of sockets) socket.destroy();
@@ -60,6 +79,8 @@ export async function startWebhookFront(tls: { cert: string; key: string; ca: st
       if (path.includes('timeout=')) {
         call = { webhook: webhookOf(path.split('?')[0] ?? path), path, review: JSON.parse(body.toString('utf8')) as AdmissionReview, userAgent: req.headers['user-agent'] ?? '' };
         front.calls.push(call);
+      } else {
+        front.probes++;
       }
       const applies = front.only === undefined || path.split('?')[0] === front.only;
       const behaviour = front.target === undefined ? 'reset' : applies ? front.behaviour : 'forward';
