@@ -657,7 +657,7 @@ describe('plugin configuration as an AdmissionConfiguration file', () => {
         {
           name: 'PodTolerationRestriction',
           configuration: {
-            apiVersion: 'podtolerationrestriction.admission.k8s.io/v1',
+            apiVersion: 'podtolerationrestriction.admission.k8s.io/v1alpha1',
             kind: 'Configuration',
             default: [{ key: 'pool', operator: 'Equal', value: 'general', effect: 'NoSchedule' }],
             whitelist: [{ key: 'pool', operator: 'Exists' }, { operator: 'Exists', effect: 'NoExecute', tolerationSeconds: 300 }],
@@ -691,7 +691,7 @@ describe('plugin configuration as an AdmissionConfiguration file', () => {
     const text = only<ConfigMap>(renderChart({ values: onlyPlugins('PodNodeSelector', 'PodTolerationRestriction') }), 'ConfigMap', configMapName).data['admission-configuration.yaml']!;
     expect((parse(text) as { plugins: unknown[] }).plugins).toEqual([
       { name: 'PodNodeSelector', configuration: { podNodeSelectorPluginConfig: {} } },
-      { name: 'PodTolerationRestriction', configuration: { apiVersion: 'podtolerationrestriction.admission.k8s.io/v1', kind: 'Configuration', default: [], whitelist: [] } },
+      { name: 'PodTolerationRestriction', configuration: { apiVersion: 'podtolerationrestriction.admission.k8s.io/v1alpha1', kind: 'Configuration', default: [], whitelist: [] } },
     ]);
   });
 });

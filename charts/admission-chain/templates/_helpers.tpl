@@ -478,7 +478,7 @@ plugins:
 {{- $config := .Values.plugins.PodTolerationRestriction }}
   - name: PodTolerationRestriction
     configuration:
-      apiVersion: podtolerationrestriction.admission.k8s.io/v1
+      apiVersion: podtolerationrestriction.admission.k8s.io/v1alpha1
       kind: Configuration
       default:
         {{- include "admission-chain.tolerations" $config.defaultTolerations | trim | nindent 8 }}

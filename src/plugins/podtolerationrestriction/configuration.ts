@@ -1,6 +1,7 @@
 // PodTolerationRestriction's configuration (upstream loadConfiguration): a
-// podtolerationrestriction.admission.k8s.io Configuration (v1alpha1 or v1) with cluster-wide
-// default tolerations and whitelist, each checked as pod tolerations are; none at all when absent.
+// podtolerationrestriction.admission.k8s.io/v1alpha1 Configuration with cluster-wide default
+// tolerations and whitelist, each checked as pod tolerations are; none at all when absent. v1alpha1 is
+// the only version kube-apiserver registers (its install.go), so a file we accept is one it accepts.
 
 import type { Toleration } from '../../api/core.ts';
 import { fieldsOf, tolerationJson, type TolerationFields } from '../../api/tolerations/toleration.ts';
@@ -9,7 +10,7 @@ import { PluginConfigurationError, type PluginConfiguration } from '../../ports/
 import { isPlainObject } from '../../util/plain-object.ts';
 
 const group = 'podtolerationrestriction.admission.k8s.io';
-const apiVersions = [`${group}/v1alpha1`, `${group}/v1`];
+const apiVersions = [`${group}/v1alpha1`];
 
 export interface PodTolerationRestrictionConfiguration {
   /** Cluster-wide default tolerations, as a pod would carry them. */
