@@ -1,0 +1,157 @@
+// The oracle's seeded generator: pods and Services varied along what the plugins under test read —
+// containers and init containers with images, pull policies and (extended) resources, node
+// selectors, tolerations, required and preferred anti-affinity, runtime classes, service accounts,
+// owner references — in namespaces with and without the plugins' annotations, sent as users with
+// and without the rights to write them; and updates of the pods and Services the world holds. The
+// same seed gives the same cases, so a disagreement names its own reproduction.
+import { seededRandom } from '../../src/util/seeded-random.ts';
+import type { Identity, OracleRequest } from './request.ts';
+import type { OraclePlugin } from './servers.ts';
+import { existingPodName, existingServiceName, namespaceNames, namespacesWithExistingObjects, runtimeClassNames, users } from './world.ts';
+
+export interface OracleCase {
+  /** Names the case and its reproduction: `seed 7 #12`, or the upstream row it replays. */
+  id: string;
+  /** The plugin the case is aimed at (every selected plugin still sees it), for the per-plugin figures. */
+  plugin: OraclePlugin;
+  request: OracleRequest;
+  /** For replayed upstream rows: what upstream's table expects (checked against the in-tree answer). */
+  upstreamExpects?: 'admitted' | 'denied';
+}
+
+type Random = () => number;
+
+const pick = <T>(random: Random, items: readonly T[]): T => items[Math.floor(random() * items.length)] as T;
+const chance = (random: Random, p: number) => random() < p;
+const some = <T>(random: Random, items: readonly T[], max: number): T[] => {
+  const count = Math.floor(random() * (max + 1));
+  return Array.from({ length: count }, () => pick(random, items));
+};
+
+const images = ['nginx', 'nginx:1.27', 'registry.example/app:1', 'registry.example/app@sha256:' + 'a'.repeat(64), 'localhost:5000/tool:latest'];
+const pullPolicies = [undefined, undefined, 'Always', 'IfNotPresent', 'Never'];
+const extendedResources = ['example.com/gpu', 'example.com/fpga', 'nvidia.com/gpu'];
+const tolerationPool: object[] = [
+  { key: 'pool', operator: 'Equal', value: 'a', effect: 'NoSchedule' },
+  { key: 'pool', operator: 'Equal', value: 'team-a', effect: 'NoSchedule' },
+  { key: 'dedicated', operator: 'Equal', value: 'batch', effect: 'NoSchedule' },
+  { key: 'dedicated', operator: 'Exists' },
+  { key: 'example.com/gpu', operator: 'Exists', effect: 'NoSchedule' },
+  { key: 'node.kubernetes.io/not-ready', operator: 'Exists', effect: 'NoExecute', tolerationSeconds: 60 },
+  { key: 'node.kubernetes.io/memory-pressure', operator: 'Exists', effect: 'NoSchedule' },
+  { key: 'cluster-default', operator: 'Exists', effect: 'NoSchedule' },
+  { operator: 'Exists' },
+];
+const nodeLabels: Record<string, readonly string[]> = { pool: ['a', 'b', 'team-a'], env: ['shared', 'prod'], disk: ['ssd'] };
+const topologyKeys = ['kubernetes.io/hostname', 'kubernetes.io/hostname', 'topology.kubernetes.io/zone', 'rack'];
+const externalIPs = ['203.0.113.10', '203.0.113.11', '198.51.100.7'];
+// Mostly a user who may write: a denial by RBAC says nothing about the plugins, but both servers must give it.
+const identities: Array<Identity | undefined> = [...Array<Identity>(8).fill(users.alice), undefined, users.bob, users.carol];
+
+function resources(random: Random, focus: OraclePlugin): object | undefined {
+  const out: { requests?: Record<string, string>; limits?: Record<string, string> } = {};
+  if (chance(random, 0.4)) out.requests = { cpu: pick(random, ['100m', '1']), ...(chance(random, 0.5) ? { memory: '64Mi' } : {}) };
+  if (chance(random, 0.25)) out.limits = { cpu: '1', memory: '128Mi' };
+  if (chance(random, focus === 'ExtendedResourceToleration' ? 0.7 : 0.15)) {
+    // Extended resources may not be overcommitted: a limit (the request defaults to it), or both equal.
+    const name = pick(random, extendedResources);
+    const quantity = pick(random, ['1', '2']);
+    out.limits = { ...(out.limits ?? {}), [name]: quantity };
+    if (chance(random, 0.5)) out.requests = { ...(out.requests ?? {}), [name]: quantity };
+  }
+  return Object.keys(out).length === 0 ? undefined : out;
+}
+
+function container(random: Random, name: string, focus: OraclePlugin): Record<string, unknown> {
+  const policy = pick(random, pullPolicies);
+  return { name, image: pick(random, images), ...(policy === undefined ? {} : { imagePullPolicy: policy }), ...withDefined('resources', resources(random, focus)) };
+}
+
+function withDefined(key: string, value: unknown): Record<string, unknown> {
+  return value === undefined ? {} : { [key]: value };
+}
+
+function antiAffinity(random: Random, focus: OraclePlugin): object | undefined {
+  if (!chance(random, focus === 'LimitPodHardAntiAffinityTopology' ? 0.9 : 0.15)) return undefined;
+  const term = () => ({ labelSelector: { matchLabels: { app: 'web' } }, topologyKey: pick(random, topologyKeys) });
+  const required = Array.from({ length: Math.floor(random() * 3) }, term);
+  const preferred = Array.from({ length: Math.floor(random() * 2) }, () => ({ weight: 10, podAffinityTerm: term() }));
+  const podAntiAffinity = { ...(required.length > 0 ? { requiredDuringSchedulingIgnoredDuringExecution: required } : {}), ...(preferred.length > 0 ? { preferredDuringSchedulingIgnoredDuringExecution: preferred } : {}) };
+  return { podAntiAffinity, ...(chance(random, 0.2) ? { podAffinity: { requiredDuringSchedulingIgnoredDuringExecution: [term()] } } : {}) };
+}
+
+function podCreate(random: Random, id: string, focus: OraclePlugin): OracleRequest {
+  const namespace = focus === 'PodNodeSelector' || focus === 'PodTolerationRestriction' ? pick(random, namespaceNames) : pick(random, ['oracle-plain', 'oracle-exempt', ...namespaceNames]);
+  const containers = Array.from({ length: 1 + Math.floor(random() * 3) }, (_, i) => container(random, `c${i}`, focus));
+  const initContainers = Array.from({ length: Math.floor(random() * (focus === 'AlwaysPullImages' || focus === 'ExtendedResourceToleration' ? 3 : 1.5)) }, (_, i) => ({
+    ...container(random, `init${i}`, focus),
+    ...(chance(random, 0.25) ? { restartPolicy: 'Always' } : {}),
+  }));
+  const selectorChance = focus === 'PodNodeSelector' ? 0.8 : 0.2;
+  const nodeSelector = chance(random, selectorChance)
+    ? Object.fromEntries(some(random, Object.keys(nodeLabels), 2).map((key) => [key, pick(random, nodeLabels[key] ?? [])]))
+    : undefined;
+  const tolerations = chance(random, focus === 'PodTolerationRestriction' || focus === 'ExtendedResourceToleration' ? 0.7 : 0.2) ? dedupe(some(random, tolerationPool, 3)) : undefined;
+  const slug = id.replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '');
+  const metadata: Record<string, unknown> = chance(random, 0.1) ? { generateName: `${slug}-` } : { name: slug };
+  if (chance(random, 0.1)) metadata.ownerReferences = [{ apiVersion: 'v1', kind: 'ConfigMap', name: 'owner', uid: '00000000-0000-0000-0000-000000000001', ...(chance(random, 0.5) ? { blockOwnerDeletion: true } : {}) }];
+  const spec: Record<string, unknown> = {
+    containers,
+    ...(initContainers.length > 0 ? { initContainers } : {}),
+    ...withDefined('nodeSelector', nodeSelector),
+    ...withDefined('tolerations', tolerations),
+    ...withDefined('affinity', antiAffinity(random, focus)),
+    ...(chance(random, 0.15) ? { runtimeClassName: pick(random, runtimeClassNames) } : {}),
+    ...(chance(random, 0.2) ? { serviceAccountName: 'builder' } : {}),
+  };
+  return { operation: 'create', resource: 'pods', namespace, object: { apiVersion: 'v1', kind: 'Pod', metadata, spec }, as: pick(random, identities) };
+}
+
+function dedupe(items: object[]): object[] {
+  return [...new Map(items.map((item) => [JSON.stringify(item), item])).values()];
+}
+
+function podUpdate(random: Random): OracleRequest {
+  const namespace = pick(random, namespacesWithExistingObjects);
+  const as = pick(random, identities);
+  if (chance(random, 0.5)) {
+    const policy = pick(random, pullPolicies);
+    const change = { name: 'app', image: pick(random, ['registry.example/app:1', 'registry.example/app:2', 'nginx']), ...(policy === undefined ? {} : { imagePullPolicy: policy }) };
+    return { operation: 'update', resource: 'pods', namespace, name: existingPodName, change: { patch: 'strategic', body: { spec: { containers: [change] } } }, as };
+  }
+  return { operation: 'update', resource: 'pods', namespace, name: existingPodName, change: { appendTolerations: dedupe(some(random, tolerationPool, 2)) }, as };
+}
+
+function serviceCreate(random: Random, id: string): OracleRequest {
+  const type = pick(random, ['ClusterIP', 'ClusterIP', 'NodePort', 'LoadBalancer']);
+  const ips = [...new Set(some(random, externalIPs, 2))];
+  const slug = id.replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '');
+  return {
+    operation: 'create',
+    resource: 'services',
+    namespace: pick(random, namespaceNames),
+    object: { apiVersion: 'v1', kind: 'Service', metadata: { name: slug }, spec: { type, ports: [{ port: 80 }], selector: { app: 'web' }, ...(ips.length > 0 ? { externalIPs: ips } : {}) } },
+    as: pick(random, identities),
+  };
+}
+
+function serviceUpdate(random: Random): OracleRequest {
+  const ips = [...new Set(some(random, externalIPs, 2))];
+  const body = chance(random, 0.3) ? { metadata: { labels: { tier: 'edge' } } } : { spec: { externalIPs: ips.length > 0 ? ips : null } };
+  return { operation: 'update', resource: 'services', namespace: pick(random, namespacesWithExistingObjects), name: existingServiceName, change: { patch: 'merge', body }, as: pick(random, identities) };
+}
+
+/** `count` cases from `seed`, aimed in turn at each of the plugins. */
+export function generateCases(plugins: readonly OraclePlugin[], count: number, seed: number): OracleCase[] {
+  const random = seededRandom(seed);
+  const cases: OracleCase[] = [];
+  for (let i = 0; i < count; i++) {
+    const plugin = plugins[i % plugins.length] as OraclePlugin;
+    const id = `seed ${seed} #${i}`;
+    let request: OracleRequest;
+    if (plugin === 'DenyServiceExternalIPs') request = chance(random, 0.7) ? serviceCreate(random, id) : serviceUpdate(random);
+    else request = chance(random, 0.15) ? podUpdate(random) : podCreate(random, id, plugin);
+    cases.push({ id, plugin, request });
+  }
+  return cases;
+}

@@ -1,0 +1,117 @@
+// Sends one oracle request to one API server: a create (POST) or an update (merge PATCH) with
+// dryRun=All, as an impersonated user, authenticated as the control plane's admin through
+// @kubernetes/client-node's kubeconfig handling. The answer is kept as kube-apiserver sent it: the
+// HTTP code and the object or the Status.
+import { Agent, request, type RequestOptions } from 'node:https';
+import { KubeConfig } from '@kubernetes/client-node';
+import type { ControlPlane } from '../../control-plane/control-plane.ts';
+
+export interface Identity {
+  name: string;
+  groups: readonly string[];
+}
+
+/** How an update changes the existing object. */
+export type Change =
+  | { patch: 'strategic' | 'merge'; body: object }
+  /** Tolerations added after the ones the pod has on that server (a pod's tolerations may only grow). */
+  | { appendTolerations: object[] };
+
+export interface OracleRequest {
+  operation: 'create' | 'update';
+  /** pods or services (core/v1). */
+  resource: 'pods' | 'services';
+  namespace: string;
+  /** create: the object. */
+  object?: object;
+  /** update: the object changed, and how. */
+  name?: string;
+  change?: Change;
+  /** undefined: the admin (system:masters) itself. */
+  as?: Identity;
+}
+
+export interface Answer {
+  code: number;
+  body: Record<string, unknown>;
+}
+
+export class ApiEndpoint {
+  readonly name: string;
+  readonly server: string;
+  private readonly options: Promise<RequestOptions>;
+  private readonly agent = new Agent({ keepAlive: true, maxSockets: 8 });
+
+  constructor(name: string, plane: ControlPlane) {
+    this.name = name;
+    this.server = plane.server;
+    const config = new KubeConfig();
+    config.loadFromString(plane.kubeconfigYaml);
+    this.options = (async () => {
+      const options: RequestOptions = {};
+      await config.applyToHTTPSOptions(options);
+      return options;
+    })();
+  }
+
+  async send(oracleRequest: OracleRequest): Promise<Answer> {
+    const base = `/api/v1/namespaces/${encodeURIComponent(oracleRequest.namespace)}/${oracleRequest.resource}`;
+    const path = oracleRequest.operation === 'create' ? base : `${base}/${encodeURIComponent(oracleRequest.name ?? '')}`;
+    const [contentType, body] = await this.bodyOf(oracleRequest, path);
+    const headers: Record<string, string | string[]> = { 'Content-Type': contentType, Accept: 'application/json' };
+    if (oracleRequest.as !== undefined) {
+      headers['Impersonate-User'] = oracleRequest.as.name;
+      if (oracleRequest.as.groups.length > 0) headers['Impersonate-Group'] = [...oracleRequest.as.groups];
+    }
+    const method = oracleRequest.operation === 'create' ? 'POST' : 'PATCH';
+    return this.call(method, `${path}?dryRun=All`, headers, JSON.stringify(body));
+  }
+
+  private async bodyOf(oracleRequest: OracleRequest, path: string): Promise<[string, object]> {
+    if (oracleRequest.operation === 'create') return ['application/json', oracleRequest.object ?? {}];
+    const change = oracleRequest.change;
+    if (change === undefined) throw new Error('an update without a change');
+    if ('patch' in change) return [change.patch === 'merge' ? 'application/merge-patch+json' : 'application/strategic-merge-patch+json', change.body];
+    const existing = await this.get(path);
+    if (existing.code !== 200) throw new Error(`GET ${path} on ${this.name}: ${existing.code} ${JSON.stringify(existing.body)}`);
+    const tolerations = ((existing.body.spec as { tolerations?: object[] } | undefined)?.tolerations ?? []).concat(change.appendTolerations);
+    return ['application/merge-patch+json', { spec: { tolerations } }];
+  }
+
+  /** A plain GET as admin (the stored world, for checks). */
+  async get(path: string): Promise<Answer> {
+    return this.call('GET', path, { Accept: 'application/json' }, undefined);
+  }
+
+  close(): void {
+    this.agent.destroy();
+  }
+
+  private async call(method: string, path: string, headers: Record<string, string | string[]>, body: string | undefined): Promise<Answer> {
+    const options = await this.options;
+    const url = new URL(path, this.server);
+    return new Promise((resolve, reject) => {
+      const req = request(
+        url,
+        { ...options, method, agent: this.agent, headers: { ...(options.headers ?? {}), ...headers }, timeout: 30_000 },
+        (res) => {
+          const chunks: Buffer[] = [];
+          res.on('data', (chunk: Buffer) => chunks.push(chunk));
+          res.on('end', () => {
+            const text = Buffer.concat(chunks).toString('utf8');
+            let parsed: Record<string, unknown>;
+            try {
+              parsed = JSON.parse(text) as Record<string, unknown>;
+            } catch {
+              parsed = { unparsed: text };
+            }
+            resolve({ code: res.statusCode ?? 0, body: parsed });
+          });
+        },
+      );
+      req.once('timeout', () => req.destroy(new Error(`${method} ${url} timed out`)));
+      req.once('error', reject);
+      req.end(body);
+    });
+  }
+}

@@ -1,0 +1,117 @@
+// The oracle's two API servers, one difference between them: server A runs the plugins under test
+// in-tree (kube-apiserver's own code, with the AdmissionConfiguration file the chart renders), server
+// B runs them in our webhook, installed from the chart with the same configuration in its values.
+// Everything else is the same: each has its own etcd, and both keep kube-apiserver's other default
+// plugins (DefaultTolerationSeconds, Priority, PodSecurity, LimitRanger, …). Of the default plugins
+// we implement, ServiceAccount runs on neither (no controller creates the default accounts), and
+// RuntimeClass and StorageObjectInUseProtection run in-tree on A and in our webhook on B, always:
+// B's kube-apiserver runs without them (kube-apiserver adds up repeated --disable-admission-plugins
+// flags, so the real cluster's own list stands), and a pod must meet the same RuntimeClass on both.
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { stringify } from 'yaml';
+import { startControlPlane, type ControlPlane } from '../../control-plane/control-plane.ts';
+import { orderedPlugins } from '../../src/plugins/index.ts';
+import { startRealCluster, type RealCluster } from '../control-plane/real-cluster.ts';
+import { renderChart, type KubeObject } from '../deploy/helm.ts';
+import { repoRoot } from '../deploy/tools.ts';
+import { runKubectl } from '../kubectl/kubectl.ts';
+import { ApiEndpoint } from './request.ts';
+import { existingObjects, pluginConfiguration, worldObjects } from './world.ts';
+
+/** The plugins the oracle compares (the ones the in-tree build and our webhook both implement, world permitting). */
+export const oraclePlugins = [
+  'LimitPodHardAntiAffinityTopology',
+  'AlwaysPullImages',
+  'PodNodeSelector',
+  'PodTolerationRestriction',
+  'ExtendedResourceToleration',
+  'DenyServiceExternalIPs',
+] as const;
+export type OraclePlugin = (typeof oraclePlugins)[number];
+
+/** On in kube-apiserver by default and in our webhook: in-tree on A, ours on B, whatever the selection. */
+export const defaultOnTwins = ['RuntimeClass', 'StorageObjectInUseProtection'] as const;
+
+export interface OracleServers {
+  /** kube-apiserver with the plugins in-tree. */
+  inTree: ApiEndpoint;
+  /** kube-apiserver with our webhook. */
+  webhook: ApiEndpoint;
+  plugins: readonly OraclePlugin[];
+  /** The AdmissionConfiguration both servers read (YAML), or undefined when no selected plugin takes one. */
+  admissionConfiguration: string | undefined;
+  /** The webhook side's cluster, for its call log. */
+  cluster: RealCluster;
+  close(): Promise<void>;
+}
+
+/** Chart values for B: exactly the selected plugins, enforcing, configured as the world says. */
+export function webhookValues(plugins: readonly string[]): Record<string, unknown> {
+  const selection = Object.fromEntries(orderedPlugins.map((plugin) => [plugin.name, { enabled: plugins.includes(plugin.name), mode: '' }]));
+  for (const [plugin, configuration] of Object.entries(pluginConfiguration)) Object.assign(selection[plugin] ?? {}, configuration);
+  // Fail closed on both: a mutation skipped because the webhook could not answer shows as an error, not as a quiet difference.
+  return { pluginMode: 'enforce', plugins: selection, webhooks: { mutating: { failurePolicy: 'Fail' } } };
+}
+
+/** The AdmissionConfiguration file the chart renders from these values, as its ConfigMap holds it. */
+export function renderedAdmissionConfiguration(values: Record<string, unknown>): string | undefined {
+  const configMap = renderChart({ values }).find((o): o is KubeObject & { data: Record<string, string> } => o.kind === 'ConfigMap' && 'admission-configuration.yaml' in ((o as { data?: object }).data ?? {}));
+  return configMap?.data['admission-configuration.yaml'];
+}
+
+export async function startOracleServers(plugins: readonly OraclePlugin[] = oraclePlugins): Promise<OracleServers> {
+  const scratch = await mkdtemp(join(tmpdir(), 'admission-chain-oracle-'));
+  const cleanups: Array<() => Promise<unknown>> = [() => rm(scratch, { recursive: true, force: true })];
+  const close = async () => {
+    for (const cleanup of cleanups.reverse()) await cleanup().catch(() => {});
+  };
+  try {
+    const values = webhookValues([...plugins, ...defaultOnTwins]);
+    const admissionConfiguration = renderedAdmissionConfiguration(values);
+    const configFile = join(scratch, 'admission-configuration.yaml');
+    if (admissionConfiguration !== undefined) await writeFile(configFile, admissionConfiguration);
+
+    const startInTree = startControlPlane({
+      dir: join(scratch, 'in-tree'),
+      apiServerArgs: [
+        `--enable-admission-plugins=${plugins.join(',')}`,
+        ...(admissionConfiguration === undefined ? [] : [`--admission-control-config-file=${configFile}`]),
+      ],
+    });
+    // startRealCluster turns off ServiceAccount, StorageObjectInUseProtection and RuntimeClass.
+    const startWebhook = startRealCluster({ values });
+    const [inTreeResult, webhookResult] = await Promise.allSettled([startInTree, startWebhook]);
+    if (inTreeResult.status === 'fulfilled') cleanups.push(() => inTreeResult.value.stop());
+    if (webhookResult.status === 'fulfilled') cleanups.push(() => webhookResult.value.close());
+    if (inTreeResult.status === 'rejected') throw inTreeResult.reason;
+    if (webhookResult.status === 'rejected') throw webhookResult.reason;
+    const inTreePlane: ControlPlane = inTreeResult.value;
+    const cluster = webhookResult.value;
+
+    const inTree = new ApiEndpoint('in-tree', inTreePlane);
+    const webhook = new ApiEndpoint('webhook', cluster.controlPlane);
+    cleanups.push(async () => {
+      inTree.close();
+      webhook.close();
+    });
+    for (const [name, plane] of [['in-tree', inTreePlane], ['webhook', cluster.controlPlane]] as const) {
+      await applyAs(plane, join(scratch, `world-${name}.yaml`), worldObjects());
+    }
+    for (const [name, plane] of [['in-tree', inTreePlane], ['webhook', cluster.controlPlane]] as const) {
+      await applyAs(plane, join(scratch, `existing-${name}.yaml`), existingObjects());
+    }
+    return { inTree, webhook, plugins, admissionConfiguration, cluster, close };
+  } catch (error) {
+    await close();
+    throw error;
+  }
+}
+
+/** `kubectl apply` as admin, failing loudly: the world must be whole on both servers. */
+async function applyAs(plane: ControlPlane, file: string, objects: object[]): Promise<void> {
+  await writeFile(file, objects.map((o) => `---\n${stringify(o)}`).join(''));
+  const result = await runKubectl(join(file, '..', 'home'), plane.kubeconfigPath, ['apply', '-f', file], { cwd: repoRoot, kubectl: plane.binaries.kubectl });
+  if (result.code !== 0) throw new Error(`kubectl apply of the oracle's world failed on ${plane.server} (${result.code}): ${result.stderr}`);
+}

@@ -1,0 +1,76 @@
+// The upstream tables we ported, replayed as real requests where a row is one request the world can
+// hold: LimitPodHardAntiAffinityTopology's and ExtendedResourceToleration's rows as pod creates,
+// DenyServiceExternalIPs' create rows as Service creates. A pod row gets what the API's validation
+// asks of a real pod and upstream's unit test does not: a container with an image, and limits equal
+// to its extended-resource requests (they may not be overcommitted), and no `namespaces: [""]` in an
+// affinity term (the API refuses an empty namespace name; upstream's unit test never validates the
+// pod). Each row carries upstream's
+// expectation, which the in-tree answer must meet too.
+import { interPodAffinityCases } from '../../src/plugins/antiaffinity/upstream-cases.ts';
+import { admissionCases as externalIPCases } from '../../src/plugins/denyserviceexternalips/upstream-cases.ts';
+import { admitCases as extendedResourceCases } from '../../src/plugins/extendedresourcetoleration/upstream-cases.ts';
+import type { OracleCase } from './generate.ts';
+import type { OraclePlugin } from './servers.ts';
+import { users } from './world.ts';
+
+// No plugin annotation, no cluster default node selector: only the plugin the row is about changes the pod.
+const namespace = 'oracle-exempt';
+
+interface RowContainer {
+  name: string;
+  image?: string;
+  resources?: { requests?: Record<string, string>; limits?: Record<string, string> };
+}
+
+function realContainer(container: RowContainer): RowContainer {
+  const requests = container.resources?.requests ?? {};
+  const extended = Object.fromEntries(Object.entries(requests).filter(([name]) => name.includes('/')));
+  const limits = { ...extended, ...(container.resources?.limits ?? {}) };
+  return { ...container, image: container.image ?? 'busybox', ...(container.resources === undefined ? {} : { resources: { ...container.resources, ...(Object.keys(limits).length > 0 ? { limits } : {}) } }) };
+}
+
+/** The affinity without the empty namespace names upstream's terms carry. */
+function realAffinity(affinity: unknown): unknown {
+  return JSON.parse(JSON.stringify(affinity ?? null), (key, value: unknown) => (key === 'namespaces' && Array.isArray(value) && value.every((n) => n === '') ? undefined : value));
+}
+
+function realPodSpec(spec: Record<string, unknown>): Record<string, unknown> {
+  const containers = (spec.containers as RowContainer[] | undefined) ?? [{ name: 'main' }];
+  const initContainers = spec.initContainers as RowContainer[] | undefined;
+  return { ...spec, ...(spec.affinity === undefined ? {} : { affinity: realAffinity(spec.affinity) }), containers: containers.map(realContainer), ...(initContainers === undefined ? {} : { initContainers: initContainers.map(realContainer) }) };
+}
+
+const slug = (text: string, index: number) => `row-${index}-${text.toLowerCase().replace(/[^a-z0-9]+/g, '-').slice(0, 40).replace(/-+$/, '')}`;
+
+function podRow(plugin: OraclePlugin, rowName: string, index: number, spec: Record<string, unknown>, fails: boolean): OracleCase {
+  return {
+    id: `upstream ${plugin}: ${rowName}`,
+    plugin,
+    request: { operation: 'create', resource: 'pods', namespace, object: { apiVersion: 'v1', kind: 'Pod', metadata: { name: slug(rowName, index) }, spec: realPodSpec(spec) }, as: users.alice },
+    upstreamExpects: fails ? 'denied' : 'admitted',
+  };
+}
+
+/** Every replayable row of the selected plugins' tables. */
+export function upstreamCases(plugins: readonly OraclePlugin[]): OracleCase[] {
+  const cases: OracleCase[] = [];
+  if (plugins.includes('LimitPodHardAntiAffinityTopology')) {
+    interPodAffinityCases.forEach((row, i) => cases.push(podRow('LimitPodHardAntiAffinityTopology', row.name, i, { affinity: row.affinity }, row.errorExpected)));
+  }
+  if (plugins.includes('ExtendedResourceToleration')) {
+    extendedResourceCases.forEach((row, i) => cases.push(podRow('ExtendedResourceToleration', row.description, i, row.spec as Record<string, unknown>, false)));
+  }
+  if (plugins.includes('DenyServiceExternalIPs')) {
+    externalIPCases
+      .filter((row) => row.oldSvc === undefined)
+      .forEach((row, i) =>
+        cases.push({
+          id: `upstream DenyServiceExternalIPs: ${row.name}`,
+          plugin: 'DenyServiceExternalIPs',
+          request: { operation: 'create', resource: 'services', namespace, object: { apiVersion: 'v1', kind: 'Service', metadata: { name: slug(row.name, i) }, spec: { ports: [{ port: 80 }], ...row.newSvc.spec } }, as: users.alice },
+          upstreamExpects: row.fail ? 'denied' : 'admitted',
+        }),
+      );
+  }
+  return cases;
+}

@@ -1,0 +1,126 @@
+// The world both API servers of the oracle hold before any case runs: namespaces carrying the
+// scheduling plugins' annotations, their service accounts, RuntimeClasses (the in-tree RuntimeClass
+// plugin runs on both servers), users with different rights, an owner object, and the pods and
+// Services the update cases change. It is applied to each server through its own API, so each
+// server's admission chain admitted it: the stored pods already differ if the two chains disagree.
+
+/** The plugins' configuration, as chart values; the chart renders the AdmissionConfiguration both servers read. */
+export const pluginConfiguration = {
+  PodNodeSelector: {
+    clusterDefaultNodeSelector: 'env=shared',
+    namespaceWhitelists: { 'team-a': 'pool=team-a', 'oracle-pinned': 'pool=a,disk=ssd,env=shared' },
+  },
+  PodTolerationRestriction: {
+    defaultTolerations: [{ key: 'cluster-default', operator: 'Exists', effect: 'NoSchedule' }],
+    whitelist: [],
+  },
+} as const;
+
+const nodeSelector = 'scheduler.alpha.kubernetes.io/node-selector';
+const defaultTolerations = 'scheduler.alpha.kubernetes.io/defaultTolerations';
+const tolerationsWhitelist = 'scheduler.alpha.kubernetes.io/tolerationsWhitelist';
+
+const conditionTolerations = [
+  { key: 'node.kubernetes.io/not-ready', operator: 'Exists', effect: 'NoExecute' },
+  { key: 'node.kubernetes.io/unreachable', operator: 'Exists', effect: 'NoExecute' },
+  { key: 'node.kubernetes.io/memory-pressure', operator: 'Exists', effect: 'NoSchedule' },
+];
+
+/** Each namespace, and the annotations that make it interesting. */
+export const namespaces: Record<string, Record<string, string>> = {
+  'oracle-plain': {},
+  'oracle-pinned': { [nodeSelector]: 'pool=a' },
+  'oracle-exempt': { [nodeSelector]: '' },
+  'team-a': {
+    [nodeSelector]: 'pool=team-a',
+    [defaultTolerations]: JSON.stringify([{ key: 'pool', operator: 'Equal', value: 'team-a', effect: 'NoSchedule' }]),
+    [tolerationsWhitelist]: JSON.stringify([{ key: 'pool', operator: 'Equal', value: 'team-a', effect: 'NoSchedule' }, ...conditionTolerations]),
+  },
+  'oracle-tolerant': {
+    [defaultTolerations]: JSON.stringify([{ key: 'dedicated', operator: 'Equal', value: 'batch', effect: 'NoSchedule', }, { key: 'node.kubernetes.io/not-ready', operator: 'Exists', effect: 'NoExecute', tolerationSeconds: 60 }]),
+    [tolerationsWhitelist]: JSON.stringify([{ key: 'dedicated', operator: 'Exists' }, { key: 'example.com/gpu', operator: 'Exists' }, ...conditionTolerations]),
+  },
+  'oracle-strict': { [tolerationsWhitelist]: JSON.stringify([{ key: 'dedicated', operator: 'Exists' }]) },
+  'oracle-open-whitelist': { [tolerationsWhitelist]: '[]' },
+  'oracle-bad-selector': { [nodeSelector]: 'pool=a,,=' },
+  'oracle-bad-tolerations': { [defaultTolerations]: '{"key": not json' },
+};
+
+export const namespaceNames = Object.keys(namespaces);
+
+/** Who sends the cases: writers everywhere, a writer in one namespace, and someone with no rights. */
+export const users = {
+  alice: { name: 'alice', groups: ['oracle-writers'] },
+  bob: { name: 'bob', groups: [] as string[] },
+  carol: { name: 'carol', groups: [] as string[] },
+} as const;
+export type UserName = keyof typeof users;
+
+export const runtimeClasses = [
+  { apiVersion: 'node.k8s.io/v1', kind: 'RuntimeClass', metadata: { name: 'rc-plain' }, handler: 'runc' },
+  {
+    apiVersion: 'node.k8s.io/v1',
+    kind: 'RuntimeClass',
+    metadata: { name: 'rc-pool-b' },
+    handler: 'runc',
+    scheduling: { nodeSelector: { pool: 'b' }, tolerations: [{ key: 'pool', operator: 'Equal', value: 'b', effect: 'NoSchedule' }] },
+  },
+  { apiVersion: 'node.k8s.io/v1', kind: 'RuntimeClass', metadata: { name: 'rc-overhead' }, handler: 'kata', overhead: { podFixed: { cpu: '250m', memory: '64Mi' } } },
+];
+export const runtimeClassNames = [...runtimeClasses.map((rc) => rc.metadata.name), 'rc-missing'];
+
+/** A pod the update cases change (as stored: each server's own admission already ran on it). */
+export const existingPodName = 'existing';
+export const existingPod = (namespace: string) => ({
+  apiVersion: 'v1',
+  kind: 'Pod',
+  metadata: { name: existingPodName, namespace, labels: { app: 'existing' } },
+  spec: { containers: [{ name: 'app', image: 'registry.example/app:1', imagePullPolicy: 'IfNotPresent' }], tolerations: [] as object[] },
+});
+
+export const existingServiceName = 'existing';
+export const existingService = (namespace: string) => ({
+  apiVersion: 'v1',
+  kind: 'Service',
+  metadata: { name: existingServiceName, namespace },
+  spec: { ports: [{ port: 80, targetPort: 8080 }], selector: { app: 'existing' } },
+});
+
+/** Namespaces whose annotations let the existing pod in on both servers. */
+export const namespacesWithExistingObjects = ['oracle-plain', 'oracle-exempt', 'oracle-tolerant', 'team-a'];
+
+/** Every object of the world, in the order kubectl should apply them. */
+export function worldObjects(): object[] {
+  const objects: object[] = [];
+  for (const [name, annotations] of Object.entries(namespaces)) {
+    objects.push({ apiVersion: 'v1', kind: 'Namespace', metadata: { name, annotations } });
+    objects.push({ apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'default', namespace: name } });
+    objects.push({ apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'builder', namespace: name } });
+  }
+  objects.push(...runtimeClasses);
+  const writer = { apiGroups: [''], resources: ['pods', 'services'], verbs: ['get', 'list', 'create', 'update', 'patch'] };
+  objects.push(
+    { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', metadata: { name: 'oracle-writer' }, rules: [writer] },
+    {
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'ClusterRoleBinding',
+      metadata: { name: 'oracle-writers' },
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'oracle-writer' },
+      subjects: [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'Group', name: 'oracle-writers' }],
+    },
+    {
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'RoleBinding',
+      metadata: { name: 'bob-writes-here', namespace: 'oracle-plain' },
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'oracle-writer' },
+      subjects: [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'User', name: 'bob' }],
+    },
+    { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'owner', namespace: 'oracle-plain' }, data: { role: 'owner' } },
+  );
+  return objects;
+}
+
+/** Created after the world, once both servers' admission is in place; each server admits them itself. */
+export function existingObjects(): object[] {
+  return namespacesWithExistingObjects.flatMap((namespace) => [existingPod(namespace), existingService(namespace)]);
+}
