@@ -1,8 +1,11 @@
 // Seeded random RBAC states and authorization questions over one small vocabulary, so that rules,
 // bindings and questions collide often: wildcards, `*/subresource`, resourceNames, non-resource
-// prefixes, ServiceAccount subjects with and without a namespace, bindings to missing roles, Roles
-// referenced from ClusterRoleBindings, system:masters, and aggregated ClusterRoles whose rules the
-// controller has or has not written yet.
+// prefixes, ServiceAccount subjects with and without a namespace, bindings to missing roles,
+// system:masters, and aggregated ClusterRoles whose rules the controller has or has not written yet.
+// Every object is one kube-apiserver accepts (pkg/apis/rbac/validation): a Role's rules name
+// resources only, a ClusterRoleBinding refers to a ClusterRole, and its ServiceAccount subjects carry
+// a namespace. The group vocabulary includes system:authenticated and system:serviceaccounts, so on
+// a real API server the questions also meet its bootstrap bindings.
 import type { ClusterRole, ClusterRoleBinding, PolicyRule, Role, RoleBinding, Subject } from '../../src/api/rbac.ts';
 import type { AuthorizationAttributes } from '../../src/ports/authorizer.ts';
 
@@ -33,21 +36,22 @@ export function randomRbac(random: () => number) {
   };
   const chance = (p: number) => random() < p;
 
-  function rule(): PolicyRule {
-    if (chance(0.15)) return { verbs: some(verbs, 2), nonResourceURLs: some(nonResourceURLs, 2) };
+  /** A Role's rules never answer a non-resource request, and the API refuses them there. */
+  function rule(namespaced: boolean): PolicyRule {
+    if (!namespaced && chance(0.15)) return { verbs: some(verbs, 2), nonResourceURLs: some(nonResourceURLs, 2) };
     const made: PolicyRule = { verbs: some(verbs, 2), apiGroups: some(apiGroups, 2), resources: some(resources, 3) };
     if (chance(0.25)) made.resourceNames = some(resourceNames, 2);
     return made;
   }
-  const rules = () => Array.from({ length: Math.floor(random() * 3) }, rule);
+  const rules = (namespaced: boolean) => Array.from({ length: Math.floor(random() * 3) }, () => rule(namespaced));
 
   function subject(bindingNamespace: string): Subject {
     const kind = pick(['User', 'Group', 'ServiceAccount', 'ServiceAccount']);
     if (kind === 'User') return { kind, apiGroup: 'rbac.authorization.k8s.io', name: pick(usernames) };
     if (kind === 'Group') return { kind, apiGroup: 'rbac.authorization.k8s.io', name: pick(groups) };
     const account: Subject = { kind, name: pick(['builder', 'default']) };
-    // A ServiceAccount subject without a namespace takes the RoleBinding's; in a ClusterRoleBinding it applies to nobody.
-    if (bindingNamespace === '' ? chance(0.8) : chance(0.5)) account.namespace = pick(namespaces);
+    // A ServiceAccount subject without a namespace takes the RoleBinding's; a ClusterRoleBinding's must name one.
+    if (bindingNamespace === '' || chance(0.5)) account.namespace = pick(namespaces);
     return account;
   }
 
@@ -55,9 +59,9 @@ export function randomRbac(random: () => number) {
     const roles: Role[] = [];
     const clusterRoles: ClusterRole[] = [];
     for (const name of roleNames) {
-      for (const namespace of namespaces) if (chance(0.35)) roles.push({ metadata: { name, namespace }, rules: rules() });
+      for (const namespace of namespaces) if (chance(0.35)) roles.push({ metadata: { name, namespace }, rules: rules(true) });
       if (!chance(0.6)) continue;
-      const role: ClusterRole = { metadata: { name }, rules: rules() };
+      const role: ClusterRole = { metadata: { name }, rules: rules(false) };
       if (chance(0.3)) role.metadata!.labels = { [aggregateLabel]: 'true' };
       clusterRoles.push(role);
     }
@@ -72,12 +76,15 @@ export function randomRbac(random: () => number) {
       });
     }
     const referencable = [...roleNames, 'aggregated', 'missing'];
+    // Bound often where it exists: whether its rules are read as stored is what it is there to show.
+    const aggregated = clusterRoles.some((role) => role.aggregationRule !== undefined);
+    const target = () => (aggregated && chance(0.3) ? 'aggregated' : pick(referencable));
     const roleBindings: RoleBinding[] = [];
     for (let i = 0, count = Math.floor(random() * 5); i < count; i++) {
       const namespace = pick(namespaces);
       roleBindings.push({
         metadata: { name: `rb-${i}`, namespace },
-        roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: pick(['Role', 'ClusterRole']), name: pick(referencable) },
+        roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: pick(['Role', 'ClusterRole']), name: target() },
         subjects: Array.from({ length: 1 + Math.floor(random() * 2) }, () => subject(namespace)),
       });
     }
@@ -85,8 +92,7 @@ export function randomRbac(random: () => number) {
     for (let i = 0, count = Math.floor(random() * 4); i < count; i++) {
       clusterRoleBindings.push({
         metadata: { name: `crb-${i}` },
-        // A Role referenced from a ClusterRoleBinding never resolves; kept in, rarely.
-        roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: chance(0.1) ? 'Role' : 'ClusterRole', name: pick(referencable) },
+        roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: target() },
         subjects: Array.from({ length: 1 + Math.floor(random() * 2) }, () => subject('')),
       });
     }
@@ -130,8 +136,10 @@ export function randomRbac(random: () => number) {
           ? { username: `system:serviceaccount:${subject.namespace || bindingNamespace}:${subject.name}`, groups: [] }
           : { username: subject.name, groups: [] };
     const roles = binding.roleRef.kind === 'Role' ? state.roles.filter((role) => role.metadata?.namespace === bindingNamespace) : state.clusterRoles;
-    const granted = roles.find((role) => role.metadata?.name === binding.roleRef.name)?.rules ?? [];
-    const rule = granted.length > 0 ? pick(granted) : rules()[0] ?? { verbs: ['get'], apiGroups: [''], resources: ['pods'] };
+    const role = roles.find((candidate) => candidate.metadata?.name === binding.roleRef.name);
+    // Near an aggregated ClusterRole is what its sources grant, whether the controller has written it yet or not.
+    const granted = role?.aggregationRule === undefined ? (role?.rules ?? []) : state.clusterRoles.filter((source) => source.metadata?.labels?.[aggregateLabel] === 'true').flatMap((source) => source.rules ?? []);
+    const rule = granted.length > 0 ? pick(granted) : rules(binding.roleRef.kind === 'Role')[0] ?? { verbs: ['get'], apiGroups: [''], resources: ['pods'] };
     const concrete = (values: string[] | undefined, instead: readonly string[]) => {
       const value = values === undefined || values.length === 0 ? pick(instead) : pick(values);
       return value === '*' ? pick(instead) : value;
