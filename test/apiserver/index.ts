@@ -6,8 +6,6 @@ export type { ResourceType, StoredObject, WatchEvent } from './object-store.ts';
 export type { RecordedRequest } from './call-log.ts';
 export { subjectAccessReviewRouteName } from './subject-access-review.ts';
 export { ruleTableAuthorizer, type AuthorizationRule } from './rule-table-authorizer.ts';
-export * as apiStatus from './status.ts';
 export { namespaceType, rbacTypes, roleType, clusterRoleType, roleBindingType, clusterRoleBindingType } from './resource-types.ts';
 export { storeRbacAuthorizer } from './store-rbac-authorizer.ts';
 export { putRbac, type RbacObjects } from './put-rbac.ts';
-export { applyJsonPatch, applyMergePatch } from './patches.ts';

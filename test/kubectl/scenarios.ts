@@ -1,12 +1,11 @@
-// What the kubectl scenarios share: the cluster-state the webhook answers from (the examples'
-// RBAC plus the fixtures'), the demo namespace and the owner Deployment every ownerReference names,
-// and the upstream ORPE denial text.
+// What the kubectl scenarios share: the world they run in (the examples' namespace and RBAC plus the
+// fixtures', which the real API server holds and the local backend reads as its cluster state), and
+// the upstream ORPE denial text with the explanation kubectl prints before it.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'yaml';
 import type { KubeObject } from '../../src/api/types.ts';
 import { repoRoot } from '../deploy/tools.ts';
-import { startPretendCluster, type PretendCluster } from './cluster.ts';
 
 export const clusterState = ['examples/cluster-state.yaml', 'examples/namespace.yaml', 'examples/demo-user-rbac.yaml', 'test/kubectl/fixtures/cluster-state.yaml'];
 
@@ -31,24 +30,4 @@ export const ownerDenialWarnings = [
 
 export function fixture(path: string): KubeObject {
   return parse(readFileSync(join(repoRoot, path), 'utf8')) as KubeObject;
-}
-
-/**
- * A pretend cluster with the demo namespace created through kubectl (a real write) and the owner
- * Deployment seeded. The webhook answers from the cluster-state files above, or with `backend:
- * 'cluster'` from the stand-in itself (what kubectl wrote, as a webhook in a pod reads it). The
- * plugins enforce, as in the documented dry-run examples (`pluginMode=enforce`; the chart's own
- * default is warn), unless the values say otherwise.
- */
-export async function demoCluster(values: Record<string, unknown> = {}, options: { backend?: 'local' | 'cluster' } = {}): Promise<PretendCluster> {
-  const cluster = await startPretendCluster({ values: { pluginMode: 'enforce', ...values }, ...(options.backend === 'cluster' ? {} : { clusterState }) });
-  try {
-    const created = await cluster.kubectl('apply', '-f', 'examples/namespace.yaml');
-    if (created.code !== 0) throw new Error(`creating the demo namespace failed: ${created.stderr}`);
-    cluster.surface.putObject(fixture('test/kubectl/fixtures/deployment-web.yaml'));
-    return cluster;
-  } catch (error) {
-    await cluster.close();
-    throw error;
-  }
 }

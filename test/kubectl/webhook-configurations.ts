@@ -1,8 +1,6 @@
-// admissionregistration.k8s.io/v1 webhook configurations as the stand-in stores them, with the
-// defaults kube-apiserver fills in on create (so a hook read from the store is complete).
+// admissionregistration.k8s.io/v1 webhook configurations as the tests read them from kube-apiserver
+// (`kubectl get … -o json`) and write them (a third-party webhook registered next to ours).
 import type { MatchCondition, RuleWithOperations } from '../deploy/webhook-match.ts';
-import type { ResourceType } from '../apiserver/index.ts';
-import type { LabelSelector } from './label-selector.ts';
 
 export interface ServiceReference {
   namespace: string;
@@ -16,6 +14,11 @@ export interface WebhookClientConfig {
   service?: ServiceReference;
   /** Base64 PEM bundle; absent means the system roots. */
   caBundle?: string;
+}
+
+export interface LabelSelector {
+  matchLabels?: Record<string, string>;
+  matchExpressions?: Array<{ key: string; operator: 'In' | 'NotIn' | 'Exists' | 'DoesNotExist'; values?: string[] }>;
 }
 
 export interface Webhook {
@@ -39,25 +42,4 @@ export interface WebhookConfiguration {
   kind: 'MutatingWebhookConfiguration' | 'ValidatingWebhookConfiguration';
   metadata: { name: string; [key: string]: unknown };
   webhooks?: Webhook[];
-}
-
-export type Phase = 'mutating' | 'validating';
-
-export const webhookConfigurationTypes: Record<Phase, ResourceType> = {
-  mutating: { group: 'admissionregistration.k8s.io', version: 'v1', resource: 'mutatingwebhookconfigurations', kind: 'MutatingWebhookConfiguration', namespaced: false },
-  validating: { group: 'admissionregistration.k8s.io', version: 'v1', resource: 'validatingwebhookconfigurations', kind: 'ValidatingWebhookConfiguration', namespaced: false },
-};
-
-/** SetDefaults_*Webhook and SetDefaults_Rule for admissionregistration/v1. */
-export function withDefaults(webhook: Webhook, phase: Phase): Webhook {
-  return {
-    ...webhook,
-    failurePolicy: webhook.failurePolicy ?? 'Fail',
-    matchPolicy: webhook.matchPolicy ?? 'Equivalent',
-    namespaceSelector: webhook.namespaceSelector ?? {},
-    objectSelector: webhook.objectSelector ?? {},
-    timeoutSeconds: webhook.timeoutSeconds ?? 10,
-    rules: (webhook.rules ?? []).map((rule) => ({ ...rule, scope: rule.scope ?? '*' })),
-    ...(phase === 'mutating' ? { reinvocationPolicy: webhook.reinvocationPolicy ?? 'Never' } : {}),
-  };
 }
