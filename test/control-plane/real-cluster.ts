@@ -14,7 +14,7 @@ import { startControlPlane, type ControlPlane, type ControlPlaneOptions } from '
 import { generateCertificates } from '../../src/tls/generate.ts';
 import { deepMerge, startChartWebhook } from '../deploy/chart-webhook.ts';
 import { projectConfigMapMounts } from '../deploy/config-map-mounts.ts';
-import { defaultNamespace, defaultRelease, isHook, renderChart, type KubeObject } from '../deploy/helm.ts';
+import { defaultNamespace, defaultRelease, isHook, only, renderChart, type KubeObject } from '../deploy/helm.ts';
 import { repoRoot } from '../deploy/tools.ts';
 import { runKubectl, type KubectlResult } from '../kubectl/kubectl.ts';
 import type { WebhookConfiguration } from '../kubectl/webhook-configurations.ts';
@@ -109,7 +109,13 @@ export async function startRealCluster(options: RealClusterOptions = {}): Promis
     const mounts = await projectConfigMapMounts(rendered, join(scratch, 'pod'));
     // With self-managed TLS the webhook issues its certificate into this Secret (NAMESPACE/NAME).
     const selfManagedSecret = deploymentArgs(rendered).find((arg) => arg.startsWith('--self-managed-tls-secret='))?.split('=')[1];
-    const files = { certFile, keyFile, clusterStateFile, kubeconfig, mounts };
+    // The webhook talks to the API server as in its pod: with a token of the chart's ServiceAccount,
+    // so the chart's ClusterRole and Role are what every plugin and the registration get.
+    const serviceAccount = only<KubeObject & { spec: { template: { spec: { serviceAccountName: string } } } }>(rendered, 'Deployment').spec.template.spec.serviceAccountName;
+    const token = (await kubectlOk('create', 'token', serviceAccount, '-n', defaultNamespace, '--duration=2h')).trim();
+    const webhookKubeconfig = join(scratch, 'webhook.kubeconfig');
+    await writeFile(webhookKubeconfig, controlPlane.kubeconfigWithToken(token), { mode: 0o600 });
+    const files = { certFile, keyFile, clusterStateFile, kubeconfig: webhookKubeconfig, mounts };
     let webhook: Awaited<ReturnType<typeof startChartWebhook>> | undefined;
 
     const configurations = async () => {
