@@ -7,7 +7,7 @@
 import { seededRandom } from '../../src/util/seeded-random.ts';
 import type { Identity, OracleRequest } from './request.ts';
 import type { OraclePlugin } from './servers.ts';
-import { existingPodName, existingServiceName, namespaceNames, namespacesWithExistingObjects, runtimeClassNames, users } from './world.ts';
+import { existingPodName, existingServiceName, lateMutationLabel, namespaceNames, namespacesNotSentToWebhook, namespacesWithExistingObjects, runtimeClassNames, users } from './world.ts';
 
 export interface OracleCase {
   /** Names the case and its reproduction: `seed 7 #12`, or the upstream row it replays. */
@@ -80,8 +80,23 @@ function antiAffinity(random: Random, focus: OraclePlugin): object | undefined {
   return { podAntiAffinity, ...(chance(random, 0.2) ? { podAffinity: { requiredDuringSchedulingIgnoredDuringExecution: [term()] } } : {}) };
 }
 
+/** Mostly namespaces the webhook is sent; now and then one it is not. */
+function namespaceFor(random: Random, focus: OraclePlugin): string {
+  if (chance(random, 0.03)) return pick(random, namespacesNotSentToWebhook);
+  const sent = namespaceNames.filter((n) => !namespacesNotSentToWebhook.includes(n));
+  return focus === 'PodNodeSelector' || focus === 'PodTolerationRestriction' ? pick(random, sent) : pick(random, ['oracle-plain', 'oracle-exempt', ...sent]);
+}
+
+function imageVolumes(random: Random, focus: OraclePlugin): object[] {
+  if (!chance(random, focus === 'AlwaysPullImages' ? 0.3 : 0.05)) return [];
+  return Array.from({ length: 1 + Math.floor(random() * 2) }, (_, i) => {
+    const policy = pick(random, pullPolicies);
+    return { name: `data${i}`, image: { reference: pick(random, ['registry.example/data:1', 'registry.example/data@sha256:' + 'b'.repeat(64)]), ...(policy === undefined ? {} : { pullPolicy: policy }) } };
+  });
+}
+
 function podCreate(random: Random, id: string, focus: OraclePlugin): OracleRequest {
-  const namespace = focus === 'PodNodeSelector' || focus === 'PodTolerationRestriction' ? pick(random, namespaceNames) : pick(random, ['oracle-plain', 'oracle-exempt', ...namespaceNames]);
+  const namespace = namespaceFor(random, focus);
   const containers = Array.from({ length: 1 + Math.floor(random() * 3) }, (_, i) => container(random, `c${i}`, focus));
   const initContainers = Array.from({ length: Math.floor(random() * (focus === 'AlwaysPullImages' || focus === 'ExtendedResourceToleration' ? 3 : 1.5)) }, (_, i) => ({
     ...container(random, `init${i}`, focus),
@@ -94,9 +109,12 @@ function podCreate(random: Random, id: string, focus: OraclePlugin): OracleReque
   const tolerations = chance(random, focus === 'PodTolerationRestriction' || focus === 'ExtendedResourceToleration' ? 0.7 : 0.2) ? dedupe(some(random, tolerationPool, 3)) : undefined;
   const slug = id.replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '');
   const metadata: Record<string, unknown> = chance(random, 0.1) ? { generateName: `${slug}-` } : { name: slug };
+  if (chance(random, 0.03)) metadata.labels = { [lateMutationLabel]: 'true' };
   if (chance(random, 0.1)) metadata.ownerReferences = [{ apiVersion: 'v1', kind: 'ConfigMap', name: 'owner', uid: '00000000-0000-0000-0000-000000000001', ...(chance(random, 0.5) ? { blockOwnerDeletion: true } : {}) }];
+  const volumes = imageVolumes(random, focus);
   const spec: Record<string, unknown> = {
     containers,
+    ...(volumes.length > 0 ? { volumes } : {}),
     ...(initContainers.length > 0 ? { initContainers } : {}),
     ...withDefined('nodeSelector', nodeSelector),
     ...withDefined('tolerations', tolerations),
@@ -129,7 +147,7 @@ function serviceCreate(random: Random, id: string): OracleRequest {
   return {
     operation: 'create',
     resource: 'services',
-    namespace: pick(random, namespaceNames),
+    namespace: chance(random, 0.05) ? pick(random, namespacesNotSentToWebhook) : pick(random, namespaceNames),
     object: { apiVersion: 'v1', kind: 'Service', metadata: { name: slug }, spec: { type, ports: [{ port: 80 }], selector: { app: 'web' }, ...(ips.length > 0 ? { externalIPs: ips } : {}) } },
     as: pick(random, identities),
   };

@@ -1,8 +1,10 @@
 // The world both API servers of the oracle hold before any case runs: namespaces carrying the
-// scheduling plugins' annotations, their service accounts, RuntimeClasses (the in-tree RuntimeClass
-// plugin runs on both servers), users with different rights, an owner object, and the pods and
-// Services the update cases change. It is applied to each server through its own API, so each
-// server's admission chain admitted it: the stored pods already differ if the two chains disagree.
+// scheduling plugins' annotations, their service accounts, RuntimeClasses, users with different
+// rights, an owner object, and the pods and Services the update cases change; a namespace our
+// webhook is never sent (the chart's opt-out label; kube-system, which the chart always excludes,
+// exists already); and a MutatingAdmissionPolicy, which kube-apiserver runs after every in-tree
+// plugin and before every webhook. It is applied to each server through its own API, so each
+// server's admission chain admitted it.
 
 /** The plugins' configuration, as chart values; the chart renders the AdmissionConfiguration both servers read. */
 export const pluginConfiguration = {
@@ -44,7 +46,46 @@ export const namespaces: Record<string, Record<string, string>> = {
   'oracle-open-whitelist': { [tolerationsWhitelist]: '[]' },
   'oracle-bad-selector': { [nodeSelector]: 'pool=a,,=' },
   'oracle-bad-tolerations': { [defaultTolerations]: '{"key": not json' },
+  'oracle-opted-out': { [nodeSelector]: 'pool=a' },
 };
+
+/** Namespaces the chart's webhook configurations leave out: the in-tree plugins still see them. */
+export const optedOutNamespace = 'oracle-opted-out';
+export const namespacesNotSentToWebhook = [optedOutNamespace, 'kube-system'];
+const namespaceLabels: Record<string, Record<string, string>> = { [optedOutNamespace]: { 'admission-chain.io/disabled': 'true' } };
+
+/**
+ * Pods carrying this label are changed by a MutatingAdmissionPolicy after the in-tree plugins ran and
+ * before the webhooks run: their first container's pull policy set back to IfNotPresent, and a sidecar
+ * asking for an extended resource added.
+ */
+export const lateMutationLabel = 'oracle.example/late-mutation';
+const lateMutationPolicy = [
+  {
+    apiVersion: 'admissionregistration.k8s.io/v1',
+    kind: 'MutatingAdmissionPolicy',
+    metadata: { name: 'oracle-late-mutation' },
+    spec: {
+      matchConstraints: {
+        resourceRules: [{ apiGroups: [''], apiVersions: ['v1'], operations: ['CREATE'], resources: ['pods'] }],
+        objectSelector: { matchLabels: { [lateMutationLabel]: 'true' } },
+      },
+      failurePolicy: 'Fail',
+      reinvocationPolicy: 'Never',
+      mutations: [
+        {
+          patchType: 'JSONPatch',
+          jsonPatch: {
+            expression:
+              '[JSONPatch{op: "replace", path: "/spec/containers/0/imagePullPolicy", value: "IfNotPresent"}, ' +
+              'JSONPatch{op: "add", path: "/spec/containers/-", value: Object.spec.containers{name: "late-sidecar", image: "registry.example/sidecar:1", imagePullPolicy: "IfNotPresent", resources: Object.spec.containers.resources{limits: {"example.com/gpu": "1"}}}}]',
+          },
+        },
+      ],
+    },
+  },
+  { apiVersion: 'admissionregistration.k8s.io/v1', kind: 'MutatingAdmissionPolicyBinding', metadata: { name: 'oracle-late-mutation' }, spec: { policyName: 'oracle-late-mutation' } },
+];
 
 export const namespaceNames = Object.keys(namespaces);
 
@@ -93,11 +134,11 @@ export const namespacesWithExistingObjects = ['oracle-plain', 'oracle-exempt', '
 export function worldObjects(): object[] {
   const objects: object[] = [];
   for (const [name, annotations] of Object.entries(namespaces)) {
-    objects.push({ apiVersion: 'v1', kind: 'Namespace', metadata: { name, annotations } });
+    objects.push({ apiVersion: 'v1', kind: 'Namespace', metadata: { name, annotations, labels: namespaceLabels[name] ?? {} } });
     objects.push({ apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'default', namespace: name } });
     objects.push({ apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'builder', namespace: name } });
   }
-  objects.push(...runtimeClasses);
+  objects.push(...runtimeClasses, ...lateMutationPolicy);
   const writer = { apiGroups: [''], resources: ['pods', 'services'], verbs: ['get', 'list', 'create', 'update', 'patch'] };
   objects.push(
     { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', metadata: { name: 'oracle-writer' }, rules: [writer] },

@@ -1,0 +1,56 @@
+// Upstream as the oracle, a fixed-seed sample: the same dry-run requests to a kube-apiserver running
+// the plugins in-tree and to one running our webhook from the chart must get the same answers, except
+// where test/oracle/divergences.ts documents why not. `npm run oracle -- --cases 5000` is the full run.
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { describeWithControlPlane } from '../control-plane/real-cluster.ts';
+import { compareOutcomes, outcomeOf } from './compare.ts';
+import { generateCases } from './generate.ts';
+import { formatReport, runCases, type OracleReport } from './run.ts';
+import { oraclePlugins, startOracleServers, type OracleServers } from './servers.ts';
+import { upstreamCases } from './upstream-rows.ts';
+import { existingPodName, namespacesWithExistingObjects } from './world.ts';
+
+const seed = 20261201;
+const sampleCases = 360;
+
+describeWithControlPlane('upstream as the oracle: in-tree plugins and our webhook answer alike', () => {
+  let servers: OracleServers;
+  let report: OracleReport;
+  beforeAll(async () => {
+    servers = await startOracleServers();
+    report = await runCases(servers, [...upstreamCases(oraclePlugins), ...generateCases(oraclePlugins, sampleCases, seed)]);
+  }, 120_000);
+  afterAll(() => servers?.close());
+
+  it('every disagreement of the sample is a documented divergence, and every replayed upstream row meets its table', () => {
+    expect(report.findings, formatReport(report)).toEqual([]);
+  });
+
+  it('each plugin sees cases it admits and cases it denies with its own message (the sample reaches the plugins)', () => {
+    expect([...report.tallies.keys()].sort()).toEqual([...oraclePlugins].sort());
+    for (const [plugin, tally] of report.tallies) {
+      expect(tally.admitted, plugin).toBeGreaterThan(0);
+      expect(tally.admitted, plugin).toBeLessThan(tally.run);
+    }
+    const messages = report.results.flatMap((r) => (r.inTree.admitted ? [] : [r.inTree.message]));
+    for (const own of [
+      'pod node label selector conflicts with its namespace node label selector',
+      'conflict with its namespace whitelist',
+      'but only key kubernetes.io/hostname is allowed',
+      'Use of external IPs is denied by admission control',
+    ]) expect(messages.some((m) => m.includes(own)), own).toBe(true);
+    // AlwaysPullImages and ExtendedResourceToleration only mutate: admitted pods carry their work.
+    const admittedPods = report.results.flatMap((r) => (r.inTree.admitted && r.oracleCase.request.resource === 'pods' ? [JSON.stringify(r.inTree.object)] : []));
+    expect(admittedPods.some((p) => p.includes('"key":"example.com/gpu","operator":"Exists","effect":"NoSchedule"'))).toBe(true);
+    expect(admittedPods.every((p) => !p.includes('"imagePullPolicy":"Never"') || p.includes('oracle-opted-out') || p.includes('"namespace":"kube-system"'))).toBe(true);
+  });
+
+  it("the world's pods, each admitted by its own server's chain when the world was made, are the same pods", async () => {
+    for (const namespace of namespacesWithExistingObjects) {
+      const path = `/api/v1/namespaces/${namespace}/pods/${existingPodName}`;
+      const [inTree, webhook] = await Promise.all([servers.inTree.get(path), servers.webhook.get(path)]);
+      expect(inTree.code, namespace).toBe(200);
+      expect(compareOutcomes(outcomeOf(inTree), outcomeOf(webhook)), namespace).toEqual([]);
+    }
+  });
+});
