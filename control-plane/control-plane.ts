@@ -16,7 +16,7 @@ import { generateAuthority, issueServingCertificate, type KeyPairPem } from '../
 import { findBinaries, type Binaries } from './binaries.ts';
 
 export interface ControlPlaneOptions {
-  /** kube-apiserver flags after ours (a repeated flag: the last one wins). */
+  /** kube-apiserver flags after ours (a repeated list flag such as --disable-admission-plugins adds to the earlier one). */
   apiServerArgs?: string[];
   /** Where the data, certificates and logs go; a new temporary folder by default, removed on stop. */
   dir?: string;
