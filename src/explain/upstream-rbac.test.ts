@@ -8,7 +8,7 @@ import type { ClusterRole, ClusterRoleBinding, Role, RoleBinding } from '../api/
 import type { KubeObject } from '../api/types.ts';
 import { createRbacAuthorizer } from '../adapters/local/rbac/index.ts';
 import type { RbacRequest } from '../adapters/local/rbac/request.ts';
-import { authorizerCases, ruleMatchesCases, type RbacTableState } from '../adapters/local/rbac/upstream-cases.ts';
+import { authorizerCases, ruleMatchesCases, type RbacTableState } from '../adapters/local/rbac/testdata/upstream-cases.ts';
 import type { AuthorizationAttributes } from '../ports/authorizer.ts';
 import { createExplainer } from './index.ts';
 

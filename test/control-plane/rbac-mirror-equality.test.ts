@@ -44,9 +44,9 @@ import { createRbacMirrorAuthorizer, type RbacMirrorAuthorizer } from '../../src
 import { createRbacAuthorizer } from '../../src/adapters/local/rbac/index.ts';
 import { rbacRequestFrom, type RbacRequest } from '../../src/adapters/local/rbac/request.ts';
 import { ruleAllows } from '../../src/adapters/local/rbac/rule-matching.ts';
-import { appliesToRows, authorizerCases, defaultRuleResolverRows, ruleMatchesCases, staticRoles1, type RbacTableState } from '../../src/adapters/local/rbac/upstream-cases.ts';
+import { appliesToRows, authorizerCases, defaultRuleResolverRows, ruleMatchesCases, staticRoles1, type RbacTableState } from '../../src/adapters/local/rbac/testdata/upstream-cases.ts';
 import { ownerReferencesPermissionEnforcement } from '../../src/plugins/ownerreferences/index.ts';
-import { allUpstreamCases, attributesFor, expectedMessage } from '../../src/plugins/ownerreferences/upstream-cases.ts';
+import { allUpstreamCases, attributesFor, expectedMessage } from '../../src/plugins/ownerreferences/testdata/upstream-cases.ts';
 import type { AuthorizationRecorder } from '../../src/ports/recorders.ts';
 import type { AuthorizationAttributes, AuthorizationResult, Authorizer } from '../../src/ports/authorizer.ts';
 import { seededRandom } from '../../src/util/seeded-random.ts';

@@ -9,7 +9,7 @@ import type { Clock } from '../../src/ports/clock.ts';
 import { ownerReferencesPermissionEnforcement } from '../../src/plugins/ownerreferences/index.ts';
 import { startStandInApiServer, type StandInApiServer } from '../apiserver/index.ts';
 import { coreVersionsRoute, groupListRoute, groupVersionRoute, serveDiscovery, type ServedDiscovery } from '../apiserver/discovery-routes.ts';
-import { attributesFor } from '../../src/plugins/ownerreferences/upstream-cases.ts';
+import { attributesFor } from '../../src/plugins/ownerreferences/testdata/upstream-cases.ts';
 import { requestContext } from '../support/attributes.ts';
 import { loadFixtureClusterState } from '../support/cluster-state.ts';
 import { isPromiseLike } from '../../src/util/maybe-async.ts';

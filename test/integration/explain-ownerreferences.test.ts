@@ -20,7 +20,7 @@ import { maxWarningRunes, maxWarningsPerExplanation } from '../../src/explain/li
 import { systemClock, systemRandom } from '../../src/ports/clock.ts';
 import { silentLogger } from '../../src/ports/logger.ts';
 import { definition } from '../../src/plugins/ownerreferences/index.ts';
-import { allUpstreamCases, attributesFor, expectedMessage } from '../../src/plugins/ownerreferences/upstream-cases.ts';
+import { allUpstreamCases, attributesFor, expectedMessage } from '../../src/plugins/ownerreferences/testdata/upstream-cases.ts';
 import { deadlineOf } from '../support/attributes.ts';
 import { fixtureClusterStatePath } from '../support/cluster-state.ts';
 

@@ -11,7 +11,7 @@ import { createExplainer } from '../../src/explain/index.ts';
 import { ownerReferencesPermissionEnforcement } from '../../src/plugins/ownerreferences/index.ts';
 import { startStandInApiServer, subjectAccessReviewRouteName, type StandInApiServer } from '../apiserver/index.ts';
 import { serveDiscovery, type ServedDiscovery } from '../apiserver/discovery-routes.ts';
-import { allUpstreamCases, attributesFor, expectedMessage } from '../../src/plugins/ownerreferences/upstream-cases.ts';
+import { allUpstreamCases, attributesFor, expectedMessage } from '../../src/plugins/ownerreferences/testdata/upstream-cases.ts';
 import { requestContext } from '../support/attributes.ts';
 import { recordingAuthorizer } from '../support/authorizers.ts';
 import { loadFixtureClusterState } from '../support/cluster-state.ts';

@@ -11,7 +11,7 @@ import { createLocalRestMapper } from '../../src/adapters/local/rest-mapper.ts';
 import { systemClock, systemRandom } from '../../src/ports/clock.ts';
 import { silentLogger } from '../../src/ports/logger.ts';
 import { definition, ownerReferencesPermissionEnforcement } from '../../src/plugins/ownerreferences/index.ts';
-import { allUpstreamCases, attributesFor, expectedMessage, upstreamFakeAuthorizer } from '../../src/plugins/ownerreferences/upstream-cases.ts';
+import { allUpstreamCases, attributesFor, expectedMessage, upstreamFakeAuthorizer } from '../../src/plugins/ownerreferences/testdata/upstream-cases.ts';
 import type { Authorizer } from '../../src/ports/authorizer.ts';
 import { deadlineOf, requestContext } from '../support/attributes.ts';
 import { recordingAuthorizer } from '../support/authorizers.ts';

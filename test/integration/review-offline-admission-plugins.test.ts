@@ -9,11 +9,11 @@ import { describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
 import { runMain } from '../support/cli.ts';
 import { scratchFiles } from '../support/scratch-files.ts';
-import { interPodAffinityCases } from '../../src/plugins/antiaffinity/upstream-cases.ts';
-import { admissionCases as externalIPCases } from '../../src/plugins/denyserviceexternalips/upstream-cases.ts';
-import { admitCases as extendedResourceCases } from '../../src/plugins/extendedresourcetoleration/upstream-cases.ts';
-import { podAdmissionCases as nodeSelectorCases } from '../../src/plugins/podnodeselector/upstream-cases.ts';
-import { podAdmissionCases as tolerationCases } from '../../src/plugins/podtolerationrestriction/upstream-cases.ts';
+import { interPodAffinityCases } from '../../src/plugins/antiaffinity/testdata/upstream-cases.ts';
+import { admissionCases as externalIPCases } from '../../src/plugins/denyserviceexternalips/testdata/upstream-cases.ts';
+import { admitCases as extendedResourceCases } from '../../src/plugins/extendedresourcetoleration/testdata/upstream-cases.ts';
+import { podAdmissionCases as nodeSelectorCases } from '../../src/plugins/podnodeselector/testdata/upstream-cases.ts';
+import { podAdmissionCases as tolerationCases } from '../../src/plugins/podtolerationrestriction/testdata/upstream-cases.ts';
 
 const { dir, write } = scratchFiles('review-admission-plugins');
 

@@ -6,9 +6,9 @@
 // affinity term (the API refuses an empty namespace name; upstream's unit test never validates the
 // pod). Each row carries upstream's
 // expectation, which the in-tree answer must meet too.
-import { interPodAffinityCases } from '../../src/plugins/antiaffinity/upstream-cases.ts';
-import { admissionCases as externalIPCases } from '../../src/plugins/denyserviceexternalips/upstream-cases.ts';
-import { admitCases as extendedResourceCases } from '../../src/plugins/extendedresourcetoleration/upstream-cases.ts';
+import { interPodAffinityCases } from '../../src/plugins/antiaffinity/testdata/upstream-cases.ts';
+import { admissionCases as externalIPCases } from '../../src/plugins/denyserviceexternalips/testdata/upstream-cases.ts';
+import { admitCases as extendedResourceCases } from '../../src/plugins/extendedresourcetoleration/testdata/upstream-cases.ts';
 import type { OracleCase } from './generate.ts';
 import type { OraclePlugin } from './servers.ts';
 import { users } from './world.ts';

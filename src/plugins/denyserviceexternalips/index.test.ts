@@ -8,7 +8,7 @@ import { systemClock, systemRandom } from '../../ports/clock.ts';
 import { attributesRecord, requestContext } from '../../../test/support/attributes.ts';
 import { syncRejectionOf } from '../../../test/support/rejections.ts';
 import { definition, pluginName } from './index.ts';
-import { admissionCases, makeSvc } from './upstream-cases.ts';
+import { admissionCases, makeSvc } from './testdata/upstream-cases.ts';
 
 const plugin = definition.create({ logger: silentLogger, clock: systemClock, random: systemRandom });
 const context = requestContext();

@@ -11,7 +11,7 @@ import { systemClock, systemRandom } from '../../ports/clock.ts';
 import { attributesRecord, requestContext } from '../../../test/support/attributes.ts';
 import { definition, pluginName } from './index.ts';
 import { isExtendedResourceName } from './extended-resource.ts';
-import { admitCases, containerRequestingCPU, containerRequestingExtendedResource1, extendedResource1, tolerationFor } from './upstream-cases.ts';
+import { admitCases, containerRequestingCPU, containerRequestingExtendedResource1, extendedResource1, tolerationFor } from './testdata/upstream-cases.ts';
 
 const plugin = definition.create({ logger: silentLogger, clock: systemClock, random: systemRandom });
 const context = requestContext();

@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import type { OwnerReference } from '../../api/types.ts';
 import type { AuthorizationResult, Authorizer } from '../../ports/authorizer.ts';
-import { attributesFor } from './upstream-cases.ts';
+import { attributesFor } from './testdata/upstream-cases.ts';
 import { fixedRestMapper } from '../../../test/support/rest-mappers.ts';
 import { rejectionOf as outcome } from '../../../test/support/rejections.ts';
 import { recordingAuthorizer } from '../../../test/support/authorizers.ts';

@@ -12,7 +12,7 @@ import { requestContext } from '../../../test/support/attributes.ts';
 import { recordingAuthorizer } from '../../../test/support/authorizers.ts';
 import { rejectionOf as outcome } from '../../../test/support/rejections.ts';
 import { fixedRestMapper, neverReturningRestMapper, recordingRestMapper } from '../../../test/support/rest-mappers.ts';
-import { allUpstreamCases, attributesFor, expectedMessage, upstreamFakeAuthorizer, upstreamFakeAuthorizerAtHand } from './upstream-cases.ts';
+import { allUpstreamCases, attributesFor, expectedMessage, upstreamFakeAuthorizer, upstreamFakeAuthorizerAtHand } from './testdata/upstream-cases.ts';
 import { definition, ownerReferencesPermissionEnforcement } from './index.ts';
 
 /** What upstream's fake discovery serves for these tests. */

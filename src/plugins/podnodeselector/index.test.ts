@@ -15,7 +15,7 @@ import { namespace, recordingLookup } from '../../../test/support/lookups.ts';
 import { rejectionOf } from '../../../test/support/rejections.ts';
 import { definition, pluginName, podNodeSelector as createPlugin } from './index.ts';
 import type { PodNodeSelectorConfiguration } from './configuration.ts';
-import { podAdmissionCases } from './upstream-cases.ts';
+import { podAdmissionCases } from './testdata/upstream-cases.ts';
 
 const annotation = 'scheduler.alpha.kubernetes.io/node-selector';
 const context = requestContext();

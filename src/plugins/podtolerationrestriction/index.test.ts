@@ -15,7 +15,7 @@ import { rejectionOf } from '../../../test/support/rejections.ts';
 import { podTolerationRestriction } from './index.ts';
 import type { PodTolerationRestrictionConfiguration } from './configuration.ts';
 import type { PodForTolerations } from './pod.ts';
-import { memoryPressure, podAdmissionCases, t } from './upstream-cases.ts';
+import { memoryPressure, podAdmissionCases, t } from './testdata/upstream-cases.ts';
 
 const defaultsAnnotation = 'scheduler.alpha.kubernetes.io/defaultTolerations';
 const whitelistAnnotation = 'scheduler.alpha.kubernetes.io/tolerationsWhitelist';

@@ -17,7 +17,7 @@ import { attributesOf, requestContext } from '../../../test/support/attributes.t
 import { lookupsOf, recordingLookup } from '../../../test/support/lookups.ts';
 import { patchedThroughWebhook } from '../../../test/support/patches.ts';
 import { rejectionOf } from '../../../test/support/rejections.ts';
-import { guaranteedResources, newOverheadValidPod, newRuntimeClass } from './upstream-cases.ts';
+import { guaranteedResources, newOverheadValidPod, newRuntimeClass } from './testdata/upstream-cases.ts';
 
 const basePorts = { logger: silentLogger, clock: systemClock, random: systemRandom };
 const pluginWith = (lookup: ResourceLookup<RuntimeClass>): AdmissionPlugin => runtimeClass(lookup);

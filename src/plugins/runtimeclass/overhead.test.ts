@@ -9,7 +9,7 @@ import { setOverhead, validateOverhead } from './overhead.ts';
 import { attributesOf } from '../../../test/support/attributes.ts';
 import { patchedThroughWebhook } from '../../../test/support/patches.ts';
 import { forbiddenMessageOf } from '../../../test/support/rejections.ts';
-import { guaranteedResources, newOverheadValidPod, newRuntimeClass } from './upstream-cases.ts';
+import { guaranteedResources, newOverheadValidPod, newRuntimeClass } from './testdata/upstream-cases.ts';
 
 const smallOverhead = newRuntimeClass('foo', { overhead: { podFixed: { cpu: '100m', memory: '1' } } });
 const bigOverhead = newRuntimeClass('foo', { overhead: { podFixed: { cpu: '10', memory: '10G' } } });

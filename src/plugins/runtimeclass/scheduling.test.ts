@@ -7,7 +7,7 @@ import { setScheduling } from './scheduling.ts';
 import { attributesOf } from '../../../test/support/attributes.ts';
 import { patchedThroughWebhook } from '../../../test/support/patches.ts';
 import { forbiddenMessageOf } from '../../../test/support/rejections.ts';
-import { newSchedulingValidPod, newRuntimeClass } from './upstream-cases.ts';
+import { newSchedulingValidPod, newRuntimeClass } from './testdata/upstream-cases.ts';
 
 const fooBarNoSchedule = { key: 'foo', operator: 'Equal', value: 'bar', effect: 'NoSchedule' };
 const fizzBuzzNoSchedule = { key: 'fizz', operator: 'Equal', value: 'buzz', effect: 'NoSchedule' };

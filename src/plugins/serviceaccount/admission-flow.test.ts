@@ -16,7 +16,7 @@ import { FixedRandom } from '../../../test/support/clock.ts';
 import { lookupsOf, recordingLookup, type LiveAnswer, type RecordingLookup } from '../../../test/support/lookups.ts';
 import { testPorts } from '../../../test/support/ports.ts';
 import { rejectionOf } from '../../../test/support/rejections.ts';
-import { informerCache } from './upstream-cases.ts';
+import { informerCache } from './testdata/upstream-cases.ts';
 
 const mountPath = '/var/run/secrets/kubernetes.io/serviceaccount';
 

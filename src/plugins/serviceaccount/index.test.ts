@@ -1,6 +1,6 @@
 // Every test of upstream plugin/pkg/admission/serviceaccount/admission_test.go (newest stored
 // version), as data rows. Upstream's informer store becomes an in-memory lookup's cache
-// (upstream-cases.ts), its fake clientset an in-memory lookup's live script, and its
+// (testdata/upstream-cases.ts), its fake clientset an in-memory lookup's live script, and its
 // WithReinvocationTesting wrapper admitWithReinvocation below: every admit runs twice and the
 // second run must change nothing. Each mutation is also checked through a JSON patch
 // (fast-json-patch compare(original, mutated) applied to the original), which is what the webhook
@@ -22,7 +22,7 @@ import { RecordingClock } from '../../../test/support/clock.ts';
 import { lookupsOf, recordingLookup } from '../../../test/support/lookups.ts';
 import { testPorts } from '../../../test/support/ports.ts';
 import { rejectionOf } from '../../../test/support/rejections.ts';
-import { informerCache, type InformerCache } from './upstream-cases.ts';
+import { informerCache, type InformerCache } from './testdata/upstream-cases.ts';
 
 const mountPath = '/var/run/secrets/kubernetes.io/serviceaccount';
 const mirror = { annotations: { 'kubernetes.io/config.mirror': 'true' } };

@@ -9,7 +9,7 @@ import type { ServiceAccount } from '../../ports/lookups.ts';
 import { getServiceAccount, ServiceAccountLookupError } from './lookup.ts';
 import { FixedRandom, RecordingClock, SeededRandom } from '../../../test/support/clock.ts';
 import { recordingLookup, type LiveAnswer } from '../../../test/support/lookups.ts';
-import { informerCache, type InformerCache } from './upstream-cases.ts';
+import { informerCache, type InformerCache } from './testdata/upstream-cases.ts';
 
 const account = (name: string): ServiceAccount => ({ apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name, namespace: 'myns' } });
 const signal = () => new AbortController().signal;

@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import type { RoleBinding } from '../../../api/rbac.ts';
 import type { AuthorizationAttributes } from '../../../ports/authorizer.ts';
 import { createRbacAuthorizer } from './index.ts';
-import { authorizerCases, type RbacTableState } from './upstream-cases.ts';
+import { authorizerCases, type RbacTableState } from './testdata/upstream-cases.ts';
 import {
   bindToClusterRole,
   bindToRole,
@@ -16,7 +16,7 @@ import {
   newRule,
   nonResourceAttributes,
   resourceAttributes as attrs,
-} from '../../../../test/support/rbac.ts';
+} from './testdata/builders.ts';
 
 type State = RbacTableState;
 const authorizerFor = (state: State) =>

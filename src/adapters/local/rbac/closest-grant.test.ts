@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { describeClosestGrant } from '../../../explain/describe.ts';
 import type { AuthorizationAttributes } from '../../../ports/authorizer.ts';
 import { createRbacAuthorizer } from './authorizer.ts';
-import { bindToRole, newRole, newRoleBinding } from '../../../../test/support/rbac.ts';
+import { bindToRole, newRole, newRoleBinding } from './testdata/builders.ts';
 
 const deployer = newRole('deployer', 'team-a', { apiGroups: ['apps'], resources: ['deployments'], verbs: ['get', 'update'] });
 const named = newRole('one-config', 'team-a', { apiGroups: [''], resources: ['configmaps'], resourceNames: ['a'], verbs: ['delete'] });

@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import type { PolicyRule } from '../../../api/rbac.ts';
 import { nonResourceURLMatches, resourceMatches, resourceNameMatches, ruleAllows } from './rule-matching.ts';
 import type { RbacRequest } from './request.ts';
-import { ruleMatchesCases } from './upstream-cases.ts';
+import { ruleMatchesCases } from './testdata/upstream-cases.ts';
 
 const base: RbacRequest = { user: {}, resourceRequest: true, verb: '', namespace: '', apiGroup: '', resource: '', subresource: '', name: '', path: '' };
 const res = (verb: string, group: string, resource: string, subresource = '', name = ''): RbacRequest => ({ ...base, verb, apiGroup: group, resource, subresource, name });

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import type { PolicyRule } from '../../../api/rbac.ts';
 import { ruleKey } from './aggregation.ts';
 import { RuleResolver } from './rule-resolver.ts';
-import { defaultRuleResolverRows, staticRoles1 as staticRolesState } from './upstream-cases.ts';
+import { defaultRuleResolverRows, staticRoles1 as staticRolesState } from './testdata/upstream-cases.ts';
 
 const ruleAdmin: PolicyRule = { verbs: ['*'], apiGroups: ['*'], resources: ['*'] };
 const staticRoles1 = new RuleResolver(staticRolesState);

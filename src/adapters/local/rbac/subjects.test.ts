@@ -2,7 +2,7 @@
 // index of the first applying subject).
 import { describe, expect, it } from 'vitest';
 import { appliesTo, describeSubject } from './subjects.ts';
-import { appliesToRows } from './upstream-cases.ts';
+import { appliesToRows } from './testdata/upstream-cases.ts';
 
 describe('TestAppliesTo', () => {
   it.each(appliesToRows)('$testCase', (row) => {

@@ -1,7 +1,7 @@
 // Builders mirroring upstream rbac_test.go's newRule/newRole/newClusterRole/newRoleBinding/
 // newClusterRoleBinding, so the ported tables read like the originals. Test-only.
-import type { ClusterRole, ClusterRoleBinding, PolicyRule, Role, RoleBinding, Subject } from '../../src/api/rbac.ts';
-import type { AuthorizationAttributes } from '../../src/ports/authorizer.ts';
+import type { ClusterRole, ClusterRoleBinding, PolicyRule, Role, RoleBinding, Subject } from '../../../../api/rbac.ts';
+import type { AuthorizationAttributes } from '../../../../ports/authorizer.ts';
 
 /** Like upstream, each list is strings.Split(s, ","): "" becomes [""]. */
 export function newRule(verbs: string, apiGroups: string, resources: string, nonResourceURLs: string): PolicyRule {

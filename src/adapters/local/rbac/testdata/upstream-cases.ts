@@ -3,10 +3,10 @@
 // (pkg/registry/rbac/validation). The tests beside this file run each row against the part it
 // exercises; the RBAC mirror's equality test runs every row through the mirror and through
 // SubjectAccessReview alike.
-import type { ClusterRole, ClusterRoleBinding, PolicyRule, Role, RoleBinding, Subject } from '../../../api/rbac.ts';
-import type { UserInfo } from '../../../api/types.ts';
-import type { AuthorizationAttributes } from '../../../ports/authorizer.ts';
-import type { RbacRequest } from './request.ts';
+import type { ClusterRole, ClusterRoleBinding, PolicyRule, Role, RoleBinding, Subject } from '../../../../api/rbac.ts';
+import type { UserInfo } from '../../../../api/types.ts';
+import type { AuthorizationAttributes } from '../../../../ports/authorizer.ts';
+import type { RbacRequest } from '../request.ts';
 import {
   bindToClusterRole,
   newClusterRole,
@@ -15,7 +15,7 @@ import {
   newRule,
   nonResourceAttributes,
   resourceAttributes as attrs,
-} from '../../../../test/support/rbac.ts';
+} from './builders.ts';
 
 export interface RbacTableState {
   roles?: Role[];
