@@ -1,35 +1,27 @@
-// Whether the webhooks are registered, as `serve` reports it against the stand-in API server: the
+// Whether the webhooks are registered, as `serve` reports it against a real kube-apiserver (which
+// validates the configuration the webhook writes into its admissionregistration API): the
 // gauge admission_chain_webhook_configuration_registered on /metrics (one series per configuration
 // the enabled plugins use) and a log line at each change — 0 while the probe through the Service
 // fails, 1 once the webhook registered, 0 again when the configuration is deleted.
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { AdmissionregistrationV1Api, KubeConfig } from '@kubernetes/client-node';
+import { afterAll, afterEach, beforeAll, beforeEach, expect, it } from 'vitest';
+import { startControlPlane, type ControlPlane } from '../../control-plane/control-plane.ts';
 import { runServer } from '../../src/cli/serve.ts';
 import { templateAnnotation } from '../../src/registration/template.ts';
-import { startStandInApiServer, type ResourceType, type StandInApiServer } from '../apiserver/index.ts';
 import { generateCertificates } from '../../src/tls/generate.ts';
 import { capturedLog } from '../support/log.ts';
 import { testServeConfig } from '../support/serve-config.ts';
+import { describeWithControlPlane } from './real-cluster.ts';
 
-const validating: ResourceType = { group: 'admissionregistration.k8s.io', version: 'v1', resource: 'validatingwebhookconfigurations', kind: 'ValidatingWebhookConfiguration', namespaced: false };
-const mutating: ResourceType = { group: 'admissionregistration.k8s.io', version: 'v1', resource: 'mutatingwebhookconfigurations', kind: 'MutatingWebhookConfiguration', namespaced: false };
 const repoRoot = new URL('../../', import.meta.url).pathname;
 
-let api: StandInApiServer;
+let controlPlane: ControlPlane;
+let api: AdmissionregistrationV1Api;
 let scratch: string;
 let stop: (() => Promise<void>) | undefined;
-beforeEach(async () => {
-  api = await startStandInApiServer({ writableResources: [validating, mutating] });
-  scratch = await mkdtemp(join(tmpdir(), 'admission-chain-registration-status-'));
-});
-afterEach(async () => {
-  await stop?.();
-  stop = undefined;
-  await api.close();
-  await rm(scratch, { recursive: true, force: true });
-});
 
 async function until(check: () => Promise<void> | void, timeoutMs = 8_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
@@ -45,7 +37,25 @@ async function until(check: () => Promise<void> | void, timeoutMs = 8_000): Prom
 
 const series = (exposition: string) => [...exposition.matchAll(/^admission_chain_webhook_configuration_registered\{kind="(\w+)"\} (\d+)$/gm)].map(([, kind, value]) => [kind, Number(value)]);
 
-describe('serve reports whether its webhook configurations are registered', () => {
+describeWithControlPlane('serve reports whether its webhook configurations are registered (real kube-apiserver)', () => {
+  beforeAll(async () => {
+    controlPlane = await startControlPlane();
+    const kubeConfig = new KubeConfig();
+    kubeConfig.loadFromString(controlPlane.kubeconfigYaml);
+    api = kubeConfig.makeApiClient(AdmissionregistrationV1Api);
+  }, 90_000);
+  afterAll(async () => {
+    await controlPlane?.stop();
+  });
+  beforeEach(async () => {
+    scratch = await mkdtemp(join(tmpdir(), 'admission-chain-registration-status-'));
+  });
+  afterEach(async () => {
+    await stop?.();
+    stop = undefined;
+    await rm(scratch, { recursive: true, force: true });
+  });
+
   it('0 until the probe answers, 1 once registered, 0 when deleted; one line at each change; no series for an unused phase', async () => {
     // Served for the Service's name, which the probe verifies against the CA bundle it registers.
     const certs = await generateCertificates({ commonName: 'ac.admission-chain.svc', dnsNames: ['ac.admission-chain.svc'] });
@@ -54,9 +64,10 @@ describe('serve reports whether its webhook configurations are registered', () =
     await writeFile(keyFile, certs.key, { mode: 0o600 });
     await writeFile(caFile, certs.caCert);
     const kubeconfig = join(scratch, 'kubeconfig');
-    await writeFile(kubeconfig, api.kubeconfigYaml, { mode: 0o600 });
+    await writeFile(kubeconfig, controlPlane.kubeconfigYaml, { mode: 0o600 });
     const template = [{ name: 'validate.admission-chain.io', admissionReviewVersions: ['v1'], sideEffects: 'None', failurePolicy: 'Fail', clientConfig: { service: { name: 'ac', namespace: 'admission-chain', path: '/validate', port: 443 } } }];
-    api.store.put(validating, { metadata: { name: 'ac', annotations: { [templateAnnotation]: JSON.stringify(template) } } });
+    // As the chart installs it: no webhooks yet, the template for them in an annotation.
+    await api.createValidatingWebhookConfiguration({ body: { metadata: { name: 'ac', annotations: { [templateAnnotation]: JSON.stringify(template) } }, webhooks: [] } });
 
     const config = testServeConfig({
       tlsCertFile: certFile,
@@ -86,9 +97,14 @@ describe('serve reports whether its webhook configurations are registered', () =
     routed = true;
     await until(async () => expect(await scrape()).toEqual([['ValidatingWebhookConfiguration', 1]]));
     expect(changes().at(-1)).toEqual([30, 'webhook configuration registered as the chart asked', 'ValidatingWebhookConfiguration', 'written']);
+    // What kube-apiserver now holds, with its defaults filled in: the template's webhook, pointed at the Service with the CA.
+    const written = await api.readValidatingWebhookConfiguration({ name: 'ac' });
+    expect(written.webhooks).toEqual([
+      expect.objectContaining({ name: 'validate.admission-chain.io', failurePolicy: 'Fail', clientConfig: { service: { name: 'ac', namespace: 'admission-chain', path: '/validate', port: 443 }, caBundle: Buffer.from(certs.caCert).toString('base64') } }),
+    ]);
 
     // Deleted by hand (or by a Job run at install): nothing can bring it back, and the gauge says so.
-    api.store.delete(validating, '', 'ac');
+    await api.deleteValidatingWebhookConfiguration({ name: 'ac' });
     await until(async () => expect(await scrape()).toEqual([['ValidatingWebhookConfiguration', 0]]));
     expect(changes()).toEqual([
       [40, 'webhook configuration not registered as the chart asked', 'ValidatingWebhookConfiguration', 'waiting'],
