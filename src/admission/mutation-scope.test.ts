@@ -91,6 +91,55 @@ describe('MutationScope', () => {
     expect(working.spec[0]).not.toBe(original.spec[0]);
   });
 
+  it('inside a path, gives the same patch as compare for the changes compare treats apart', () => {
+    const base = () => ({
+      spec: {
+        containers: [
+          { name: 'a', env: [{}, {}, { name: 'X', value: null }], ports: [1, 2, 3], args: ['x'] },
+          { name: 'b', env: Array.from({ length: 1000 }, () => ({})), list: [{ k: 1 }], map: { k: [1] } },
+        ],
+      },
+    });
+    /** A container of the copy, to change as a plugin would. */
+    const at = (pod: ReturnType<typeof base>, index: number) => pod.spec.containers[index] as Record<string, any>;
+    const changes: Array<[string, (pod: ReturnType<typeof base>) => void]> = [
+      ['nothing', () => {}],
+      ['an equal value assigned over the copy', (pod) => (at(pod, 1).env = Array.from({ length: 1000 }, () => ({})))],
+      ['an item deep in a long list', (pod) => (at(pod, 1).env[999].name = 'Y')],
+      ['a list shortened', (pod) => at(pod, 0).ports.pop()],
+      ['a list lengthened', (pod) => at(pod, 1).env.push({})],
+      ['a list replaced by an object', (pod) => (at(pod, 0).args = { 0: 'x' })],
+      ['an object replaced by a list', (pod) => (at(pod, 1).map = [[1]])],
+      ['a key removed and another added', (pod) => {
+        delete at(pod, 1).list;
+        at(pod, 1).other = [{ k: 1 }];
+      }],
+      ['a null replaced and a value set to undefined', (pod) => {
+        at(pod, 0).env[2].value = 'v';
+        at(pod, 0).name = undefined;
+      }],
+      ['a container removed from the front', (pod) => pod.spec.containers.shift()],
+      ['a hole in a list', (pod) => delete at(pod, 0).ports[1]],
+    ];
+    for (const [what, change] of changes) {
+      const original = base();
+      const scope = MutationScope.of([[['spec', 'containers']]]);
+      const working = scope.copy(original);
+      change(working);
+      expect(scope.patch(original, working), what).toEqual(fastJsonPatch.compare(original, working));
+    }
+  });
+
+  it('passes over an unchanged value inside a path however deep it is nested, without recursing into it', () => {
+    let deep: Record<string, unknown> = {};
+    for (let i = 0; i < 5000; i++) deep = { a: deep };
+    const original = { spec: { containers: [{ name: 'a', deep }] } };
+    const scope = MutationScope.of([[['spec', 'containers']]]);
+    const working = scope.copy(original);
+    (working.spec.containers[0] as Record<string, unknown>).imagePullPolicy = 'Always';
+    expect(scope.patch(original, working)).toEqual([{ op: 'add', path: '/spec/containers/0/imagePullPolicy', value: 'Always' }]);
+  });
+
   // Random objects, random paths, random changes made only where the paths allow: the scoped
   // patch must equal fast-json-patch's compare of the whole objects, operation for operation.
   it('equals the whole-object compare on random objects and changes (fixed seed)', () => {

@@ -5,7 +5,10 @@
 // the way shallowly, each path's own value deeply) and everything else is shared with the request's
 // object. The patch is fast-json-patch's compare over views of the two objects in which shared,
 // untouched values are replaced by one placeholder: the same operations, in the same order, as
-// comparing the whole objects, but the work is that of the paths.
+// comparing the whole objects, but the work is that of the paths. Inside a path's copy, the parts
+// equal in both become the placeholder too, found by a walk that lists no keys and keeps its own
+// stack: compare lists the keys of every object and array it walks (a million-item array in an
+// untouched container cost more heap than its copy), and emits nothing for equal parts anyway.
 import fastJsonPatch, { type Operation } from 'fast-json-patch';
 import { cloneJson } from '../util/clone-json.ts';
 import { isPlainObject } from '../util/plain-object.ts';
@@ -21,6 +24,8 @@ interface PathNode {
 
 /** Stands in for a value both objects share: equal to itself, and never looked into. */
 const shared = 0;
+/** Both sides as the placeholder: a pair compare has nothing to say about. Never written to. */
+const both: [unknown, unknown] = [shared, shared];
 
 export class MutationScope {
   readonly #root: PathNode;
@@ -76,13 +81,14 @@ function copyNode(value: unknown, node: PathNode): unknown {
 
 /**
  * The two objects as compare should see them: along the paths, objects rebuilt with their own keys
- * in their own order; values off the paths that are the very same in both become the placeholder,
- * values that differ (a plugin assigned a new one) stay, and the paths' own values stay whole.
+ * in their own order; values off the paths that are the very same in both become the placeholder;
+ * what differs off them (a plugin assigned a new value) and the paths' own values are kept but for
+ * their parts equal in both.
  */
 function views(from: unknown, to: unknown, node: PathNode): [unknown, unknown] {
-  if (node.leaf) return [from, to];
-  if (from === to) return [shared, shared];
-  if (!isPlainObject(from) || !isPlainObject(to)) return [from, to];
+  if (node.leaf) return withoutEqualParts(from, to);
+  if (from === to) return both;
+  if (!isPlainObject(from) || !isPlainObject(to)) return withoutEqualParts(from, to);
   const pairs = new Map<string, [unknown, unknown]>();
   const pairFor = (key: string): [unknown, unknown] => {
     let pair = pairs.get(key);
@@ -90,7 +96,7 @@ function views(from: unknown, to: unknown, node: PathNode): [unknown, unknown] {
       const child = node.children.get(key);
       const a = from[key];
       const b = to[key];
-      pair = child !== undefined ? views(a, b, child) : a === b ? [shared, shared] : [a, b];
+      pair = child !== undefined ? views(a, b, child) : withoutEqualParts(a, b);
       pairs.set(key, pair);
     }
     return pair;
@@ -99,6 +105,100 @@ function views(from: unknown, to: unknown, node: PathNode): [unknown, unknown] {
   const toView: Record<string, unknown> = {};
   for (const key of Object.keys(from)) setOwn(fromView, key, Object.hasOwn(to, key) ? pairFor(key)[0] : shared);
   for (const key of Object.keys(to)) setOwn(toView, key, Object.hasOwn(from, key) ? pairFor(key)[1] : to[key]);
+  return [fromView, toView];
+}
+
+/**
+ * The pair with every part that is equal in both (same keys, same array lengths, primitives ===)
+ * replaced by the placeholder, `both` when all of it is; compare emits no operation for an equal
+ * part, so the patch stays the same. What differs keeps its real values, which compare puts in
+ * the patch. Views are built only for the objects and arrays that differ. Equal parts are found
+ * without recursion, so a value nested as deep as its copy could be is compared too.
+ */
+function withoutEqualParts(a: unknown, b: unknown): [unknown, unknown] {
+  if (a === b || equal(a, b)) return both;
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null || Array.isArray(a) !== Array.isArray(b)) return [a, b];
+  if (Array.isArray(a)) return arraysWithoutEqualParts(a, b as unknown[]);
+  return objectsWithoutEqualParts(a as Record<string, unknown>, b as Record<string, unknown>);
+}
+
+/**
+ * Whether compare would find nothing between a and b: one walk, with stacks of its own, that holds
+ * an object's members at a time and an array's items one by one (a cursor per array).
+ */
+function equal(a: unknown, b: unknown): boolean {
+  const pairs: unknown[] = [a, b];
+  const lists: Array<{ x: unknown[]; y: unknown[]; next: number }> = [];
+  for (;;) {
+    if (pairs.length === 0) {
+      const list = lists.at(-1);
+      if (list === undefined) return true;
+      if (list.next === list.x.length) {
+        lists.pop();
+        continue;
+      }
+      const i = list.next++;
+      // A hole is a key compare does not find: such arrays are compared as they are.
+      if (!(i in list.x) || !(i in list.y)) return false;
+      pairs.push(list.x[i], list.y[i]);
+      continue;
+    }
+    const y = pairs.pop();
+    const x = pairs.pop();
+    if (x === y) continue;
+    if (typeof x !== 'object' || typeof y !== 'object' || x === null || y === null) return false;
+    if (Array.isArray(x)) {
+      if (!Array.isArray(y) || x.length !== y.length) return false;
+      if (x.length > 0) lists.push({ x, y, next: 0 });
+      continue;
+    }
+    if (Array.isArray(y)) return false;
+    // for...in rather than Object.keys: no array of keys for each of a million small objects.
+    let keys = 0;
+    for (const key in x) {
+      if (!Object.hasOwn(x, key)) continue;
+      if (!Object.hasOwn(y, key)) return false;
+      keys++;
+      pairs.push((x as Record<string, unknown>)[key], (y as Record<string, unknown>)[key]);
+    }
+    for (const key in y) if (Object.hasOwn(y, key)) keys--;
+    if (keys !== 0) return false;
+  }
+}
+
+function arraysWithoutEqualParts(a: unknown[], b: unknown[]): [unknown, unknown] {
+  const fromView = new Array<unknown>(a.length);
+  const toView = new Array<unknown>(b.length);
+  for (let i = 0; i < Math.max(a.length, b.length); i++) {
+    if (i in a && i in b) [fromView[i], toView[i]] = withoutEqualParts(a[i], b[i]);
+    else {
+      // An item in one only (past the other's end, or a hole, which compare does not find either):
+      // as it is, for compare to remove by index or add with its value; a hole stays a hole.
+      if (i in a) fromView[i] = a[i];
+      if (i in b) toView[i] = b[i];
+    }
+  }
+  return [fromView, toView];
+}
+
+function objectsWithoutEqualParts(a: Record<string, unknown>, b: Record<string, unknown>): [unknown, unknown] {
+  const fromView: Record<string, unknown> = {};
+  const toView: Record<string, unknown> = {};
+  const pairs = new Map<string, [unknown, unknown]>();
+  for (const key of Object.keys(a)) {
+    if (!Object.hasOwn(b, key)) {
+      setOwn(fromView, key, shared);
+      continue;
+    }
+    const pair = withoutEqualParts(a[key], b[key]);
+    pairs.set(key, pair);
+    setOwn(fromView, key, pair[0]);
+  }
+  for (const key of Object.keys(b)) {
+    const pair = pairs.get(key);
+    // A key only b has is compare's to add, with its value.
+    setOwn(toView, key, pair !== undefined ? pair[1] : b[key]);
+  }
   return [fromView, toView];
 }
 
