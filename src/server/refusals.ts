@@ -63,7 +63,7 @@ export function refuseBody(req: IncomingMessage, res: ServerResponse, error: unk
     req.once('end', () => send(false));
     req.once('close', () => send(false));
   }
-  // raw-body pauses the request when it gives up, and a data listener does not restart a paused
+  // readBody pauses the request when it gives up, and a data listener does not restart a paused
   // stream: without this nothing more is read, and neither the drain bound nor the end ever comes.
   req.resume();
 }

@@ -2,7 +2,6 @@
 // the in-flight budgets and the deadline, weighed and parsed, decoded as an AdmissionReview, handed
 // to the typed handler, and the answer written. Every refusal is a one-line metav1.Status.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import getRawBody from 'raw-body';
 import type { Phase } from '../admission/chain.ts';
 import type { Deadline } from '../admission/deadline.ts';
 import type { AdmissionHandler } from '../admission/handler.ts';
@@ -16,15 +15,16 @@ import { callerTimeoutMs, requestDeadline } from './deadline.ts';
 import { jsonShape, requestWeight } from './json-weight.ts';
 import type { LoopLoad } from './loop-load.ts';
 import type { Webhook } from './observed-handler.ts';
+import { bodyText, discardBody, readBody } from './read-body.ts';
 import { refuseBody, refuseWaiting } from './refusals.ts';
 import { sendReview, sendStatus } from './respond.ts';
 
 /** What the requests in flight may hold, and what waits for room. */
 export interface Limits {
   readonly maxBodyBytes: number;
-  /** Bodies being read and not yet parsed, by their size; holds at least maxBodyBytes, so every body's share fits. */
+  /** Bodies being read and not yet decoded, by the buffer each is read into; holds at least maxBodyBytes, so every body's share fits. */
   readonly reading: Budget;
-  /** Requests at work, by the heap their bodies will take (json-weight.ts). */
+  /** Requests at work, by the heap their bodies will take (json-weight.ts); a heavy one's until its heap is collected. */
   readonly working: Budget;
 }
 
@@ -41,7 +41,11 @@ export interface ReviewRouteOptions {
   isDraining?: () => boolean;
 }
 
-/** From this estimated heap on (a body of a few hundred KiB), a request yields between its steps. */
+/**
+ * From this estimated heap on (a body of a few hundred KiB), a request yields between its steps, and
+ * its share of the in-flight budget is held until the heap it took is collected: objects that live
+ * that long reach V8's old generation, which only a full collection frees.
+ */
 const heavyRequestBytes = 8 * 1024 * 1024;
 
 export function reviewRoute(options: ReviewRouteOptions): (req: IncomingMessage, res: ServerResponse) => void {
@@ -72,7 +76,7 @@ export function reviewRoute(options: ReviewRouteOptions): (req: IncomingMessage,
       // A body that has not arrived by the deadline never will in time: stop reading, close.
       const stopReading = () => req.destroy();
       deadline.signal.addEventListener('abort', stopReading, { once: true });
-      return getRawBody(req, { limit: limits.maxBodyBytes, length: req.headers['content-length'] }).then(
+      return readBody(req, limits.maxBodyBytes, declared).then(
         (body) => {
           deadline.signal.removeEventListener('abort', stopReading);
           return review(res, body, deadline, releaseBody, req);
@@ -108,8 +112,9 @@ export function reviewRoute(options: ReviewRouteOptions): (req: IncomingMessage,
         sendStatus(res, 413, 'RequestEntityTooLarge', `request body would take about ${mebibytes(weight)} MiB to handle, more than the ${mebibytes(limits.working.capacity)} MiB all requests in flight may hold`);
         return;
       }
+      const heavy = weight >= heavyRequestBytes;
       try {
-        const granted = limits.working.acquire(weight, deadline.signal);
+        const granted = limits.working.acquire(weight, deadline.signal, { untilCollected: heavy });
         releaseWork = isPromiseLike(granted) ? await granted : granted;
       } catch (reason) {
         refuseWaiting(req, res, reason, options);
@@ -118,18 +123,18 @@ export function reviewRoute(options: ReviewRouteOptions): (req: IncomingMessage,
       // A heavy request's synchronous steps (parse, the chain, the answer) each take their own turn
       // of the event loop, so probes, scrapes and small requests get in between them, and between
       // one heavy request and the next (a grant after a release would otherwise run at once).
-      const heavy = weight >= heavyRequestBytes;
       if (heavy) await nextLoopTurn();
       let parsed: unknown;
       try {
-        parsed = JSON.parse(body.toString('utf8'));
+        // The bytes are freed as their text is made, before parsing: the next body may come in.
+        const text = bodyText(body);
+        releaseBody();
+        parsed = JSON.parse(text);
       } catch (error) {
         metrics.badRequests.inc({ webhook, reason: 'not_json' });
         sendStatus(res, 400, 'BadRequest', `request body is not valid JSON: ${(error as Error).message}`);
         return;
       }
-      // The bytes are no longer needed: let the next body in.
-      releaseBody();
       let decoded;
       try {
         decoded = decodeReview(parsed);
@@ -153,6 +158,7 @@ export function reviewRoute(options: ReviewRouteOptions): (req: IncomingMessage,
       if (options.isDraining?.()) res.setHeader('Connection', 'close');
       sendReview(res, responseReview(decoded.apiVersion, response));
     } finally {
+      discardBody(body);
       releaseBody();
       releaseWork();
     }

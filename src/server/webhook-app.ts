@@ -10,6 +10,7 @@ import { defaultMaxInFlightBytes, defaultMaxRequestBodyBytes } from '../config/s
 import type { AdmissionMetrics } from '../observability/metrics.ts';
 import type { Logger } from '../ports/logger.ts';
 import { Budget } from '../util/budget.ts';
+import { garbageCollector } from './garbage-collector.ts';
 import { LoopLoad } from './loop-load.ts';
 import { observedHandler, type Webhook } from './observed-handler.ts';
 import { sendStatus } from './respond.ts';
@@ -29,6 +30,11 @@ export interface WebhookAppOptions {
    * (at least two of the largest bodies), so reading is bounded too.
    */
   maxInFlightBytes?: number;
+  /**
+   * A full garbage collection, run when what finished heavy requests left on the heap is all that
+   * keeps the next one waiting (util/budget.ts); V8's own gc() by default.
+   */
+  collectGarbage?: () => void;
   /** True once shutdown has begun: answers then close their connection, so keep-alive ends. */
   isDraining?: () => boolean;
   /** Whether the event loop is busy enough for answers to wait for the check phase; one per app by default. */
@@ -43,10 +49,12 @@ const webhooks: ReadonlyArray<readonly [Webhook, Phase]> = [
 export function createWebhookApp(options: WebhookAppOptions): Express {
   const loopLoad = options.loopLoad ?? new LoopLoad();
   const maxBodyBytes = options.maxBodyBytes ?? defaultMaxRequestBodyBytes;
-  const working = new Budget(options.maxInFlightBytes ?? defaultMaxInFlightBytes);
+  // A heavy request's share stays counted after it ends, until the collector has freed its heap.
+  const working = new Budget(options.maxInFlightBytes ?? defaultMaxInFlightBytes, { collect: options.collectGarbage ?? garbageCollector() });
   // Separate budgets, so a request holding its body while it waits to work never blocks one at work.
+  // A body's bytes are freed as it is decoded (read-body.ts), so its share needs no collector.
   const limits: Limits = { maxBodyBytes, reading: new Budget(Math.max(2 * maxBodyBytes, working.capacity / 4)), working };
-  options.metrics.load.source = { inFlightBytes: () => working.used, waiting: () => working.waiting + limits.reading.waiting };
+  options.metrics.load.source = { inFlightBytes: () => working.used - working.uncollected, waiting: () => working.waiting + limits.reading.waiting };
 
   const app = express();
   app.disable('x-powered-by');

@@ -68,4 +68,51 @@ describe('Budget', () => {
     expect(budget.used).toBe(0);
     expect(budget.waiting).toBe(0);
   });
+
+  describe('a share held until collected', () => {
+    const turn = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+    it('stays counted after its release until the collector has run, and the collector runs only when the first in line needs its room', async () => {
+      const collections: number[] = [];
+      const budget = new Budget(10, { collect: () => collections.push(budget.uncollected) });
+      (budget.acquire(6, never, { untilCollected: true }) as Release)();
+      expect(budget.used).toBe(6);
+      expect(budget.uncollected).toBe(6);
+      // 4 fits beside what is uncollected: no collection for it.
+      const small = budget.acquire(4, never) as Release;
+      expect(collections).toEqual([]);
+      small();
+      // 7 fits only once the 6 are collected: it waits for the collection, which runs in a turn of its own.
+      const large = budget.acquire(7, never, { untilCollected: true });
+      expect(isPromiseLike(large)).toBe(true);
+      expect(collections).toEqual([]);
+      await turn();
+      expect(collections).toEqual([6]);
+      (await large)();
+      expect(budget.used).toBe(7);
+      expect(budget.uncollected).toBe(7);
+    });
+
+    it('waits for work still in flight when collecting would not make room, and collects once it would', async () => {
+      let collections = 0;
+      const budget = new Budget(10, { collect: () => collections++ });
+      (budget.acquire(4, never, { untilCollected: true }) as Release)();
+      const working = budget.acquire(6, never) as Release;
+      const next = budget.acquire(7, never);
+      await turn();
+      expect(collections).toBe(0);
+      working();
+      await turn();
+      expect(collections).toBe(1);
+      (await next)();
+      expect(budget.used).toBe(0);
+    });
+
+    it('comes back on release when the budget has no collector', () => {
+      const budget = new Budget(10);
+      (budget.acquire(6, never, { untilCollected: true }) as Release)();
+      expect(budget.used).toBe(0);
+      expect(budget.uncollected).toBe(0);
+    });
+  });
 });

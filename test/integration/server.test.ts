@@ -14,6 +14,7 @@ import { createMetrics } from '../../src/observability/metrics.ts';
 import { definition as alwaysPullImages } from '../../src/plugins/alwayspullimages/index.ts';
 import { silentLogger } from '../../src/ports/logger.ts';
 import { systemClock, systemRandom } from '../../src/ports/clock.ts';
+import { jsonShape, requestWeight } from '../../src/server/json-weight.ts';
 import { startServer, type RunningServer } from '../../src/server/server.ts';
 import { generateCertificates } from '../../src/tls/generate.ts';
 import { writeTestCertificates, type CertFiles } from '../support/certs.ts';
@@ -578,6 +579,35 @@ describe('limits on what callers may hold', () => {
       expect(await metric(server, 'admission_chain_in_flight_request_bytes')).toBe(0);
     } finally {
       held.open();
+      await server.shutdown();
+    }
+  });
+
+  it('holds a heavy request\'s share after its answer until the garbage collector has run, and runs it when the next one needs the room', async () => {
+    const certs = await writeTestCertificates();
+    const events: string[] = [];
+    const body = heavy(150_000);
+    const weight = requestWeight(jsonShape(Buffer.from(body)), 'validate');
+    const server = await start(certs, [validating('Records', () => void events.push('handled'))], {
+      maxBodyBytes: 3 * 1024 * 1024,
+      // Room for one such request's heap, not two: what the first left must be collected before the second starts.
+      maxInFlightBytes: Math.ceil(1.5 * weight),
+      collectGarbage: () => void events.push('collected'),
+    });
+    try {
+      const first = await post(`https://127.0.0.1:${server.port}/validate`, body, { ca: certs.caCert });
+      expect(first.json().response.allowed).toBe(true);
+      // Answered, no longer in flight, but its heap is not collected yet: nobody needed the room.
+      expect(await metric(server, 'admission_chain_in_flight_request_bytes')).toBe(0);
+      expect(events).toEqual(['handled']);
+      const second = await post(`https://127.0.0.1:${server.port}/validate`, body, { ca: certs.caCert });
+      expect(second.json().response.allowed).toBe(true);
+      expect(events).toEqual(['handled', 'collected', 'handled']);
+      // A light request never waits for a collection, and leaves nothing to collect.
+      const light = await post(`https://127.0.0.1:${server.port}/validate`, JSON.stringify(podReview({ pullPolicy: 'Always' })), { ca: certs.caCert });
+      expect(light.json().response.allowed).toBe(true);
+      expect(events).toEqual(['handled', 'collected', 'handled', 'handled']);
+    } finally {
       await server.shutdown();
     }
   });
