@@ -5,8 +5,8 @@ import { writeFileSync } from 'node:fs';
 import { loadClusterStateFile } from '../src/adapters/local/cluster-state.ts';
 import { builtInDiscovery } from '../src/adapters/local/discovery-snapshot.ts';
 import { createRbacAuthorizer } from '../src/adapters/local/rbac/index.ts';
-import { startStandInApiServer } from '../test/apiserver/index.ts';
 import { serveDiscovery } from '../test/apiserver/discovery-routes.ts';
+import { startStandInApiServer } from '../test/apiserver/index.ts';
 
 const [kubeconfigFile] = process.argv.slice(2);
 const state = await loadClusterStateFile(new URL('./cluster-state.yaml', import.meta.url).pathname);

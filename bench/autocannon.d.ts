@@ -14,7 +14,10 @@ declare module 'autocannon' {
     path?: string;
     headers?: Record<string, string>;
     body?: string | Buffer;
-    setupRequest?: (request: { body?: string | Buffer; headers?: Record<string, string> }, context: Record<string, unknown>) => { body?: string | Buffer; headers?: Record<string, string> };
+    setupRequest?: (
+      request: { body?: string | Buffer; headers?: Record<string, string> },
+      context: Record<string, unknown>,
+    ) => { body?: string | Buffer; headers?: Record<string, string> };
   }
   interface Options {
     url: string;

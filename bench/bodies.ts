@@ -7,10 +7,18 @@ interface Review {
 }
 
 function review(request: Record<string, unknown>): Review {
-  return { apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview', request: { uid: '705ab4f5-6393-11e8-b7cc-42010a800002', dryRun: false, ...request } };
+  return {
+    apiVersion: 'admission.k8s.io/v1',
+    kind: 'AdmissionReview',
+    request: { uid: '705ab4f5-6393-11e8-b7cc-42010a800002', dryRun: false, ...request },
+  };
 }
 
-const podResource = { kind: { group: '', version: 'v1', kind: 'Pod' }, resource: { group: '', version: 'v1', resource: 'pods' }, requestKind: { group: '', version: 'v1', kind: 'Pod' } };
+const podResource = {
+  kind: { group: '', version: 'v1', kind: 'Pod' },
+  resource: { group: '', version: 'v1', resource: 'pods' },
+  requestKind: { group: '', version: 'v1', kind: 'Pod' },
+};
 
 /** Scenarios 1 and 2: a Pod CREATE with three containers, none pulling always. */
 export function podCreate(annotations: Record<string, string> = {}): Review {
@@ -32,7 +40,11 @@ export function podCreate(annotations: Record<string, string> = {}): Review {
     namespace: 'bench',
     name: pod.metadata.name,
     operation: 'CREATE',
-    userInfo: { username: 'system:serviceaccount:kube-system:replicaset-controller', uid: 'c0ffee', groups: ['system:serviceaccounts', 'system:authenticated'] },
+    userInfo: {
+      username: 'system:serviceaccount:kube-system:replicaset-controller',
+      uid: 'c0ffee',
+      groups: ['system:serviceaccounts', 'system:authenticated'],
+    },
     object: pod,
     options: { apiVersion: 'meta.k8s.io/v1', kind: 'CreateOptions' },
   });
@@ -54,12 +66,23 @@ export const benchUsers = {
 /** Scenario 3: a Deployment UPDATE that newly sets blockOwnerDeletion on `refs` owner references. */
 export function deploymentOwnerUpdate(refs: number, user: { username: string; uid: string; groups: readonly string[] }): Review {
   const owners = (block: boolean) =>
-    Array.from({ length: refs }, (_, i) => ({ apiVersion: 'apps/v1', kind: 'ReplicaSet', name: `owner-${i}`, uid: `6b1e0d2c-0000-4000-8000-${String(i).padStart(12, '0')}`, controller: i === 0, blockOwnerDeletion: block }));
+    Array.from({ length: refs }, (_, i) => ({
+      apiVersion: 'apps/v1',
+      kind: 'ReplicaSet',
+      name: `owner-${i}`,
+      uid: `6b1e0d2c-0000-4000-8000-${String(i).padStart(12, '0')}`,
+      controller: i === 0,
+      blockOwnerDeletion: block,
+    }));
   const deployment = (block: boolean) => ({
     apiVersion: 'apps/v1',
     kind: 'Deployment',
     metadata: { name: 'web', namespace: 'bench', uid: '0b6a2a43-0000-4000-8000-000000000001', ownerReferences: owners(block) },
-    spec: { replicas: 3, selector: { matchLabels: { app: 'web' } }, template: { metadata: { labels: { app: 'web' } }, spec: { containers: [{ name: 'app', image: 'registry.example.com/web:1.0.0' }] } } },
+    spec: {
+      replicas: 3,
+      selector: { matchLabels: { app: 'web' } },
+      template: { metadata: { labels: { app: 'web' } }, spec: { containers: [{ name: 'app', image: 'registry.example.com/web:1.0.0' }] } },
+    },
   });
   return review({
     kind: { group: 'apps', version: 'v1', kind: 'Deployment' },

@@ -64,7 +64,10 @@ export function hostileShapes(): HostileShape[] {
     {
       name: `${n(annotations.length)} annotations (/mutate)`,
       path: '/mutate',
-      body: podReview({ metadata: { name: 'p', namespace: 'hostile', annotations: Object.fromEntries(annotations) }, spec: { containers: [container] } }),
+      body: podReview({
+        metadata: { name: 'p', namespace: 'hostile', annotations: Object.fromEntries(annotations) },
+        spec: { containers: [container] },
+      }),
     },
     {
       name: `${n(tolerations.length)} tolerations merged with the namespace's and checked against its whitelist (/mutate)`,
@@ -74,13 +77,18 @@ export function hostileShapes(): HostileShape[] {
     {
       name: `${n(owners)} newly blocking ownerReferences, each its own owner, narrow user (/validate)`,
       path: '/validate',
-      body: JSON.stringify(deploymentOwnerUpdate(owners, { username: 'bench-narrow', uid: 'narrow-uid', groups: ['system:authenticated'] })),
+      body: JSON.stringify(
+        deploymentOwnerUpdate(owners, { username: 'bench-narrow', uid: 'narrow-uid', groups: ['system:authenticated'] }),
+      ),
     },
     {
       name: `nesting ${n(depth)} levels deep inside a container (/mutate)`,
       path: '/mutate',
       // Spliced in as text: JSON.stringify itself runs out of stack on a value this deep.
-      body: podReview({ spec: { containers: [{ ...container, deep: 0 }] } }).replace('"deep":0', `"deep":${'{"a":'.repeat(depth)}{}${'}'.repeat(depth)}`),
+      body: podReview({ spec: { containers: [{ ...container, deep: 0 }] } }).replace(
+        '"deep":0',
+        `"deep":${'{"a":'.repeat(depth)}{}${'}'.repeat(depth)}`,
+      ),
     },
   ];
 }

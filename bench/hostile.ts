@@ -18,12 +18,18 @@ import { parse } from 'yaml';
 import { bundle } from '../build/bundle.ts';
 import { jsonShape, requestWeight } from '../src/server/json-weight.ts';
 import { generateCertificates } from '../src/tls/generate.ts';
-import { hostileShapes, type HostileShape } from './hostile-bodies.ts';
+import { type HostileShape, hostileShapes } from './hostile-bodies.ts';
 import { chartMemoryLimitMiB, createMemoryCgroup } from './memory-cgroup.ts';
 import { freePort, imageRuntime, pinSelf, post, startNode, waitForLine, waitForWebhook } from './processes.ts';
 
 const root = join(import.meta.dirname, '..');
-const plugins = ['AlwaysPullImages', 'OwnerReferencesPermissionEnforcement', 'PodTolerationRestriction', 'ExtendedResourceToleration', 'LimitPodHardAntiAffinityTopology'];
+const plugins = [
+  'AlwaysPullImages',
+  'OwnerReferencesPermissionEnforcement',
+  'PodTolerationRestriction',
+  'ExtendedResourceToleration',
+  'LimitPodHardAntiAffinityTopology',
+];
 
 export async function runHostileScenario(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'admission-chain-hostile-'));
@@ -36,14 +42,30 @@ export async function runHostileScenario(): Promise<void> {
   writeFileSync(certFile, certs.cert);
   writeFileSync(keyFile, certs.key, { mode: 0o600 });
   const state = join(dir, 'cluster-state.yaml');
-  writeFileSync(state, `${readFileSync(join(root, 'bench/cluster-state.yaml'), 'utf8')}\n---\n${readFileSync(join(root, 'bench/hostile-namespace.yaml'), 'utf8')}`);
+  writeFileSync(
+    state,
+    `${readFileSync(join(root, 'bench/cluster-state.yaml'), 'utf8')}\n---\n${readFileSync(join(root, 'bench/hostile-namespace.yaml'), 'utf8')}`,
+  );
   const values = readFileSync(join(root, 'charts/admission-chain/values.yaml'), 'utf8');
   const limitMiB = chartMemoryLimitMiB(values);
   const rows = (process.env.BENCH_HOSTILE_SHAPES ?? '').split(',').filter(Boolean).map(Number);
   const extraNodeOptions = (process.env.BENCH_NODE_OPTIONS ?? '').split(' ').filter(Boolean);
-  const probeTimeoutMs = 1000 * Number((parse(values) as { probes: { liveness: { timeoutSeconds: number } } }).probes.liveness.timeoutSeconds);
+  const probeTimeoutMs =
+    1000 * Number((parse(values) as { probes: { liveness: { timeoutSeconds: number } } }).probes.liveness.timeoutSeconds);
   const image = imageRuntime();
-  const small = JSON.stringify({ apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview', request: { uid: 'w', kind: { group: '', version: 'v1', kind: 'Pod' }, resource: { group: '', version: 'v1', resource: 'pods' }, operation: 'CREATE', namespace: 'hostile', userInfo: { username: 'u' }, object: { kind: 'Pod', spec: { containers: [{ name: 'a', image: 'a', imagePullPolicy: 'Always' }] } } } });
+  const small = JSON.stringify({
+    apiVersion: 'admission.k8s.io/v1',
+    kind: 'AdmissionReview',
+    request: {
+      uid: 'w',
+      kind: { group: '', version: 'v1', kind: 'Pod' },
+      resource: { group: '', version: 'v1', resource: 'pods' },
+      operation: 'CREATE',
+      namespace: 'hostile',
+      userInfo: { username: 'u' },
+      object: { kind: 'Pod', spec: { containers: [{ name: 'a', image: 'a', imagePullPolicy: 'Always' }] } },
+    },
+  });
 
   const start = async (side: 'ours' | 'baseline', name: string, limited = true, nodeOptions: string[] = []) => {
     const made = limited ? createMemoryCgroup(limitMiB, `admission-chain-hostile-${process.pid}-${name}`) : undefined;
@@ -51,11 +73,36 @@ export async function runHostileScenario(): Promise<void> {
     const [port, metricsPort] = [await freePort(), await freePort()];
     const args =
       side === 'ours'
-        ? [join(dist, 'cli/run.js'), 'serve', '--cluster-state', state, '--plugins', plugins.join(','), '--bind-address', '127.0.0.1', '--port', String(port), '--metrics-port', String(metricsPort), '--tls-cert-file', certFile, '--tls-private-key-file', keyFile, '--shutdown-delay', '0s', '--log-level', 'warn']
+        ? [
+            join(dist, 'cli/run.js'),
+            'serve',
+            '--cluster-state',
+            state,
+            '--plugins',
+            plugins.join(','),
+            '--bind-address',
+            '127.0.0.1',
+            '--port',
+            String(port),
+            '--metrics-port',
+            String(metricsPort),
+            '--tls-cert-file',
+            certFile,
+            '--tls-private-key-file',
+            keyFile,
+            '--shutdown-delay',
+            '0s',
+            '--log-level',
+            'warn',
+          ]
         : [join(root, 'bench/baseline.ts'), String(port), certFile, keyFile];
     // Ours as the image runs it (its node flags and environment); the baseline bare, as in every scenario.
     const runtime = side === 'ours' ? { nodeOptions: [...image.nodeFlags, ...extraNodeOptions, ...nodeOptions], env: image.env } : {};
-    const { child, process: server } = startNode(args, { ...runtime, stdout: side === 'ours' ? 'ignore' : 'pipe', ...(cgroup && { cgroup: cgroup.path }) });
+    const { child, process: server } = startNode(args, {
+      ...runtime,
+      stdout: side === 'ours' ? 'ignore' : 'pipe',
+      ...(cgroup && { cgroup: cgroup.path }),
+    });
     if (side === 'baseline') await waitForLine(child, 'ready');
     const base = `https://127.0.0.1:${port}`;
     await waitForWebhook(`${base}/validate`, small, certs.caCert);
@@ -156,12 +203,16 @@ export async function runHostileScenario(): Promise<void> {
     const estimate = requestWeight(jsonShape(Buffer.from(shape.body)), shape.path === '/mutate' ? 'admit' : 'validate') / 2 ** 20;
 
     const answers = limited.answers === free.answers ? limited.answers : `${limited.answers} (no cgroup: ${free.answers})`;
-    lines.push(`| ${shape.name} | ${one.ms.toFixed(0)} | ${bare.ms.toFixed(0)} | ${(one.ms / bare.ms).toFixed(2)} | ${answers} | ${limited.slowestMs.toFixed(0)} | ${limited.peakMiB.toFixed(0)} | ${limited.slowestProbe.toFixed(0)} | ${limited.failed} | ${free.peakMiB.toFixed(0)} | ${left.toFixed(0)} | ${estimate.toFixed(0)} |`);
+    lines.push(
+      `| ${shape.name} | ${one.ms.toFixed(0)} | ${bare.ms.toFixed(0)} | ${(one.ms / bare.ms).toFixed(2)} | ${answers} | ${limited.slowestMs.toFixed(0)} | ${limited.peakMiB.toFixed(0)} | ${limited.slowestProbe.toFixed(0)} | ${limited.failed} | ${free.peakMiB.toFixed(0)} | ${left.toFixed(0)} | ${estimate.toFixed(0)} |`,
+    );
   }
   const note = limitedAll
     ? `Each server but the last column's in its own memory cgroup limited to ${limitMiB} MiB (the chart's container limit).`
     : "Not every server could be put in a memory cgroup on this machine: the cgroup column's RSS is not read under the chart's limit.";
-  process.stdout.write(`### Scenario 5: hostile bodies (about 3 MiB each)\n\n${lines.join('\n')}\n\n${note} Plugins: ${plugins.join(', ')}; local backend (bench/cluster-state.yaml and bench/hostile-namespace.yaml).\n\n`);
+  process.stdout.write(
+    `### Scenario 5: hostile bodies (about 3 MiB each)\n\n${lines.join('\n')}\n\n${note} Plugins: ${plugins.join(', ')}; local backend (bench/cluster-state.yaml and bench/hostile-namespace.yaml).\n\n`,
+  );
 }
 
 /** A kubelet-style probe: GET /livez; its time in ms, or undefined unless 200 within the timeout. */

@@ -6,8 +6,9 @@
 // spread of the ratio over the draws is its interval (a paired percentile bootstrap). Hand-written
 // because it is a few dozen lines over our own slices; a seeded generator makes a run's interval
 // repeatable.
-import { percentile } from './load.ts';
+
 import { seededRandom } from '../src/util/seeded-random.ts';
+import { percentile } from './load.ts';
 
 export interface RatioIntervalOptions {
   /** The percentile, 0–1 (0.99 for p99). */
@@ -21,12 +22,19 @@ export interface RatioIntervalOptions {
 }
 
 /** The interval of `ours / baseline` at `quantile`, resampled by paired slice. */
-export function ratioInterval(baseline: readonly (readonly number[])[], ours: readonly (readonly number[])[], options: RatioIntervalOptions): [low: number, high: number] {
+export function ratioInterval(
+  baseline: readonly (readonly number[])[],
+  ours: readonly (readonly number[])[],
+  options: RatioIntervalOptions,
+): [low: number, high: number] {
   const { quantile, draws = 2000, confidence = 0.95, seed = 1 } = options;
-  if (baseline.length !== ours.length) throw new Error(`ratioInterval: the sides took turns, so they need as many slices (${baseline.length} against ${ours.length})`);
+  if (baseline.length !== ours.length)
+    throw new Error(`ratioInterval: the sides took turns, so they need as many slices (${baseline.length} against ${ours.length})`);
   if (baseline.length === 0) throw new Error('ratioInterval: no slices');
   if (!(quantile > 0 && quantile < 1) || !(confidence > 0 && confidence < 1) || !Number.isInteger(draws) || draws < 1) {
-    throw new Error(`ratioInterval: quantile and confidence must lie strictly between 0 and 1 and draws be a whole number ≥ 1 (got ${quantile}, ${confidence}, ${draws})`);
+    throw new Error(
+      `ratioInterval: quantile and confidence must lie strictly between 0 and 1 and draws be a whole number ≥ 1 (got ${quantile}, ${confidence}, ${draws})`,
+    );
   }
   const next = seededRandom(seed);
   const n = baseline.length;
@@ -92,4 +100,3 @@ export class SortedSlices {
     return count;
   }
 }
-

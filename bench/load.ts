@@ -34,7 +34,9 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
     pipelining: 1,
     duration: options.durationSeconds,
     timeout: 10,
-    ...(typeof body === 'string' ? { body } : { requests: [{ method: 'POST', headers, setupRequest: (request) => ({ ...request, body: body() }) }] }),
+    ...(typeof body === 'string'
+      ? { body }
+      : { requests: [{ method: 'POST', headers, setupRequest: (request) => ({ ...request, body: body() }) }] }),
   });
   run.on('response', (_client, statusCode, _bytes, responseTimeMs) => {
     if (statusCode >= 200 && statusCode < 300) latencies.push(responseTimeMs);

@@ -20,7 +20,8 @@ export function chartMemoryLimitMiB(valuesYaml: string): number {
   const values = parse(valuesYaml) as { resources?: { limits?: { memory?: unknown } } };
   const limit = values.resources?.limits?.memory;
   const nanos = quantityNanos(limit);
-  if (nanos === undefined || nanos <= 0n) throw new Error(`bench: cannot read resources.limits.memory from the chart's values (got ${JSON.stringify(limit)})`);
+  if (nanos === undefined || nanos <= 0n)
+    throw new Error(`bench: cannot read resources.limits.memory from the chart's values (got ${JSON.stringify(limit)})`);
   return Number(nanos / 10n ** 9n) / 2 ** 20;
 }
 

@@ -4,7 +4,7 @@
 // so "1,000 req/s" there is a 1,000-request burst once a second, and its tail is the tail of a
 // burst after a second of idling. The fixed-rate figures are measured here instead.
 import { Agent, request } from 'node:https';
-import { percentile, type LoadResult } from './load.ts';
+import { type LoadResult, percentile } from './load.ts';
 
 export interface PacedOptions {
   url: string;
@@ -104,7 +104,13 @@ export class PacedLoad {
   /** Percentiles over every counted answer so far. */
   result(): LoadResult {
     const latencies = this.#slices.flat().sort((a, b) => a - b);
-    return { requestsPerSecond: latencies.length / this.#countedSeconds, p50Ms: percentile(latencies, 0.5), p99Ms: percentile(latencies, 0.99), failures: this.#failures, requests: latencies.length };
+    return {
+      requestsPerSecond: latencies.length / this.#countedSeconds,
+      p50Ms: percentile(latencies, 0.5),
+      p99Ms: percentile(latencies, 0.99),
+      failures: this.#failures,
+      requests: latencies.length,
+    };
   }
 
   close(): void {

@@ -1,7 +1,7 @@
 // Server processes for the benchmark: each in its own child, pinned to one core (taskset) while
 // this process, the load generator, runs on another; peak RSS read from /proc/<pid>/status, CPU
 // time (user and system, every thread) from /proc/<pid>/stat.
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
@@ -12,7 +12,10 @@ const hasTaskset = spawnSync('taskset', ['--version'], { stdio: 'ignore' }).stat
 /** Core for servers and core for the load generator (the same one when there is only one). */
 export const serverCore = 0;
 export const loadCore = cores > 1 ? cores - 1 : 0;
-export const pinning = hasTaskset && cores > 1 ? `server on CPU ${serverCore}, load generator on CPU ${loadCore} (taskset)` : 'not pinned (taskset missing or one CPU)';
+export const pinning =
+  hasTaskset && cores > 1
+    ? `server on CPU ${serverCore}, load generator on CPU ${loadCore} (taskset)`
+    : 'not pinned (taskset missing or one CPU)';
 
 /**
  * The node flags (Dockerfile CMD, which the chart repeats) and the environment (ENV lines:
@@ -34,6 +37,7 @@ export function pinSelf(): void {
 }
 
 export { freePort } from '../test/support/free-port.ts';
+
 import { post as postJson } from '../test/support/https-client.ts';
 
 export interface ServerProcess {
@@ -50,12 +54,24 @@ export interface ServerProcess {
  * joins that cgroup before node starts (a shell writes its own pid there, then execs), so node
  * sees the cgroup's memory limit from its first instruction. `env` is added to this process's environment.
  */
-export function startNode(args: string[], options: { core?: number; nodeOptions?: string[]; stdout?: 'ignore' | 'pipe'; cgroup?: string; env?: Record<string, string> } = {}): { child: ChildProcess; process: ServerProcess } {
+export function startNode(
+  args: string[],
+  options: { core?: number; nodeOptions?: string[]; stdout?: 'ignore' | 'pipe'; cgroup?: string; env?: Record<string, string> } = {},
+): { child: ChildProcess; process: ServerProcess } {
   const core = options.core ?? serverCore;
   const command = hasTaskset && cores > 1 ? 'taskset' : process.execPath;
-  const argv = hasTaskset && cores > 1 ? ['-c', String(core), process.execPath, ...(options.nodeOptions ?? []), ...args] : [...(options.nodeOptions ?? []), ...args];
-  const [file, fileArgs] = options.cgroup === undefined ? [command, argv] : ['sh', ['-c', 'echo $$ > "$0/cgroup.procs" && exec "$@"', options.cgroup, command, ...argv]];
-  const child = spawn(file, fileArgs, { stdio: ['ignore', options.stdout ?? 'ignore', 'inherit'], env: { ...process.env, ...options.env } });
+  const argv =
+    hasTaskset && cores > 1
+      ? ['-c', String(core), process.execPath, ...(options.nodeOptions ?? []), ...args]
+      : [...(options.nodeOptions ?? []), ...args];
+  const [file, fileArgs] =
+    options.cgroup === undefined
+      ? [command, argv]
+      : ['sh', ['-c', 'echo $$ > "$0/cgroup.procs" && exec "$@"', options.cgroup, command, ...argv]];
+  const child = spawn(file, fileArgs, {
+    stdio: ['ignore', options.stdout ?? 'ignore', 'inherit'],
+    env: { ...process.env, ...options.env },
+  });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   return {
     child,
@@ -104,7 +120,10 @@ export function waitForLine(child: ChildProcess, line: string, timeoutMs = 20_00
 export async function waitForWebhook(url: string, body: string, ca: string, timeoutMs = 20_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    const status = await post(url, body, ca).then((r) => r.status, () => 0);
+    const status = await post(url, body, ca).then(
+      (r) => r.status,
+      () => 0,
+    );
     if (status === 200) return;
     if (Date.now() > deadline) throw new Error(`${url} not answering 200 within ${timeoutMs} ms (last status ${status})`);
     await new Promise((r) => setTimeout(r, 100));

@@ -24,12 +24,18 @@ for (const node of profile.nodes) {
   const short = url.replace(/^file:\/\/.*?\/(node_modules|src|bench|test)\//, '$1/').replace(/^node:/, 'node:');
   const fn = `${functionName || '(anonymous)'} ${short}:${lineNumber + 1}`;
   byFunction.set(fn, (byFunction.get(fn) ?? 0) + micros);
-  const fileKey = short.startsWith('node_modules/') ? short.split('/').slice(0, short.startsWith('node_modules/@') ? 3 : 2).join('/') : short || `(${functionName})`;
+  const fileKey = short.startsWith('node_modules/')
+    ? short
+        .split('/')
+        .slice(0, short.startsWith('node_modules/@') ? 3 : 2)
+        .join('/')
+    : short || `(${functionName})`;
   byFile.set(fileKey, (byFile.get(fileKey) ?? 0) + micros);
 }
 const print = (title: string, map: Map<string, number>) => {
   process.stdout.write(`\n${title}\n`);
-  for (const [key, micros] of [...map].sort((a, b) => b[1] - a[1]).slice(0, top)) process.stdout.write(`${((micros / total) * 100).toFixed(1).padStart(5)}%  ${key}\n`);
+  for (const [key, micros] of [...map].sort((a, b) => b[1] - a[1]).slice(0, top))
+    process.stdout.write(`${((micros / total) * 100).toFixed(1).padStart(5)}%  ${key}\n`);
 };
 print('self time by function', byFunction);
 print('self time by file or package', byFile);

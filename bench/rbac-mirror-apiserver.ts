@@ -7,13 +7,25 @@
 import { writeFileSync } from 'node:fs';
 import { loadClusterStateFile } from '../src/adapters/local/cluster-state.ts';
 import { builtInDiscovery } from '../src/adapters/local/discovery-snapshot.ts';
-import { clusterRoleBindingType, clusterRoleType, putRbac, roleBindingType, roleType, startStandInApiServer, storeRbacAuthorizer } from '../test/apiserver/index.ts';
 import { serveDiscovery } from '../test/apiserver/discovery-routes.ts';
+import {
+  clusterRoleBindingType,
+  clusterRoleType,
+  putRbac,
+  roleBindingType,
+  roleType,
+  startStandInApiServer,
+  storeRbacAuthorizer,
+} from '../test/apiserver/index.ts';
 import { clusterSizedRbac, narrowTeamBinding } from './rbac-mirror-cluster.ts';
 
 const [kubeconfigFile, size] = process.argv.slice(2);
 const state = await loadClusterStateFile(new URL('./cluster-state.yaml', import.meta.url).pathname);
-const api = await startStandInApiServer({ authorizer: storeRbacAuthorizer, resources: [roleType, clusterRoleType, clusterRoleBindingType], writableResources: [roleBindingType] });
+const api = await startStandInApiServer({
+  authorizer: storeRbacAuthorizer,
+  resources: [roleType, clusterRoleType, clusterRoleBindingType],
+  writableResources: [roleBindingType],
+});
 const extra = size === '--cluster-sized' ? clusterSizedRbac() : { roles: [], clusterRoles: [], roleBindings: [], clusterRoleBindings: [] };
 putRbac(api.store, {
   roles: [...state.roles, ...extra.roles],

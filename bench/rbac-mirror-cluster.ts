@@ -14,7 +14,13 @@ export const narrowTeamBinding: RoleBinding = {
   subjects: [{ kind: 'Group', apiGroup: rbacGroup, name: 'bench-narrow-team' }],
 };
 
-export const clusterSize = { namespaces: 2000, roleBindingsPerNamespace: 5, clusterRoles: 500, rulesPerClusterRole: 6, clusterRoleBindings: 100 } as const;
+export const clusterSize = {
+  namespaces: 2000,
+  roleBindingsPerNamespace: 5,
+  clusterRoles: 500,
+  rulesPerClusterRole: 6,
+  clusterRoleBindings: 100,
+} as const;
 
 export interface ClusterSizedRbac {
   roles: Role[];
@@ -25,8 +31,23 @@ export interface ClusterSizedRbac {
 
 export function clusterSizedRbac(): ClusterSizedRbac {
   const groups = ['', 'apps', 'batch', 'networking.k8s.io', 'policy', 'example.com'];
-  const resources = ['pods', 'services', 'configmaps', 'deployments', 'jobs', 'ingresses', 'poddisruptionbudgets', 'widgets', 'pods/log', 'deployments/scale'];
-  const verbs = [['get', 'list', 'watch'], ['create', 'update', 'patch', 'delete'], ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete']];
+  const resources = [
+    'pods',
+    'services',
+    'configmaps',
+    'deployments',
+    'jobs',
+    'ingresses',
+    'poddisruptionbudgets',
+    'widgets',
+    'pods/log',
+    'deployments/scale',
+  ];
+  const verbs = [
+    ['get', 'list', 'watch'],
+    ['create', 'update', 'patch', 'delete'],
+    ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete'],
+  ];
   const clusterRoles: ClusterRole[] = Array.from({ length: clusterSize.clusterRoles }, (_, i) => ({
     metadata: { name: `tenant-role-${i}`, labels: { 'example.com/tier': `tier-${i % 7}` } },
     rules: Array.from({ length: clusterSize.rulesPerClusterRole }, (_, r) => ({
@@ -39,12 +60,23 @@ export function clusterSizedRbac(): ClusterSizedRbac {
   const roleBindings: RoleBinding[] = [];
   for (let n = 0; n < clusterSize.namespaces; n++) {
     const namespace = `team-${String(n).padStart(4, '0')}`;
-    roles.push({ metadata: { name: 'team-config', namespace }, rules: [{ apiGroups: [''], resources: ['configmaps', 'secrets'], verbs: ['get', 'list'] }] });
+    roles.push({
+      metadata: { name: 'team-config', namespace },
+      rules: [{ apiGroups: [''], resources: ['configmaps', 'secrets'], verbs: ['get', 'list'] }],
+    });
     for (let b = 0; b < clusterSize.roleBindingsPerNamespace; b++) {
       const i = n * clusterSize.roleBindingsPerNamespace + b;
       roleBindings.push({
-        metadata: { name: `binding-${b}`, namespace, labels: { 'app.kubernetes.io/managed-by': 'bench' }, annotations: { 'example.com/owner': `team-${n}` } },
-        roleRef: b === 0 ? { apiGroup: rbacGroup, kind: 'Role', name: 'team-config' } : { apiGroup: rbacGroup, kind: 'ClusterRole', name: `tenant-role-${(i * 7) % clusterSize.clusterRoles}` },
+        metadata: {
+          name: `binding-${b}`,
+          namespace,
+          labels: { 'app.kubernetes.io/managed-by': 'bench' },
+          annotations: { 'example.com/owner': `team-${n}` },
+        },
+        roleRef:
+          b === 0
+            ? { apiGroup: rbacGroup, kind: 'Role', name: 'team-config' }
+            : { apiGroup: rbacGroup, kind: 'ClusterRole', name: `tenant-role-${(i * 7) % clusterSize.clusterRoles}` },
         subjects: [
           { kind: 'User', apiGroup: rbacGroup, name: `user-${i}@example.com` },
           { kind: 'Group', apiGroup: rbacGroup, name: `group-${n % 300}` },

@@ -37,7 +37,13 @@ export async function metricSum(metricsUrl: string, name: string): Promise<numbe
 const sarMetric = 'admission_chain_delegated_authz_request_total';
 
 /** Requests one at a time; each must be allowed. Returns the SubjectAccessReviews they caused, per request, and their latencies. */
-export async function oneAtATime(url: string, metricsUrl: string | undefined, body: () => string, count: number, ca: string): Promise<{ sarPerRequest: number | undefined; p50Ms: number; p99Ms: number }> {
+export async function oneAtATime(
+  url: string,
+  metricsUrl: string | undefined,
+  body: () => string,
+  count: number,
+  ca: string,
+): Promise<{ sarPerRequest: number | undefined; p50Ms: number; p99Ms: number }> {
   const before = metricsUrl === undefined ? 0 : await metricSum(metricsUrl, sarMetric);
   const latencies: number[] = [];
   for (let i = 0; i < count; i++) {
@@ -45,7 +51,8 @@ export async function oneAtATime(url: string, metricsUrl: string | undefined, bo
     const started = performance.now();
     const answer = await post(url, payload, ca);
     latencies.push(performance.now() - started);
-    if (answer.status !== 200 || !answer.text.includes('"allowed":true')) throw new Error(`${url}: expected an allowed review, got ${answer.status} ${answer.text.slice(0, 300)}`);
+    if (answer.status !== 200 || !answer.text.includes('"allowed":true'))
+      throw new Error(`${url}: expected an allowed review, got ${answer.status} ${answer.text.slice(0, 300)}`);
   }
   const sarPerRequest = metricsUrl === undefined ? undefined : ((await metricSum(metricsUrl, sarMetric)) - before) / count;
   latencies.sort((a, b) => a - b);
@@ -66,9 +73,18 @@ function permutations<T>(items: readonly T[]): T[][] {
 }
 
 /** p50/p99 at `rate` req/s, evenly paced; each counted one-second slice follows a short uncounted lead-in on its side. */
-export async function fixedRateTurns<S extends string>(urls: Record<S, string>, body: string, options: { rate: number; seconds: number; connections: number; ca: string; leadInSeconds: number }): Promise<Record<S, Fixed>> {
+export async function fixedRateTurns<S extends string>(
+  urls: Record<S, string>,
+  body: string,
+  options: { rate: number; seconds: number; connections: number; ca: string; leadInSeconds: number },
+): Promise<Record<S, Fixed>> {
   const sides = Object.keys(urls) as S[];
-  const loads = Object.fromEntries(sides.map((side) => [side, new PacedLoad({ url: urls[side], body, connections: options.connections, rate: options.rate, ca: options.ca })])) as Record<S, PacedLoad>;
+  const loads = Object.fromEntries(
+    sides.map((side) => [
+      side,
+      new PacedLoad({ url: urls[side], body, connections: options.connections, rate: options.rate, ca: options.ca }),
+    ]),
+  ) as Record<S, PacedLoad>;
   const turns = permutations(sides);
   try {
     for (const side of sides) await loads[side].run(1, false);
@@ -78,7 +94,10 @@ export async function fixedRateTurns<S extends string>(urls: Record<S, string>, 
         await loads[side].run(1);
       }
     }
-    return Object.fromEntries(sides.map((side) => [side, { ...loads[side].result(), slices: loads[side].slices() }])) as unknown as Record<S, Fixed>;
+    return Object.fromEntries(sides.map((side) => [side, { ...loads[side].result(), slices: loads[side].slices() }])) as unknown as Record<
+      S,
+      Fixed
+    >;
   } finally {
     for (const side of sides) loads[side].close();
   }

@@ -5,7 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { chartMemoryLimitMiB, createMemoryCgroup, type MemoryCgroup } from './memory-cgroup.ts';
-import { freePort, imageRuntime, startNode, waitForLine, type ServerProcess } from './processes.ts';
+import { freePort, imageRuntime, type ServerProcess, startNode, waitForLine } from './processes.ts';
 
 const root = join(import.meta.dirname, '..');
 
@@ -41,7 +41,10 @@ export function cgroupsAvailable(): boolean {
 export async function startBaseline(files: ServerFiles): Promise<Running> {
   const port = await freePort();
   const cgroup = cgroupFor(`baseline-${port}`);
-  const { child, process } = startNode([join(root, 'bench/baseline.ts'), String(port), files.certFile, files.keyFile], { stdout: 'pipe', ...(cgroup && { cgroup: cgroup.path }) });
+  const { child, process } = startNode([join(root, 'bench/baseline.ts'), String(port), files.certFile, files.keyFile], {
+    stdout: 'pipe',
+    ...(cgroup && { cgroup: cgroup.path }),
+  });
   await waitForLine(child, 'ready');
   return { base: `https://127.0.0.1:${port}`, process, stop: () => stopped(process, cgroup) };
 }
@@ -51,21 +54,46 @@ export async function startOurs(files: ServerFiles, kubeconfig: string, mode: Mo
   const { nodeFlags, env } = imageRuntime();
   const cgroup = cgroupFor(`${mode}-${port}`);
   const args = [
-    join(root, 'dist/cli/run.js'), 'serve', '--kubeconfig', kubeconfig, '--authorizer', mode,
-    '--bind-address', '127.0.0.1', '--port', String(port), '--metrics-port', String(metricsPort),
-    '--tls-cert-file', files.certFile, '--tls-private-key-file', files.keyFile, '--shutdown-delay', '0s', '--log-level', 'warn',
+    join(root, 'dist/cli/run.js'),
+    'serve',
+    '--kubeconfig',
+    kubeconfig,
+    '--authorizer',
+    mode,
+    '--bind-address',
+    '127.0.0.1',
+    '--port',
+    String(port),
+    '--metrics-port',
+    String(metricsPort),
+    '--tls-cert-file',
+    files.certFile,
+    '--tls-private-key-file',
+    files.keyFile,
+    '--shutdown-delay',
+    '0s',
+    '--log-level',
+    'warn',
   ];
   // BENCH_CPU_PROF=1, as for run.ts: CPU profiles in bench/profiles/.
   const profile = process.env.BENCH_CPU_PROF === '1' ? ['--cpu-prof', `--cpu-prof-dir=${join(root, 'bench/profiles')}`] : [];
   const { process: server } = startNode(args, { nodeOptions: [...nodeFlags, ...profile], env, ...(cgroup && { cgroup: cgroup.path }) });
-  return { base: `https://127.0.0.1:${port}`, metricsUrl: `http://127.0.0.1:${metricsPort}/metrics`, process: server, stop: () => stopped(server, cgroup) };
+  return {
+    base: `https://127.0.0.1:${port}`,
+    metricsUrl: `http://127.0.0.1:${metricsPort}/metrics`,
+    process: server,
+    stop: () => stopped(server, cgroup),
+  };
 }
 
 /** Waits until /readyz answers 200 (the mirror: its four caches have listed); returns the seconds it took from `since`. */
 export async function waitReady(running: Running, since: number, timeoutMs = 60_000): Promise<number> {
   const readyz = running.metricsUrl!.replace(/\/metrics$/, '/readyz');
   for (const deadline = Date.now() + timeoutMs; ; await new Promise((r) => setTimeout(r, 20))) {
-    const status = await fetch(readyz).then((r) => r.status, () => 0);
+    const status = await fetch(readyz).then(
+      (r) => r.status,
+      () => 0,
+    );
     if (status === 200) return (performance.now() - since) / 1000;
     if (Date.now() > deadline) throw new Error(`${readyz} not 200 within ${timeoutMs} ms`);
   }

@@ -15,7 +15,9 @@ export interface ModeRow {
 export function printModeTable(title: string, rows: readonly ModeRow[], notes: readonly string[] = []): void {
   const fmt = (n: number | undefined, digits: number) => (n === undefined || !Number.isFinite(n) ? '—' : n.toFixed(digits));
   const ratio = (ours: number | undefined, baseline: number | undefined, interval?: readonly [number, number]) =>
-    ours === undefined || baseline === undefined || baseline === 0 ? '—' : `${(ours / baseline).toFixed(2)}${interval ? ` (${interval[0].toFixed(2)}–${interval[1].toFixed(2)})` : ''}`;
+    ours === undefined || baseline === undefined || baseline === 0
+      ? '—'
+      : `${(ours / baseline).toFixed(2)}${interval ? ` (${interval[0].toFixed(2)}–${interval[1].toFixed(2)})` : ''}`;
   const lines = [
     `### ${title}`,
     '',

@@ -19,12 +19,21 @@ import { KubeConfig, RbacAuthorizationV1Api } from '@kubernetes/client-node';
 import { bundle } from '../build/bundle.ts';
 import { generateCertificates } from '../src/tls/generate.ts';
 import { ratioInterval } from './interval.ts';
-import { runLoad, type LoadResult } from './load.ts';
-import { clusterSize } from './rbac-mirror-cluster.ts';
-import { fixedRateTurns, metricSum, newIdentityBodies, oneAtATime, sameIdentityBody, type BenchUser } from './rbac-mirror-measures.ts';
-import { cgroupsAvailable, memoryLimitMiB, startBaseline, startOurs, waitReady, type Mode, type Running, type ServerFiles } from './rbac-mirror-servers.ts';
-import { printModeTable, type ModeRow } from './rbac-mirror-table.ts';
+import { type LoadResult, runLoad } from './load.ts';
 import { loadCore, pinSelf, startNode, waitForLine, waitForWebhook } from './processes.ts';
+import { clusterSize } from './rbac-mirror-cluster.ts';
+import { type BenchUser, fixedRateTurns, metricSum, newIdentityBodies, oneAtATime, sameIdentityBody } from './rbac-mirror-measures.ts';
+import {
+  cgroupsAvailable,
+  type Mode,
+  memoryLimitMiB,
+  type Running,
+  type ServerFiles,
+  startBaseline,
+  startOurs,
+  waitReady,
+} from './rbac-mirror-servers.ts';
+import { type ModeRow, printModeTable } from './rbac-mirror-table.ts';
 
 const root = join(import.meta.dirname, '..');
 const durationSeconds = Number(process.env.BENCH_DURATION ?? 10);
@@ -40,7 +49,10 @@ type Side = 'baseline' | 'sar' | 'mirror';
 
 async function startApiServer(dir: string, name: string, clusterSized: boolean) {
   const kubeconfig = join(dir, name);
-  const api = startNode([join(root, 'bench/rbac-mirror-apiserver.ts'), kubeconfig, ...(clusterSized ? ['--cluster-sized'] : [])], { core: loadCore, stdout: 'pipe' });
+  const api = startNode([join(root, 'bench/rbac-mirror-apiserver.ts'), kubeconfig, ...(clusterSized ? ['--cluster-sized'] : [])], {
+    core: loadCore,
+    stdout: 'pipe',
+  });
   await waitForLine(api.child, 'ready', 120_000);
   return { kubeconfig, stop: () => api.process.stop() };
 }
@@ -71,19 +83,76 @@ async function userRows(user: BenchUser, sides: Record<Side, Running>, ca: strin
   for (const side of ['baseline', 'sar', 'mirror'] as const) {
     await runLoad({ url: url(side), body: same, connections, durationSeconds: Math.min(3, durationSeconds) });
     saturated[side] = await runLoad({ url: url(side), body: same, connections, durationSeconds });
-    saturatedFresh[side] = await runLoad({ url: url(side), body: newIdentityBodies(user, refs, `${side}-load`), connections, durationSeconds });
+    saturatedFresh[side] = await runLoad({
+      url: url(side),
+      body: newIdentityBodies(user, refs, `${side}-load`),
+      connections,
+      durationSeconds,
+    });
   }
-  const fixed = await fixedRateTurns({ baseline: url('baseline'), sar: url('sar'), mirror: url('mirror') }, same, { rate: fixedRate, seconds: fixedSeconds, connections, ca, leadInSeconds });
+  const fixed = await fixedRateTurns({ baseline: url('baseline'), sar: url('sar'), mirror: url('mirror') }, same, {
+    rate: fixedRate,
+    seconds: fixedSeconds,
+    connections,
+    ca,
+    leadInSeconds,
+  });
   const interval = (side: 'sar' | 'mirror') => ratioInterval(fixed.baseline.slices, fixed[side].slices, { quantile: 0.99 });
   const rows: ModeRow[] = [
-    { measure: `SubjectAccessReviews per request, ${identities} never-seen identities one after another`, sar: fresh.sar!.sarPerRequest, mirror: fresh.mirror!.sarPerRequest, digits: 2 },
-    { measure: `SubjectAccessReviews per request, one identity ${identities} times (after its first request)`, sar: repeated.sar!.sarPerRequest, mirror: repeated.mirror!.sarPerRequest, digits: 2 },
-    { measure: 'p50 latency of a never-seen identity\'s request, one at a time (ms)', baseline: fresh.baseline!.p50Ms, sar: fresh.sar!.p50Ms, mirror: fresh.mirror!.p50Ms, digits: 2 },
-    { measure: 'p99 latency of a never-seen identity\'s request, one at a time (ms)', baseline: fresh.baseline!.p99Ms, sar: fresh.sar!.p99Ms, mirror: fresh.mirror!.p99Ms, digits: 2 },
-    { measure: 'throughput, one identity (req/s)', baseline: saturated.baseline!.requestsPerSecond, sar: saturated.sar!.requestsPerSecond, mirror: saturated.mirror!.requestsPerSecond, digits: 0 },
-    { measure: 'throughput, a never-seen identity per request (req/s)', baseline: saturatedFresh.baseline!.requestsPerSecond, sar: saturatedFresh.sar!.requestsPerSecond, mirror: saturatedFresh.mirror!.requestsPerSecond, digits: 0 },
-    { measure: 'p99 latency, a never-seen identity per request, saturating (ms)', baseline: saturatedFresh.baseline!.p99Ms, sar: saturatedFresh.sar!.p99Ms, mirror: saturatedFresh.mirror!.p99Ms, digits: 2 },
-    { measure: `p50 latency at ${fixedRate} req/s, one identity, evenly paced (ms, ${fixedSeconds} s a side in 1 s slices taking turns)`, baseline: fixed.baseline.p50Ms, sar: fixed.sar.p50Ms, mirror: fixed.mirror.p50Ms, digits: 2 },
+    {
+      measure: `SubjectAccessReviews per request, ${identities} never-seen identities one after another`,
+      sar: fresh.sar!.sarPerRequest,
+      mirror: fresh.mirror!.sarPerRequest,
+      digits: 2,
+    },
+    {
+      measure: `SubjectAccessReviews per request, one identity ${identities} times (after its first request)`,
+      sar: repeated.sar!.sarPerRequest,
+      mirror: repeated.mirror!.sarPerRequest,
+      digits: 2,
+    },
+    {
+      measure: "p50 latency of a never-seen identity's request, one at a time (ms)",
+      baseline: fresh.baseline!.p50Ms,
+      sar: fresh.sar!.p50Ms,
+      mirror: fresh.mirror!.p50Ms,
+      digits: 2,
+    },
+    {
+      measure: "p99 latency of a never-seen identity's request, one at a time (ms)",
+      baseline: fresh.baseline!.p99Ms,
+      sar: fresh.sar!.p99Ms,
+      mirror: fresh.mirror!.p99Ms,
+      digits: 2,
+    },
+    {
+      measure: 'throughput, one identity (req/s)',
+      baseline: saturated.baseline!.requestsPerSecond,
+      sar: saturated.sar!.requestsPerSecond,
+      mirror: saturated.mirror!.requestsPerSecond,
+      digits: 0,
+    },
+    {
+      measure: 'throughput, a never-seen identity per request (req/s)',
+      baseline: saturatedFresh.baseline!.requestsPerSecond,
+      sar: saturatedFresh.sar!.requestsPerSecond,
+      mirror: saturatedFresh.mirror!.requestsPerSecond,
+      digits: 0,
+    },
+    {
+      measure: 'p99 latency, a never-seen identity per request, saturating (ms)',
+      baseline: saturatedFresh.baseline!.p99Ms,
+      sar: saturatedFresh.sar!.p99Ms,
+      mirror: saturatedFresh.mirror!.p99Ms,
+      digits: 2,
+    },
+    {
+      measure: `p50 latency at ${fixedRate} req/s, one identity, evenly paced (ms, ${fixedSeconds} s a side in 1 s slices taking turns)`,
+      baseline: fixed.baseline.p50Ms,
+      sar: fixed.sar.p50Ms,
+      mirror: fixed.mirror.p50Ms,
+      digits: 2,
+    },
     {
       measure: `p99 latency at ${fixedRate} req/s, one identity, evenly paced (ms; ratio's 95 % interval over the slices)`,
       baseline: fixed.baseline.p99Ms,
@@ -108,14 +177,23 @@ async function sideBySide(files: ServerFiles, dir: string, ca: string): Promise<
     const all = sides as Record<Side, Running>;
     for (const user of ['wildcard', 'narrow'] as const) {
       const { rows, failures } = await userRows(user, all, ca);
-      const who = user === 'wildcard' ? 'wildcard user (group platform-admins: RBAC allows the probe)' : 'narrow user (may finalize ReplicaSets in "bench": RBAC does not allow the probe, allows each owner)';
+      const who =
+        user === 'wildcard'
+          ? 'wildcard user (group platform-admins: RBAC allows the probe)'
+          : 'narrow user (may finalize ReplicaSets in "bench": RBAC does not allow the probe, allows each owner)';
       printModeTable(`Scenario 6: Deployment UPDATE newly blocking ${refs} owner references, ${who}, /validate`, rows, [
         'SubjectAccessReviews go over HTTPS to the stand-in API server (test/apiserver), which holds the RBAC objects the mirror lists and watches and answers each review with RBAC over the same objects; it runs on the load generator\'s CPU. "Never-seen identities" differ in user name and uid (the wildcard ones share the group platform-admins, the narrow ones the group bench-narrow-team), so no cached answer serves them.',
         ...(failures > 0 ? ['**Some requests failed: the figures above are not trustworthy.**'] : []),
       ]);
     }
     printModeTable(`Scenario 6: peak RSS over both users' runs`, [
-      { measure: 'peak RSS (MiB)', baseline: all.baseline.process.peakRssMiB(), sar: all.sar.process.peakRssMiB(), mirror: all.mirror.process.peakRssMiB(), digits: 0 },
+      {
+        measure: 'peak RSS (MiB)',
+        baseline: all.baseline.process.peakRssMiB(),
+        sar: all.sar.process.peakRssMiB(),
+        mirror: all.mirror.process.peakRssMiB(),
+        digits: 0,
+      },
     ]);
   } finally {
     for (const side of Object.values(sides)) await side?.stop();
@@ -138,10 +216,19 @@ async function clusterSized(files: ServerFiles, dir: string, ca: string): Promis
       mirror: await oneAtATime(`${mirror.base}${path}`, mirror.metricsUrl, newIdentityBodies('narrow', refs, 'sized'), identities, ca),
     };
     const same = sameIdentityBody('narrow', refs);
-    const fixed = await fixedRateTurns({ sar: `${sar.base}${path}`, mirror: `${mirror.base}${path}` }, same, { rate: fixedRate, seconds: Math.min(fixedSeconds, 10), connections, ca, leadInSeconds });
+    const fixed = await fixedRateTurns({ sar: `${sar.base}${path}`, mirror: `${mirror.base}${path}` }, same, {
+      rate: fixedRate,
+      seconds: Math.min(fixedSeconds, 10),
+      connections,
+      ca,
+      leadInSeconds,
+    });
 
     // RoleBindings change while the mirror serves: each change rebuilds its evaluator once.
-    const rebuildsBefore = { count: await metricSum(mirror.metricsUrl!, 'admission_chain_rbac_mirror_rebuild_duration_seconds_count'), sum: await metricSum(mirror.metricsUrl!, 'admission_chain_rbac_mirror_rebuild_duration_seconds_sum') };
+    const rebuildsBefore = {
+      count: await metricSum(mirror.metricsUrl!, 'admission_chain_rbac_mirror_rebuild_duration_seconds_count'),
+      sum: await metricSum(mirror.metricsUrl!, 'admission_chain_rbac_mirror_rebuild_duration_seconds_sum'),
+    };
     const kubeConfig = new KubeConfig();
     kubeConfig.loadFromFile(api.kubeconfig);
     const rbac = kubeConfig.makeApiClient(RbacAuthorizationV1Api);
@@ -149,29 +236,63 @@ async function clusterSized(files: ServerFiles, dir: string, ca: string): Promis
     for (let i = 0; i < changes; i++) {
       await rbac.createNamespacedRoleBinding({
         namespace: 'team-0000',
-        body: { metadata: { name: `churn-${i}` }, roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'tenant-role-1' }, subjects: [{ kind: 'User', apiGroup: 'rbac.authorization.k8s.io', name: `churn-${i}` }] },
+        body: {
+          metadata: { name: `churn-${i}` },
+          roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'tenant-role-1' },
+          subjects: [{ kind: 'User', apiGroup: 'rbac.authorization.k8s.io', name: `churn-${i}` }],
+        },
       });
       await new Promise((r) => setTimeout(r, 100));
       await oneAtATime(`${mirror.base}${path}`, undefined, () => same, 1, ca);
     }
-    const rebuilds = (await metricSum(mirror.metricsUrl!, 'admission_chain_rbac_mirror_rebuild_duration_seconds_count')) - rebuildsBefore.count;
-    const rebuildMs = (1000 * ((await metricSum(mirror.metricsUrl!, 'admission_chain_rbac_mirror_rebuild_duration_seconds_sum')) - rebuildsBefore.sum)) / Math.max(1, rebuilds);
+    const rebuilds =
+      (await metricSum(mirror.metricsUrl!, 'admission_chain_rbac_mirror_rebuild_duration_seconds_count')) - rebuildsBefore.count;
+    const rebuildMs =
+      (1000 * ((await metricSum(mirror.metricsUrl!, 'admission_chain_rbac_mirror_rebuild_duration_seconds_sum')) - rebuildsBefore.sum)) /
+      Math.max(1, rebuilds);
 
     printModeTable(
       `Scenario 6: the RBAC mirror on a cluster-sized RBAC set (${clusterSize.namespaces} namespaces, ${clusterSize.namespaces * clusterSize.roleBindingsPerNamespace} RoleBindings, ${clusterSize.clusterRoles} ClusterRoles, ${clusterSize.namespaces} Roles, ${clusterSize.clusterRoleBindings} ClusterRoleBindings)`,
       [
         { measure: 'objects the mirror holds', sar: undefined, mirror: objects, digits: 0 },
-        { measure: 'start to Ready (s; the mirror: its four caches listed, 500 objects a page)', sar: sar.readySeconds, mirror: mirror.readySeconds, digits: 2 },
+        {
+          measure: 'start to Ready (s; the mirror: its four caches listed, 500 objects a page)',
+          sar: sar.readySeconds,
+          mirror: mirror.readySeconds,
+          digits: 2,
+        },
         { measure: 'peak RSS once Ready (MiB)', sar: readyRss.sar, mirror: readyRss.mirror, digits: 0 },
-        { measure: `SubjectAccessReviews per request, ${identities} never-seen narrow identities`, sar: fresh.sar.sarPerRequest, mirror: fresh.mirror.sarPerRequest, digits: 2 },
-        { measure: 'p99 latency of a never-seen identity\'s request, one at a time (ms)', sar: fresh.sar.p99Ms, mirror: fresh.mirror.p99Ms, digits: 2 },
-        { measure: `p99 latency at ${fixedRate} req/s, one narrow identity (ms, ${Math.min(fixedSeconds, 10)} s a side in 1 s slices taking turns)`, sar: fixed.sar.p99Ms, mirror: fixed.mirror.p99Ms, digits: 2 },
+        {
+          measure: `SubjectAccessReviews per request, ${identities} never-seen narrow identities`,
+          sar: fresh.sar.sarPerRequest,
+          mirror: fresh.mirror.sarPerRequest,
+          digits: 2,
+        },
+        {
+          measure: "p99 latency of a never-seen identity's request, one at a time (ms)",
+          sar: fresh.sar.p99Ms,
+          mirror: fresh.mirror.p99Ms,
+          digits: 2,
+        },
+        {
+          measure: `p99 latency at ${fixedRate} req/s, one narrow identity (ms, ${Math.min(fixedSeconds, 10)} s a side in 1 s slices taking turns)`,
+          sar: fixed.sar.p99Ms,
+          mirror: fixed.mirror.p99Ms,
+          digits: 2,
+        },
         { measure: `evaluator rebuilds after ${changes} RoleBinding creations, 100 ms apart`, sar: undefined, mirror: rebuilds, digits: 0 },
         { measure: 'mean time to rebuild the evaluator (ms)', sar: undefined, mirror: rebuildMs, digits: 1 },
-        { measure: `peak RSS, all of the above (MiB; the chart's limit: ${memoryLimitMiB} MiB)`, sar: sar.process.peakRssMiB(), mirror: mirror.process.peakRssMiB(), digits: 0 },
+        {
+          measure: `peak RSS, all of the above (MiB; the chart's limit: ${memoryLimitMiB} MiB)`,
+          sar: sar.process.peakRssMiB(),
+          mirror: mirror.process.peakRssMiB(),
+          digits: 0,
+        },
       ],
       [
-        failuresOf(fixed.sar, fixed.mirror) > 0 ? '**Some requests failed: the figures above are not trustworthy.**' : 'No baseline here: the bare handler holds no RBAC. --authorizer=sar runs beside the mirror against the same API server, for reference.',
+        failuresOf(fixed.sar, fixed.mirror) > 0
+          ? '**Some requests failed: the figures above are not trustworthy.**'
+          : 'No baseline here: the bare handler holds no RBAC. --authorizer=sar runs beside the mirror against the same API server, for reference.',
       ],
     );
   } finally {

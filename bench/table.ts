@@ -16,7 +16,10 @@ export function printTable(title: string, rows: readonly Row[], notes: readonly 
   for (const row of rows) {
     const digits = row.digits ?? 1;
     const interval = row.interval === undefined ? '' : ` (${row.interval[0].toFixed(2)}–${row.interval[1].toFixed(2)})`;
-    const ratio = row.baseline !== undefined && row.ours !== undefined && row.baseline !== 0 ? `${(row.ours / row.baseline).toFixed(2)}${interval}` : '—';
+    const ratio =
+      row.baseline !== undefined && row.ours !== undefined && row.baseline !== 0
+        ? `${(row.ours / row.baseline).toFixed(2)}${interval}`
+        : '—';
     lines.push(`| ${row.measure} | ${fmt(row.baseline, digits)} | ${fmt(row.ours, digits)} | ${ratio} |`);
   }
   for (const note of notes) lines.push('', note);

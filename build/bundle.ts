@@ -8,7 +8,7 @@
 import { rm } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { build } from 'rolldown';
-import { entries, outDir as defaultOutDir } from './entries.ts';
+import { outDir as defaultOutDir, entries } from './entries.ts';
 
 const root = join(import.meta.dirname, '..');
 

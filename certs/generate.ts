@@ -42,10 +42,15 @@ export function parseCertificateArgs(argv: string[], defaultOutDir: string): Cer
     },
   });
   const validityDays = Number(values.days);
-  if (!Number.isInteger(validityDays) || validityDays < 1) throw new Error(`--days must be a positive integer, got ${values.days}\n${usage}`);
-  for (const [flag, value] of [['--service', values.service], ['--namespace', values.namespace]] as const) {
+  if (!Number.isInteger(validityDays) || validityDays < 1)
+    throw new Error(`--days must be a positive integer, got ${values.days}\n${usage}`);
+  for (const [flag, value] of [
+    ['--service', values.service],
+    ['--namespace', values.namespace],
+  ] as const) {
     // A DNS-1123 label: what Service and Namespace names are.
-    if (!/^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/.test(value)) throw new Error(`${flag} must be a DNS-1123 label, got ${JSON.stringify(value)}\n${usage}`);
+    if (!/^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/.test(value))
+      throw new Error(`${flag} must be a DNS-1123 label, got ${JSON.stringify(value)}\n${usage}`);
   }
   return {
     service: values.service,

@@ -45,7 +45,12 @@ export function builds(): Build[] {
       module: 'k8s.io/kubernetes',
       version: kubernetes,
       commands: { 'k8s.io/kubernetes/cmd/kube-apiserver': 'kube-apiserver', 'k8s.io/kubernetes/cmd/kubectl': 'kubectl' },
-      ldflags: [...stamp('gitVersion', kubernetes), ...stamp('gitMajor', major ?? ''), ...stamp('gitMinor', minor ?? ''), ...stamp('gitTreeState', 'clean')],
+      ldflags: [
+        ...stamp('gitVersion', kubernetes),
+        ...stamp('gitMajor', major ?? ''),
+        ...stamp('gitMinor', minor ?? ''),
+        ...stamp('gitTreeState', 'clean'),
+      ],
     },
     { name: 'etcd', module: 'go.etcd.io/etcd/server/v3', version: etcd, commands: { 'go.etcd.io/etcd/server/v3': 'etcd' }, ldflags: [] },
   ];
@@ -83,7 +88,11 @@ function goBuildFlags(build: Build): string[] {
 /** The built binaries, or why they are not there. */
 export function findBinaries(): Binaries | { missing: string } {
   const [kubernetes, etcd] = builds() as [Build, Build];
-  const paths = { kubeApiserver: join(buildDir(kubernetes), 'kube-apiserver'), kubectl: join(buildDir(kubernetes), 'kubectl'), etcd: join(buildDir(etcd), 'etcd') };
+  const paths = {
+    kubeApiserver: join(buildDir(kubernetes), 'kube-apiserver'),
+    kubectl: join(buildDir(kubernetes), 'kubectl'),
+    etcd: join(buildDir(etcd), 'etcd'),
+  };
   const absent = Object.values(paths).filter((path) => !existsSync(path));
   if (absent.length > 0) return { missing: `not built yet: ${absent.join(', ')} (npm run control-plane:build builds them)` };
   return { ...paths, kubernetesVersion: kubernetes.version, etcdVersion: etcd.version };
@@ -107,13 +116,20 @@ export async function buildMissing(report: (line: string) => void): Promise<Bina
   for (const build of builds()) {
     const dir = buildDir(build);
     if (Object.values(build.commands).every((binary) => existsSync(join(dir, binary)))) continue;
-    report(`building ${Object.values(build.commands).join(', ')} ${build.version} from the ${build.module} Go module into ${dir} (a cold build takes minutes)`);
+    report(
+      `building ${Object.values(build.commands).join(', ')} ${build.version} from the ${build.module} Go module into ${dir} (a cold build takes minutes)`,
+    );
     const started = Date.now();
     // Built aside and renamed, so an interrupted build never leaves a binary that looks complete.
     const partial = `${dir}.partial-${process.pid}`;
     await rm(partial, { recursive: true, force: true });
     await mkdir(partial, { recursive: true });
-    const { code, output } = await run('go', ['build', ...goBuildFlags(build), '-o', `${partial}/`, ...Object.keys(build.commands)], join(modulesDir, build.name), { CGO_ENABLED: '0' });
+    const { code, output } = await run(
+      'go',
+      ['build', ...goBuildFlags(build), '-o', `${partial}/`, ...Object.keys(build.commands)],
+      join(modulesDir, build.name),
+      { CGO_ENABLED: '0' },
+    );
     if (code !== 0) {
       await rm(partial, { recursive: true, force: true });
       throw new Error(`go build of ${build.module} ${build.version} failed (exit ${code}):\n${output.slice(-4000)}`);

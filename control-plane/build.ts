@@ -10,7 +10,8 @@ const log = (line: string) => process.stderr.write(`control-plane: ${line}\n`);
 
 const go = await goVersion();
 if (go === undefined) {
-  const reason = 'no Go toolchain on PATH, so kube-apiserver, kubectl and etcd cannot be built and the real-control-plane tests will be skipped';
+  const reason =
+    'no Go toolchain on PATH, so kube-apiserver, kubectl and etcd cannot be built and the real-control-plane tests will be skipped';
   if (process.env.CI === 'true') {
     log(`${reason}; CI must run them`);
     process.exit(1);

@@ -3,7 +3,7 @@
 // CA, serving and admin client certificates, a service-account signing key, RBAC authorization, and
 // etcd without fsync on a temporary data dir. No controller manager runs, so nothing creates
 // namespaces' default service accounts or garbage-collects: callers create what they rely on.
-import { spawn, type ChildProcess } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { generateKeyPairSync } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import selfsigned from 'selfsigned';
 import { generateAuthority, issueServingCertificate, type KeyPairPem } from '../src/tls/generate.ts';
-import { findBinaries, type Binaries } from './binaries.ts';
+import { type Binaries, findBinaries } from './binaries.ts';
 
 export interface ControlPlaneOptions {
   /** kube-apiserver flags after ours (a repeated list flag such as --disable-admission-plugins adds to the earlier one). */
@@ -86,47 +86,68 @@ export async function startControlPlane(options: ControlPlaneOptions = {}): Prom
     const [etcdClientPort, etcdPeerPort, securePort] = await freePorts(3);
     const etcdUrl = `http://127.0.0.1:${etcdClientPort}`;
     children.push(
-      startProcess(binaries.etcd, [
-        `--data-dir=${join(dir, 'etcd')}`,
-        `--listen-client-urls=${etcdUrl}`,
-        `--advertise-client-urls=${etcdUrl}`,
-        `--listen-peer-urls=http://127.0.0.1:${etcdPeerPort}`,
-        `--initial-advertise-peer-urls=http://127.0.0.1:${etcdPeerPort}`,
-        `--initial-cluster=default=http://127.0.0.1:${etcdPeerPort}`,
-        '--unsafe-no-fsync',
-        '--log-level=warn',
-      ], join(dir, 'etcd.log')),
+      startProcess(
+        binaries.etcd,
+        [
+          `--data-dir=${join(dir, 'etcd')}`,
+          `--listen-client-urls=${etcdUrl}`,
+          `--advertise-client-urls=${etcdUrl}`,
+          `--listen-peer-urls=http://127.0.0.1:${etcdPeerPort}`,
+          `--initial-advertise-peer-urls=http://127.0.0.1:${etcdPeerPort}`,
+          `--initial-cluster=default=http://127.0.0.1:${etcdPeerPort}`,
+          '--unsafe-no-fsync',
+          '--log-level=warn',
+        ],
+        join(dir, 'etcd.log'),
+      ),
     );
     const server = `https://127.0.0.1:${securePort}`;
     children.push(
-      startProcess(binaries.kubeApiserver, [
-        `--etcd-servers=${etcdUrl}`,
-        '--advertise-address=127.0.0.1',
-        // The kubernetes Service's endpoints may not be loopback; nothing here routes through it.
-        '--endpoint-reconciler-type=none',
-        '--bind-address=127.0.0.1',
-        `--secure-port=${securePort}`,
-        `--tls-cert-file=${files.servingCert}`,
-        `--tls-private-key-file=${files.servingKey}`,
-        `--client-ca-file=${files.ca}`,
-        `--service-account-key-file=${files.saPublic}`,
-        `--service-account-signing-key-file=${files.saPrivate}`,
-        '--service-account-issuer=https://kubernetes.default.svc',
-        '--service-cluster-ip-range=10.0.0.0/24',
-        '--authorization-mode=RBAC',
-        '--allow-privileged=true',
-        // No controller manager creates namespaces' default service accounts (as envtest does).
-        '--disable-admission-plugins=ServiceAccount',
-        ...(options.apiServerArgs ?? []),
-      ], join(dir, 'kube-apiserver.log')),
+      startProcess(
+        binaries.kubeApiserver,
+        [
+          `--etcd-servers=${etcdUrl}`,
+          '--advertise-address=127.0.0.1',
+          // The kubernetes Service's endpoints may not be loopback; nothing here routes through it.
+          '--endpoint-reconciler-type=none',
+          '--bind-address=127.0.0.1',
+          `--secure-port=${securePort}`,
+          `--tls-cert-file=${files.servingCert}`,
+          `--tls-private-key-file=${files.servingKey}`,
+          `--client-ca-file=${files.ca}`,
+          `--service-account-key-file=${files.saPublic}`,
+          `--service-account-signing-key-file=${files.saPrivate}`,
+          '--service-account-issuer=https://kubernetes.default.svc',
+          '--service-cluster-ip-range=10.0.0.0/24',
+          '--authorization-mode=RBAC',
+          '--allow-privileged=true',
+          // No controller manager creates namespaces' default service accounts (as envtest does).
+          '--disable-admission-plugins=ServiceAccount',
+          ...(options.apiServerArgs ?? []),
+        ],
+        join(dir, 'kube-apiserver.log'),
+      ),
     );
     await waitReady(server, ca.cert, admin, children, options.readyTimeoutMs ?? 60_000, dir);
-    const kubeconfigFor = async (user: string, groups: string[] = []) => kubeconfig(server, ca.cert, user, await clientCertificate(user, groups));
+    const kubeconfigFor = async (user: string, groups: string[] = []) =>
+      kubeconfig(server, ca.cert, user, await clientCertificate(user, groups));
     const kubeconfigYaml = kubeconfig(server, ca.cert, 'admin', admin);
     const kubeconfigPath = join(dir, 'admin.kubeconfig');
     await writeFile(kubeconfigPath, kubeconfigYaml, { mode: 0o600 });
     const kubeconfigWithToken = (token: string) => kubeconfig(server, ca.cert, 'token', { token });
-    return { server, caCert: ca.cert, admin, kubeconfigPath, kubeconfigYaml, binaries, dir, clientCertificate, kubeconfigFor, kubeconfigWithToken, stop };
+    return {
+      server,
+      caCert: ca.cert,
+      admin,
+      kubeconfigPath,
+      kubeconfigYaml,
+      binaries,
+      dir,
+      clientCertificate,
+      kubeconfigFor,
+      kubeconfigWithToken,
+      stop,
+    };
   } catch (error) {
     await stop();
     throw error;
@@ -134,19 +155,27 @@ export async function startControlPlane(options: ControlPlaneOptions = {}): Prom
 }
 
 /** A client certificate: the common name is the user, each organization a group (as kube-apiserver reads it). */
-async function issueClientCertificate(ca: KeyPairPem, user: string, groups: string[], validity: { notBefore: Date; notAfter: Date }): Promise<KeyPairPem> {
-  const generated = await selfsigned.generate([{ name: 'commonName', value: user }, ...groups.map((group) => ({ name: 'organizationName', value: group }))], {
-    keyType: 'ec',
-    algorithm: 'sha256',
-    notBeforeDate: validity.notBefore,
-    notAfterDate: validity.notAfter,
-    ca: { key: ca.key, cert: ca.cert },
-    extensions: [
-      { name: 'basicConstraints', cA: false, critical: true },
-      { name: 'keyUsage', digitalSignature: true, critical: true },
-      { name: 'extKeyUsage', clientAuth: true },
-    ],
-  });
+async function issueClientCertificate(
+  ca: KeyPairPem,
+  user: string,
+  groups: string[],
+  validity: { notBefore: Date; notAfter: Date },
+): Promise<KeyPairPem> {
+  const generated = await selfsigned.generate(
+    [{ name: 'commonName', value: user }, ...groups.map((group) => ({ name: 'organizationName', value: group }))],
+    {
+      keyType: 'ec',
+      algorithm: 'sha256',
+      notBeforeDate: validity.notBefore,
+      notAfterDate: validity.notAfter,
+      ca: { key: ca.key, cert: ca.cert },
+      extensions: [
+        { name: 'basicConstraints', cA: false, critical: true },
+        { name: 'keyUsage', digitalSignature: true, critical: true },
+        { name: 'extKeyUsage', clientAuth: true },
+      ],
+    },
+  );
   return { cert: generated.cert, key: generated.private };
 }
 
@@ -194,17 +223,29 @@ async function terminate(child: ChildProcess): Promise<void> {
   clearTimeout(timer);
 }
 
-async function waitReady(server: string, caCert: string, admin: KeyPairPem, children: ChildProcess[], timeoutMs: number, dir: string): Promise<void> {
+async function waitReady(
+  server: string,
+  caCert: string,
+  admin: KeyPairPem,
+  children: ChildProcess[],
+  timeoutMs: number,
+  dir: string,
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   let last = 'no answer yet';
   while (Date.now() < deadline) {
     const exited = children.find((child) => child.exitCode !== null || child.signalCode !== null);
-    if (exited !== undefined) throw new Error(`${basename(exited.spawnfile)} exited (${exited.exitCode ?? exited.signalCode}) before the API server was ready; the end of its log:\n${await logTail(dir, exited)}`);
+    if (exited !== undefined)
+      throw new Error(
+        `${basename(exited.spawnfile)} exited (${exited.exitCode ?? exited.signalCode}) before the API server was ready; the end of its log:\n${await logTail(dir, exited)}`,
+      );
     last = await get(`${server}/readyz`, caCert, admin).catch((error: Error) => error.message);
     if (last === 'ok') return;
     await new Promise((resolve) => setTimeout(resolve, 250));
   }
-  throw new Error(`kube-apiserver not ready within ${timeoutMs} ms (last answer: ${last.slice(0, 500)}); the end of its log:\n${await logTail(dir, children.at(-1)!)}`);
+  throw new Error(
+    `kube-apiserver not ready within ${timeoutMs} ms (last answer: ${last.slice(0, 500)}); the end of its log:\n${await logTail(dir, children.at(-1)!)}`,
+  );
 }
 
 async function logTail(dir: string, child: ChildProcess): Promise<string> {
@@ -228,11 +269,15 @@ function get(url: string, ca: string, client: KeyPairPem): Promise<string> {
 async function freePorts(count: number): Promise<number[]> {
   // Held open together so the same port is never handed out twice.
   const servers = await Promise.all(
-    Array.from({ length: count }, () => new Promise<ReturnType<typeof createServer>>((resolve, reject) => {
-      const probe = createServer();
-      probe.once('error', reject);
-      probe.listen(0, '127.0.0.1', () => resolve(probe));
-    })),
+    Array.from(
+      { length: count },
+      () =>
+        new Promise<ReturnType<typeof createServer>>((resolve, reject) => {
+          const probe = createServer();
+          probe.once('error', reject);
+          probe.listen(0, '127.0.0.1', () => resolve(probe));
+        }),
+    ),
   );
   const ports = servers.map((probe) => (probe.address() as { port: number }).port);
   await Promise.all(servers.map((probe) => new Promise((resolve) => probe.close(resolve))));

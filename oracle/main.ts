@@ -8,18 +8,30 @@ import { parseArgs } from 'node:util';
 import { findBinaries } from '../control-plane/binaries.ts';
 import { generateCases } from '../test/oracle/generate.ts';
 import { formatReport, runCases } from '../test/oracle/run.ts';
-import { oraclePlugins, startOracleServers, type OraclePlugin } from '../test/oracle/servers.ts';
+import { type OraclePlugin, oraclePlugins, startOracleServers } from '../test/oracle/servers.ts';
 import { upstreamCases } from '../test/oracle/upstream-rows.ts';
 
 const log = (line: string) => process.stderr.write(`oracle: ${line}\n`);
 
 function options(): { plugins: OraclePlugin[]; cases: number; seed: number; upstream: boolean } {
   const { values } = parseArgs({
-    options: { plugins: { type: 'string' }, cases: { type: 'string', default: '500' }, seed: { type: 'string', default: '1' }, 'no-upstream': { type: 'boolean', default: false } },
+    options: {
+      plugins: { type: 'string' },
+      cases: { type: 'string', default: '500' },
+      seed: { type: 'string', default: '1' },
+      'no-upstream': { type: 'boolean', default: false },
+    },
   });
-  const plugins = values.plugins === undefined ? [...oraclePlugins] : values.plugins.split(',').map((p) => p.trim()).filter((p) => p !== '');
+  const plugins =
+    values.plugins === undefined
+      ? [...oraclePlugins]
+      : values.plugins
+          .split(',')
+          .map((p) => p.trim())
+          .filter((p) => p !== '');
   const unknown = plugins.filter((p) => !(oraclePlugins as readonly string[]).includes(p));
-  if (unknown.length > 0 || plugins.length === 0) throw new Error(`--plugins: ${unknown.join(', ') || '(none)'} not among the oracle's plugins (${oraclePlugins.join(', ')})`);
+  if (unknown.length > 0 || plugins.length === 0)
+    throw new Error(`--plugins: ${unknown.join(', ') || '(none)'} not among the oracle's plugins (${oraclePlugins.join(', ')})`);
   const cases = Number(values.cases);
   const seed = Number(values.seed);
   if (!Number.isInteger(cases) || cases < 0) throw new Error(`--cases: ${values.cases} is not a count`);

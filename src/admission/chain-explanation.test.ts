@@ -6,7 +6,7 @@ import { createExplainer } from '../explain/index.ts';
 import { orderedPlugins } from '../plugins/index.ts';
 import { AdmissionChain, annotationKey } from './chain.ts';
 import { forbidden } from './errors.ts';
-import { explained, FactType, type Explainer } from './explanation.ts';
+import { type Explainer, explained, FactType } from './explanation.ts';
 import type { AdmissionPlugin, PluginMode } from './plugin.ts';
 
 const never = deadlineOf();
@@ -17,7 +17,9 @@ const rejecting = (name: string, withFacts = true): AdmissionPlugin => ({
   handles: () => true,
   validate: (attributes) => {
     const error = forbidden(attributes, 'service account default/builder was not found, retry after the service account is created');
-    throw withFacts ? explained(error, { facts: [{ type: FactType.MissingServiceAccount, namespace: 'default', name: 'builder' }] }) : error;
+    throw withFacts
+      ? explained(error, { facts: [{ type: FactType.MissingServiceAccount, namespace: 'default', name: 'builder' }] })
+      : error;
   },
 });
 
@@ -25,15 +27,23 @@ const chainOf = (mode: PluginMode, plugin = rejecting('ServiceAccount'), explain
   new AdmissionChain([{ plugin, mode }], explainer === null ? {} : { explainer });
 
 describe('explanations in the chain', () => {
-  it('enforce: the message is the plugin\'s own; the warnings and the annotation come beside it', async () => {
+  it("enforce: the message is the plugin's own; the warnings and the annotation come beside it", async () => {
     const outcome = await chainOf('enforce').validate(podAttributes(), never);
     expect(outcome.rejection?.message).toBe(message);
     expect(outcome.warnings).toEqual([
       'service account "builder" does not exist in namespace "default": create it, or name one that exists in spec.serviceAccountName',
       'kubectl create serviceaccount builder -n default',
     ]);
-    expect(outcome.annotations['ServiceAccount.explanation']).toMatch(/^# service account "builder" does not exist[^\n]*\napiVersion: v1\nkind: ServiceAccount\n/);
-    expect(outcome.explanations).toEqual([{ plugin: 'ServiceAccount', mode: 'enforce', explained: expect.objectContaining({ commands: ['kubectl create serviceaccount builder -n default'] }) }]);
+    expect(outcome.annotations['ServiceAccount.explanation']).toMatch(
+      /^# service account "builder" does not exist[^\n]*\napiVersion: v1\nkind: ServiceAccount\n/,
+    );
+    expect(outcome.explanations).toEqual([
+      {
+        plugin: 'ServiceAccount',
+        mode: 'enforce',
+        explained: expect.objectContaining({ commands: ['kubectl create serviceaccount builder -n default'] }),
+      },
+    ]);
   });
 
   it('warn: the rejection as a warning, its explanation after it, and both annotations', async () => {
@@ -93,7 +103,7 @@ describe('explanations in the chain', () => {
 });
 
 describe('the explanation annotation key', () => {
-  it.each(orderedPlugins.map((p) => p.name))('%s: a qualified name\'s name part, as kube-apiserver requires', (name) => {
+  it.each(orderedPlugins.map((p) => p.name))("%s: a qualified name's name part, as kube-apiserver requires", (name) => {
     const key = annotationKey(name, 'explanation');
     expect(key.length).toBeLessThanOrEqual(63);
     expect(key).toMatch(/^[A-Za-z0-9][-A-Za-z0-9_.]*[A-Za-z0-9]$/);

@@ -12,12 +12,31 @@ function labels(attributes: { object: unknown }): Record<string, string> {
 }
 
 describe('AdmissionChain', () => {
-  it('runs mutating plugins in array order, each seeing the previous one\'s changes', async () => {
+  it("runs mutating plugins in array order, each seeing the previous one's changes", async () => {
     const log: string[] = [];
     const seen: string[] = [];
     const chain = new AdmissionChain([
-      { mode: 'enforce', plugin: recordingPlugin({ name: 'A', log, mutate: (a) => { a.object!.metadata!.labels = { a: '1' }; } }) },
-      { mode: 'enforce', plugin: recordingPlugin({ name: 'B', log, mutate: (a) => { seen.push(JSON.stringify(a.object!.metadata!.labels)); a.object!.metadata!.labels!.b = '2'; } }) },
+      {
+        mode: 'enforce',
+        plugin: recordingPlugin({
+          name: 'A',
+          log,
+          mutate: (a) => {
+            a.object!.metadata!.labels = { a: '1' };
+          },
+        }),
+      },
+      {
+        mode: 'enforce',
+        plugin: recordingPlugin({
+          name: 'B',
+          log,
+          mutate: (a) => {
+            seen.push(JSON.stringify(a.object!.metadata!.labels));
+            a.object!.metadata!.labels!.b = '2';
+          },
+        }),
+      },
       { mode: 'enforce', plugin: recordingPlugin({ name: 'C', log }) },
     ]);
     const attributes = podAttributes();
@@ -62,12 +81,20 @@ describe('AdmissionChain', () => {
         log.push(name);
       },
     });
-    const allSync = new AdmissionChain([{ mode: 'enforce', plugin: sync('A') }, { mode: 'enforce', plugin: sync('B', true) }, { mode: 'enforce', plugin: sync('C') }]);
+    const allSync = new AdmissionChain([
+      { mode: 'enforce', plugin: sync('A') },
+      { mode: 'enforce', plugin: sync('B', true) },
+      { mode: 'enforce', plugin: sync('C') },
+    ]);
     expect((await allSync.validate(podAttributes(), never)).rejectedBy).toBe('B');
     expect(log).toEqual(['A', 'B']);
 
     log.length = 0;
-    const mixed = new AdmissionChain([{ mode: 'enforce', plugin: sync('A') }, { mode: 'enforce', plugin: pending('P') }, { mode: 'enforce', plugin: sync('B', true) }]);
+    const mixed = new AdmissionChain([
+      { mode: 'enforce', plugin: sync('A') },
+      { mode: 'enforce', plugin: pending('P') },
+      { mode: 'enforce', plugin: sync('B', true) },
+    ]);
     expect((await mixed.validate(podAttributes(), never)).rejection?.message).toBe('pods "web" is forbidden: B says no');
     expect(log).toEqual(['A', 'P', 'B']);
   });
@@ -76,7 +103,16 @@ describe('AdmissionChain', () => {
     const log: string[] = [];
     const chain = new AdmissionChain([
       { mode: 'enforce', plugin: recordingPlugin({ name: 'A', log }) },
-      { mode: 'enforce', plugin: recordingPlugin({ name: 'B', log, check: (a) => { throw forbidden(a, 'no'); } }) },
+      {
+        mode: 'enforce',
+        plugin: recordingPlugin({
+          name: 'B',
+          log,
+          check: (a) => {
+            throw forbidden(a, 'no');
+          },
+        }),
+      },
       { mode: 'enforce', plugin: recordingPlugin({ name: 'C', log }) },
     ]);
     const outcome = await chain.validate(podAttributes(), never);
@@ -88,7 +124,16 @@ describe('AdmissionChain', () => {
   it('stops mutating at the first enforced rejection', async () => {
     const log: string[] = [];
     const chain = new AdmissionChain([
-      { mode: 'enforce', plugin: recordingPlugin({ name: 'A', log, mutate: (a) => { throw forbidden(a, 'stop'); } }) },
+      {
+        mode: 'enforce',
+        plugin: recordingPlugin({
+          name: 'A',
+          log,
+          mutate: (a) => {
+            throw forbidden(a, 'stop');
+          },
+        }),
+      },
       { mode: 'enforce', plugin: recordingPlugin({ name: 'B', log }) },
     ]);
     const outcome = await chain.admit(podAttributes(), never);
@@ -112,7 +157,16 @@ describe('AdmissionChain', () => {
   ])('in %s mode a rejection admits, annotates, and the chain goes on', async (mode, warns) => {
     const log: string[] = [];
     const chain = new AdmissionChain([
-      { mode, plugin: recordingPlugin({ name: 'A', log, check: (a) => { throw forbidden(a, 'would deny'); } }) },
+      {
+        mode,
+        plugin: recordingPlugin({
+          name: 'A',
+          log,
+          check: (a) => {
+            throw forbidden(a, 'would deny');
+          },
+        }),
+      },
       { mode: 'enforce', plugin: recordingPlugin({ name: 'B', log }) },
     ]);
     const outcome = await chain.validate(podAttributes(), never);
@@ -128,7 +182,14 @@ describe('AdmissionChain', () => {
     const chain = new AdmissionChain([
       {
         mode: 'warn',
-        plugin: recordingPlugin({ name: 'A', log, mutate: (a) => { a.object!.metadata!.labels = { half: 'made' }; throw forbidden(a, 'no'); } }),
+        plugin: recordingPlugin({
+          name: 'A',
+          log,
+          mutate: (a) => {
+            a.object!.metadata!.labels = { half: 'made' };
+            throw forbidden(a, 'no');
+          },
+        }),
       },
     ]);
     const attributes = podAttributes();
@@ -139,16 +200,39 @@ describe('AdmissionChain', () => {
   it('turns an unexpected throw into a readable 500 naming the plugin', async () => {
     const log: string[] = [];
     const chain = new AdmissionChain([
-      { mode: 'enforce', plugin: recordingPlugin({ name: 'A', log, check: () => { throw new TypeError('x is undefined'); } }) },
+      {
+        mode: 'enforce',
+        plugin: recordingPlugin({
+          name: 'A',
+          log,
+          check: () => {
+            throw new TypeError('x is undefined');
+          },
+        }),
+      },
     ]);
     const outcome = await chain.validate(podAttributes(), never);
-    expect(outcome.rejection?.status).toMatchObject({ code: 500, reason: 'InternalError', message: 'Internal error occurred: plugin A failed: x is undefined' });
+    expect(outcome.rejection?.status).toMatchObject({
+      code: 500,
+      reason: 'InternalError',
+      message: 'Internal error occurred: plugin A failed: x is undefined',
+    });
   });
 
-  it('records audit annotations under the plugin\'s name', async () => {
+  it("records audit annotations under the plugin's name", async () => {
     const log: string[] = [];
     const chain = new AdmissionChain([
-      { mode: 'enforce', plugin: recordingPlugin({ name: 'A', log, check: (_a, c) => { c.annotate('path', 'fast'); c.warn('heads up'); } }) },
+      {
+        mode: 'enforce',
+        plugin: recordingPlugin({
+          name: 'A',
+          log,
+          check: (_a, c) => {
+            c.annotate('path', 'fast');
+            c.warn('heads up');
+          },
+        }),
+      },
     ]);
     const outcome = await chain.validate(podAttributes(), never);
     expect(outcome.annotations).toEqual({ 'A.path': 'fast' });
@@ -159,7 +243,10 @@ describe('AdmissionChain', () => {
     const log: string[] = [];
     const controller = new AbortController();
     const chain = new AdmissionChain([
-      { mode: 'enforce', plugin: recordingPlugin({ name: 'A', log, check: () => controller.abort(new DOMException('deadline', 'TimeoutError')) }) },
+      {
+        mode: 'enforce',
+        plugin: recordingPlugin({ name: 'A', log, check: () => controller.abort(new DOMException('deadline', 'TimeoutError')) }),
+      },
       { mode: 'enforce', plugin: recordingPlugin({ name: 'B', log }) },
     ]);
     const outcome = await chain.validate(podAttributes(), deadlineOf(controller.signal));
@@ -168,12 +255,21 @@ describe('AdmissionChain', () => {
     expect(outcome.rejection?.message).toContain('deadline exceeded');
   });
 
-  it('sees a deadline that passed during synchronous work, before the signal\'s timer could fire', async () => {
+  it("sees a deadline that passed during synchronous work, before the signal's timer could fire", async () => {
     const log: string[] = [];
     const expiresAt = performance.now() + 20;
     const chain = new AdmissionChain([
       // A plugin that works synchronously past the deadline: no timer fires while it runs.
-      { mode: 'enforce', plugin: recordingPlugin({ name: 'A', log, check: () => { while (performance.now() < expiresAt + 5); } }) },
+      {
+        mode: 'enforce',
+        plugin: recordingPlugin({
+          name: 'A',
+          log,
+          check: () => {
+            while (performance.now() < expiresAt + 5);
+          },
+        }),
+      },
       { mode: 'enforce', plugin: recordingPlugin({ name: 'B', log }) },
     ]);
     // A signal that never fires: only the time check can stop the chain.
@@ -186,10 +282,15 @@ describe('AdmissionChain', () => {
   it('says canceled, not deadline, when the caller went away before a plugin could run', async () => {
     const controller = new AbortController();
     const chain = new AdmissionChain([
-      { mode: 'enforce', plugin: recordingPlugin({ name: 'A', log: [], check: () => controller.abort(new Error('client closed the connection')) }) },
+      {
+        mode: 'enforce',
+        plugin: recordingPlugin({ name: 'A', log: [], check: () => controller.abort(new Error('client closed the connection')) }),
+      },
       { mode: 'enforce', plugin: recordingPlugin({ name: 'B', log: [] }) },
     ]);
     const outcome = await chain.validate(podAttributes(), deadlineOf(controller.signal));
-    expect(outcome.rejection?.message).toBe('Internal error occurred: admission request canceled before plugin B could run: client closed the connection');
+    expect(outcome.rejection?.message).toBe(
+      'Internal error occurred: admission request canceled before plugin B could run: client closed the connection',
+    );
   });
 });

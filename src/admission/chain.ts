@@ -2,13 +2,14 @@
 // mutating plugins run in `admit`, validating plugins in `validate`, and the first rejection of
 // an enforcing plugin ends the phase. Plugins in warn or audit mode never reject: their
 // rejection becomes a warning and/or an audit annotation, and the chain goes on.
+
+import { internalError, isStatusError, type StatusError } from '../api/status-error.ts';
 import type { Attributes, RequestContext } from './attributes.ts';
 import type { Deadline } from './deadline.ts';
 import { abortedError } from './errors.ts';
-import { internalError, isStatusError, type StatusError } from '../api/status-error.ts';
+import { type ExplainContext, type Explained, type Explainer, explanationOf } from './explanation.ts';
 import { MutationScope } from './mutation-scope.ts';
-import { PluginMode, type AdmissionPlugin } from './plugin.ts';
-import { explanationOf, type ExplainContext, type Explained, type Explainer } from './explanation.ts';
+import { type AdmissionPlugin, PluginMode } from './plugin.ts';
 
 export interface ChainEntry {
   readonly plugin: AdmissionPlugin;

@@ -31,4 +31,3 @@ export function abortedError(reason: unknown, detail = ''): StatusError {
   if (reason instanceof Error && reason.name === 'TimeoutError') return internalError(`admission request deadline exceeded${detail}`);
   return internalError(`admission request canceled${detail}: ${reason instanceof Error ? reason.message : String(reason)}`);
 }
-

@@ -2,9 +2,9 @@
 // the StatusError it throws; src/explain turns them into warnings, kubectl commands and YAML. The
 // facts never reach the message, which stays upstream's, word for word.
 import type { Toleration } from '../api/core.ts';
+import type { StatusError } from '../api/status-error.ts';
 import type { KubeObject } from '../api/types.ts';
 import type { AuthorizationAttributes, AuthorizationResult } from '../ports/authorizer.ts';
-import type { StatusError } from '../api/status-error.ts';
 
 export const FactType = {
   /** An authorization question answered with anything but allow (a denial or an error). */

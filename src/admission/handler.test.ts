@@ -26,7 +26,16 @@ describe('handleAdmission', () => {
   it('answers one JSONPatch for all mutations and leaves the request object untouched', async () => {
     const log: string[] = [];
     const chain = new AdmissionChain([
-      { mode: 'enforce', plugin: recordingPlugin({ name: 'A', log, mutate: (a) => { a.object!.metadata!.labels = { x: 'y' }; } }) },
+      {
+        mode: 'enforce',
+        plugin: recordingPlugin({
+          name: 'A',
+          log,
+          mutate: (a) => {
+            a.object!.metadata!.labels = { x: 'y' };
+          },
+        }),
+      },
     ]);
     const req = request();
     const { response } = await handleAdmission(chain, 'admit', req, never);
@@ -43,7 +52,16 @@ describe('handleAdmission', () => {
 
   it('denies with the Forbidden status, name falling back to generateName', async () => {
     const chain = new AdmissionChain([
-      { mode: 'enforce', plugin: recordingPlugin({ name: 'A', log: [], check: (a) => { throw forbidden(a, 'not today'); } }) },
+      {
+        mode: 'enforce',
+        plugin: recordingPlugin({
+          name: 'A',
+          log: [],
+          check: (a) => {
+            throw forbidden(a, 'not today');
+          },
+        }),
+      },
     ]);
     const { response, rejectedBy } = await handleAdmission(chain, 'validate', request(), never);
     expect(rejectedBy).toBe('A');
@@ -78,12 +96,24 @@ describe('handleAdmission', () => {
     const handled = handleAdmission(chain, 'validate', request(), deadlineOf(caller.signal));
     caller.abort(new Error('client closed the connection'));
     const { response } = await handled;
-    expect(response.status).toMatchObject({ code: 500, message: 'Internal error occurred: admission request canceled: client closed the connection' });
+    expect(response.status).toMatchObject({
+      code: 500,
+      message: 'Internal error occurred: admission request canceled: client closed the connection',
+    });
   });
 
   it('returns warnings and audit annotations from warn-mode rejections', async () => {
     const chain = new AdmissionChain([
-      { mode: 'warn', plugin: recordingPlugin({ name: 'A', log: [], check: (a) => { throw forbidden(a, 'careful'); } }) },
+      {
+        mode: 'warn',
+        plugin: recordingPlugin({
+          name: 'A',
+          log: [],
+          check: (a) => {
+            throw forbidden(a, 'careful');
+          },
+        }),
+      },
     ]);
     const { response } = await handleAdmission(chain, 'validate', request(), never);
     expect(response).toEqual({

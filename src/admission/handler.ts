@@ -2,13 +2,13 @@
 // (controller-runtime's typed handle() and complete()). Mutations are made on a copy and sent as
 // one JSONPatch against the request's object; no patch when nothing changed.
 import type { KubeObject } from '../api/types.ts';
+import { raceWithSignal } from '../util/signals.ts';
 import type { Attributes } from './attributes.ts';
 import type { AdmissionChain, Phase, PhaseOutcome } from './chain.ts';
 import type { Deadline } from './deadline.ts';
 import { abortedError } from './errors.ts';
 import { allowed, asStatusError, denied, errored, patched, withAuditAnnotations, withWarnings } from './response.ts';
-import { attributesFrom, type AdmissionRequest, type AdmissionResponse } from './review.ts';
-import { raceWithSignal } from '../util/signals.ts';
+import { type AdmissionRequest, type AdmissionResponse, attributesFrom } from './review.ts';
 
 export interface HandledReview {
   response: AdmissionResponse;
@@ -25,7 +25,12 @@ export function admissionHandler(chain: AdmissionChain, phase: Phase): Admission
   return (request, deadline) => handleAdmission(chain, phase, request, deadline);
 }
 
-export async function handleAdmission(chain: AdmissionChain, phase: Phase, request: AdmissionRequest, deadline: Deadline): Promise<HandledReview> {
+export async function handleAdmission(
+  chain: AdmissionChain,
+  phase: Phase,
+  request: AdmissionRequest,
+  deadline: Deadline,
+): Promise<HandledReview> {
   try {
     return await handle(chain, phase, request, deadline);
   } catch (thrown) {
@@ -54,7 +59,11 @@ async function handle(chain: AdmissionChain, phase: Phase, request: AdmissionReq
   let response: AdmissionResponse;
   if (outcome.rejection) response = denied(request.uid, outcome.rejection);
   else if (phase === 'validate') response = allowed(request.uid);
-  else response = patched(request.uid, original === undefined || attributes.object === undefined ? [] : chain.mutationScope.patch(original, attributes.object));
+  else
+    response = patched(
+      request.uid,
+      original === undefined || attributes.object === undefined ? [] : chain.mutationScope.patch(original, attributes.object),
+    );
   withAuditAnnotations(withWarnings(response, outcome.warnings), outcome.annotations);
   const handled: HandledReview = { response, outcome };
   if (outcome.rejectedBy !== undefined) handled.rejectedBy = outcome.rejectedBy;

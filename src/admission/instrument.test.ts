@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { deadlineOf, podAttributes } from '../../test/support/attributes.ts';
+import { StatusError } from '../api/status-error.ts';
 import { createMetrics } from '../observability/metrics.ts';
 import type { RequestContext } from './attributes.ts';
 import type { Deadline } from './deadline.ts';
 import { forbidden } from './errors.ts';
-import { StatusError } from '../api/status-error.ts';
 import { instrumentPlugin } from './instrument.ts';
 import type { AdmissionPlugin } from './plugin.ts';
 
@@ -34,12 +34,21 @@ describe('instrumentPlugin', () => {
     const metrics = createMetrics({ defaultMetrics: false });
     const mutates = [['spec', 'containers']] as const;
     expect(instrumentPlugin({ ...plugin(() => {}), mutates }, metrics).mutates).toBe(mutates);
-    expect('mutates' in instrumentPlugin(plugin(() => {}), metrics)).toBe(false);
+    expect(
+      'mutates' in
+        instrumentPlugin(
+          plugin(() => {}),
+          metrics,
+        ),
+    ).toBe(false);
   });
 
   it('a synchronous step stays synchronous and is timed as not rejected', async () => {
     const metrics = createMetrics({ defaultMetrics: false });
-    const wrapped = instrumentPlugin(plugin(() => {}), metrics);
+    const wrapped = instrumentPlugin(
+      plugin(() => {}),
+      metrics,
+    );
     expect(wrapped.validate!(podAttributes(), context())).toBeUndefined();
     expect(await observations(metrics)).toEqual({ 'P/validate/CREATE/rejected=false': 1 });
   });
@@ -47,7 +56,12 @@ describe('instrumentPlugin', () => {
   it('a synchronous rejection is rethrown as the same value and timed as rejected', async () => {
     const metrics = createMetrics({ defaultMetrics: false });
     const denial = forbidden(podAttributes(), 'no');
-    const wrapped = instrumentPlugin(plugin(() => { throw denial; }), metrics);
+    const wrapped = instrumentPlugin(
+      plugin(() => {
+        throw denial;
+      }),
+      metrics,
+    );
     let thrown: unknown;
     try {
       wrapped.admit!(podAttributes(), context());
@@ -62,10 +76,13 @@ describe('instrumentPlugin', () => {
     const metrics = createMetrics({ defaultMetrics: false });
     const denial = forbidden(podAttributes(), 'later');
     let fail = false;
-    const wrapped = instrumentPlugin(plugin(async () => {
-      await new Promise((resolve) => setTimeout(resolve, 1));
-      if (fail) throw denial;
-    }), metrics);
+    const wrapped = instrumentPlugin(
+      plugin(async () => {
+        await new Promise((resolve) => setTimeout(resolve, 1));
+        if (fail) throw denial;
+      }),
+      metrics,
+    );
     const pending = wrapped.validate!(podAttributes(), context());
     expect(pending).toBeInstanceOf(Promise);
     expect(await observations(metrics)).toEqual({});
@@ -75,13 +92,16 @@ describe('instrumentPlugin', () => {
     expect(await observations(metrics)).toEqual({ 'P/validate/CREATE/rejected=false': 1, 'P/validate/CREATE/rejected=true': 1 });
   });
 
-  it('passes the request\'s deadline on as it was given, the same object, to both steps', () => {
+  it("passes the request's deadline on as it was given, the same object, to both steps", () => {
     const metrics = createMetrics({ defaultMetrics: false });
     const deadline = deadlineOf(new AbortController().signal, performance.now() + 10_000);
     const seen: Deadline[] = [];
-    const wrapped = instrumentPlugin(plugin((_attributes, ctx) => {
-      seen.push(ctx.deadline);
-    }), metrics);
+    const wrapped = instrumentPlugin(
+      plugin((_attributes, ctx) => {
+        seen.push(ctx.deadline);
+      }),
+      metrics,
+    );
     wrapped.admit!(podAttributes(), context({}, deadline));
     wrapped.validate!(podAttributes(), context({}, deadline));
     expect(seen).toHaveLength(2);
@@ -92,10 +112,13 @@ describe('instrumentPlugin', () => {
   it('passes annotations through and counts the ORPE-style "path" annotation by value', async () => {
     const metrics = createMetrics({ defaultMetrics: false });
     const annotations: Record<string, string> = {};
-    const wrapped = instrumentPlugin(plugin((_attributes, ctx) => {
-      ctx.annotate('path', 'unchanged');
-      ctx.annotate('other', 'x');
-    }), metrics);
+    const wrapped = instrumentPlugin(
+      plugin((_attributes, ctx) => {
+        ctx.annotate('path', 'unchanged');
+        ctx.annotate('other', 'x');
+      }),
+      metrics,
+    );
     wrapped.validate!(podAttributes(), context(annotations));
     expect(annotations).toEqual({ path: 'unchanged', other: 'x' });
     const paths = (await metrics.pluginPaths.get()).values.map((v) => [v.labels, v.value]);
@@ -116,6 +139,8 @@ describe('StatusError', () => {
     expect(String(error)).toBe('StatusError: pods "a" is forbidden: no');
     expect(error.stack).toBeUndefined();
     expect('cause' in new StatusError({ status: 'Failure', code: 500, message: 'x' })).toBe(false);
-    expect(() => { throw error; }).toThrow(/is forbidden: no/);
+    expect(() => {
+      throw error;
+    }).toThrow(/is forbidden: no/);
   });
 });

@@ -1,8 +1,9 @@
 // Cross-cutting work wraps plugins from outside (upstream metrics.WithControllerMetrics): the
 // plugin never knows it is timed.
+
+import type { AdmissionMetrics } from '../observability/metrics.ts';
 import type { Attributes, RequestContext } from './attributes.ts';
 import type { AdmissionPlugin } from './plugin.ts';
-import type { AdmissionMetrics } from '../observability/metrics.ts';
 
 type Step = NonNullable<AdmissionPlugin['admit']>;
 
@@ -10,13 +11,17 @@ export function instrumentPlugin(plugin: AdmissionPlugin, metrics: AdmissionMetr
   // A step that finishes synchronously (most do: a pod's fields, a cached answer) is timed and
   // returns synchronously too; only a step that returns a promise is followed to its end. An
   // async wrapper would add a promise and its microtask turns to every plugin call.
-  const wrap = (type: 'admit' | 'validate', step: Step): Step =>
+  const wrap =
+    (type: 'admit' | 'validate', step: Step): Step =>
     (attributes: Attributes, context: RequestContext): void | Promise<void> => {
       // performance.now(): a double, where hrtime.bigint() allocates a BigInt per reading.
       const start = performance.now();
       const observe = (rejected: boolean) => {
         const seconds = (performance.now() - start) / 1000;
-        metrics.controllerDuration.observe({ name: plugin.name, type, operation: attributes.operation, rejected: rejected ? 'true' : 'false' }, seconds);
+        metrics.controllerDuration.observe(
+          { name: plugin.name, type, operation: attributes.operation, rejected: rejected ? 'true' : 'false' },
+          seconds,
+        );
       };
       // The context passes on whole, its deadline the very object the chain was given; only
       // annotate is wrapped, to count the paths a plugin reports.

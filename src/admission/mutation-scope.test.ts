@@ -1,7 +1,7 @@
 import fastJsonPatch from 'fast-json-patch';
 import { describe, expect, it } from 'vitest';
 import { cloneJson } from '../util/clone-json.ts';
-import { MutationScope, type MutationPath } from './mutation-scope.ts';
+import { type MutationPath, MutationScope } from './mutation-scope.ts';
 
 const pod = () => ({
   apiVersion: 'v1',
@@ -110,14 +110,20 @@ describe('MutationScope', () => {
       ['a list lengthened', (pod) => at(pod, 1).env.push({})],
       ['a list replaced by an object', (pod) => (at(pod, 0).args = { 0: 'x' })],
       ['an object replaced by a list', (pod) => (at(pod, 1).map = [[1]])],
-      ['a key removed and another added', (pod) => {
-        delete at(pod, 1).list;
-        at(pod, 1).other = [{ k: 1 }];
-      }],
-      ['a null replaced and a value set to undefined', (pod) => {
-        at(pod, 0).env[2].value = 'v';
-        at(pod, 0).name = undefined;
-      }],
+      [
+        'a key removed and another added',
+        (pod) => {
+          delete at(pod, 1).list;
+          at(pod, 1).other = [{ k: 1 }];
+        },
+      ],
+      [
+        'a null replaced and a value set to undefined',
+        (pod) => {
+          at(pod, 0).env[2].value = 'v';
+          at(pod, 0).name = undefined;
+        },
+      ],
       ['a container removed from the front', (pod) => pod.spec.containers.shift()],
       ['a hole in a list', (pod) => delete at(pod, 0).ports[1]],
     ];

@@ -207,4 +207,3 @@ function setOwn(target: Record<string, unknown>, key: string, value: unknown): v
   if (key === '__proto__') Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
   else target[key] = value;
 }
-

@@ -1,9 +1,10 @@
 // The capability interface every plugin implements (upstream admission.Interface,
 // MutationInterface and ValidationInterface, folded into optional methods).
-import type { Attributes, RequestContext } from './attributes.ts';
-import type { Operation } from './operation.ts';
+
 import type { Lookups, Ports } from '../ports/index.ts';
+import type { Attributes, RequestContext } from './attributes.ts';
 import type { MutationPath } from './mutation-scope.ts';
+import type { Operation } from './operation.ts';
 
 export interface AdmissionPlugin {
   readonly name: string;
@@ -42,7 +43,8 @@ export interface PluginDefinition<N extends Need = Need> {
  */
 export function createPlugin<N extends Need>(definition: PluginDefinition<N>, ports: Ports, provider: string): AdmissionPlugin {
   for (const need of definition.needs) {
-    if (ports[need] === undefined) throw new Error(`admission plugin ${definition.name} needs a ${need}, which the ${provider} backend does not provide`);
+    if (ports[need] === undefined)
+      throw new Error(`admission plugin ${definition.name} needs a ${need}, which the ${provider} backend does not provide`);
   }
   return definition.create(ports as PortsWith<N>);
 }

@@ -8,10 +8,12 @@ describe('admission responses', () => {
     expect(patched('u', [])).toEqual({ uid: 'u', allowed: true });
     const response = patched('u', [{ op: 'add', path: '/metadata/labels', value: { a: 'b' } }]);
     expect(response).toMatchObject({ uid: 'u', allowed: true, patchType: 'JSONPatch' });
-    expect(JSON.parse(Buffer.from(response.patch!, 'base64').toString('utf8'))).toEqual([{ op: 'add', path: '/metadata/labels', value: { a: 'b' } }]);
+    expect(JSON.parse(Buffer.from(response.patch!, 'base64').toString('utf8'))).toEqual([
+      { op: 'add', path: '/metadata/labels', value: { a: 'b' } },
+    ]);
   });
 
-  it('denied carries the rejection\'s Status with empty metadata, as kube-apiserver writes it', () => {
+  it("denied carries the rejection's Status with empty metadata, as kube-apiserver writes it", () => {
     const rejection = newForbidden({ group: '', resource: 'pods' }, 'web', 'not today');
     expect(denied('u', rejection)).toEqual({ uid: 'u', allowed: false, status: { metadata: {}, ...rejection.status } });
   });
@@ -19,7 +21,11 @@ describe('admission responses', () => {
   it.each([
     ['a StatusError as it is', badRequest('bad'), { code: 400, reason: 'BadRequest', message: 'bad' }],
     ['an Error as an internal error', new Error('boom'), { code: 500, reason: 'InternalError', message: 'Internal error occurred: boom' }],
-    ['a stack overflow as too deep', new RangeError('Maximum call stack size exceeded'), { code: 500, message: 'Internal error occurred: object is nested too deeply to process' }],
+    [
+      'a stack overflow as too deep',
+      new RangeError('Maximum call stack size exceeded'),
+      { code: 500, message: 'Internal error occurred: object is nested too deeply to process' },
+    ],
     ['a thrown string', 'plain', { code: 500, message: 'Internal error occurred: plain' }],
   ])('errored turns %s', (_name, thrown, status) => {
     expect(errored('u', thrown)).toMatchObject({ uid: 'u', allowed: false, status: { status: 'Failure', ...status } });
@@ -27,10 +33,23 @@ describe('admission responses', () => {
 
   it('adds warnings and audit annotations only when there are some', () => {
     expect(withAuditAnnotations(withWarnings(allowed('u'), []), {})).toEqual({ uid: 'u', allowed: true });
-    expect(withAuditAnnotations(withWarnings(allowed('u'), ['w']), { 'P.path': 'x' })).toEqual({ uid: 'u', allowed: true, warnings: ['w'], auditAnnotations: { 'P.path': 'x' } });
+    expect(withAuditAnnotations(withWarnings(allowed('u'), ['w']), { 'P.path': 'x' })).toEqual({
+      uid: 'u',
+      allowed: true,
+      warnings: ['w'],
+      auditAnnotations: { 'P.path': 'x' },
+    });
   });
 
   it('failureStatus is a whole metav1.Status', () => {
-    expect(failureStatus(404, 'NotFound', 'not here')).toEqual({ apiVersion: 'v1', kind: 'Status', metadata: {}, status: 'Failure', code: 404, reason: 'NotFound', message: 'not here' });
+    expect(failureStatus(404, 'NotFound', 'not here')).toEqual({
+      apiVersion: 'v1',
+      kind: 'Status',
+      metadata: {},
+      status: 'Failure',
+      code: 404,
+      reason: 'NotFound',
+      message: 'not here',
+    });
   });
 });

@@ -2,9 +2,9 @@
 // and build the response review in the same apiVersion. Anything unusable is a BadReviewError,
 // which the HTTP layer answers with 400 and the CLI with a message and a non-zero exit.
 import type { GroupVersionKind, GroupVersionResource, KubeObject, Status, UserInfo } from '../api/types.ts';
+import { isPlainObject } from '../util/plain-object.ts';
 import type { Attributes } from './attributes.ts';
 import { isOperation } from './operation.ts';
-import { isPlainObject } from '../util/plain-object.ts';
 
 export const admissionApiVersions = ['admission.k8s.io/v1', 'admission.k8s.io/v1beta1'] as const;
 export type AdmissionApiVersion = (typeof admissionApiVersions)[number];
@@ -89,9 +89,11 @@ export function decodeReview(body: unknown): DecodedReview {
 function checkUserInfo(value: unknown): UserInfo {
   if (!isPlainObject(value)) throw new BadReviewError('request.userInfo must be an object');
   for (const field of ['username', 'uid'] as const) {
-    if (value[field] !== undefined && typeof value[field] !== 'string') throw new BadReviewError(`request.userInfo.${field} must be a string`);
+    if (value[field] !== undefined && typeof value[field] !== 'string')
+      throw new BadReviewError(`request.userInfo.${field} must be a string`);
   }
-  if (value.groups !== undefined && !isStringArray(value.groups)) throw new BadReviewError('request.userInfo.groups must be an array of strings');
+  if (value.groups !== undefined && !isStringArray(value.groups))
+    throw new BadReviewError('request.userInfo.groups must be an array of strings');
   if (value.extra !== undefined) {
     if (!isPlainObject(value.extra) || !Object.values(value.extra).every(isStringArray)) {
       throw new BadReviewError('request.userInfo.extra must map keys to arrays of strings');

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { Feature, featureDefault, featureVersionOf, formatVersion } from './feature-gates.ts';
 import { featureGatesAt, featureGatesFromOverrides } from '../ports/feature-gates.ts';
+import { Feature, featureDefault, featureVersionOf, formatVersion } from './feature-gates.ts';
 
 const v = (minor: number) => ({ major: 1, minor });
 
@@ -36,14 +36,24 @@ describe('feature gate defaults per Kubernetes version (upstream kube_features.g
 describe('the version feature defaults follow, from /version', () => {
   it.each([
     { name: 'a plain release', info: { major: '1', minor: '33', gitVersion: 'v1.33.2' }, expected: '1.33' },
-    { name: 'a provider build ("+" after the minor)', info: { major: '1', minor: '31+', gitVersion: 'v1.31.4-eks-2d5f260' }, expected: '1.31' },
-    { name: 'an emulated version (defaults follow it)', info: { major: '1', minor: '36', emulationMajor: '1', emulationMinor: '35', gitVersion: 'v1.36.0' }, expected: '1.35' },
+    {
+      name: 'a provider build ("+" after the minor)',
+      info: { major: '1', minor: '31+', gitVersion: 'v1.31.4-eks-2d5f260' },
+      expected: '1.31',
+    },
+    {
+      name: 'an emulated version (defaults follow it)',
+      info: { major: '1', minor: '36', emulationMajor: '1', emulationMinor: '35', gitVersion: 'v1.36.0' },
+      expected: '1.35',
+    },
     { name: 'no major or minor: gitVersion', info: { major: '', minor: '', gitVersion: 'v1.32.1-gke.1729000' }, expected: '1.32' },
   ])('$name', ({ info, expected }) => {
     expect(formatVersion(featureVersionOf(info))).toBe(expected);
   });
 
   it('refuses an answer that names no version', () => {
-    expect(() => featureVersionOf({ major: 'x', gitVersion: 'unknown' })).toThrow('cannot tell the Kubernetes version from /version: {"major":"x","gitVersion":"unknown"}');
+    expect(() => featureVersionOf({ major: 'x', gitVersion: 'unknown' })).toThrow(
+      'cannot tell the Kubernetes version from /version: {"major":"x","gitVersion":"unknown"}',
+    );
   });
 });

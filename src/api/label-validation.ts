@@ -12,7 +12,8 @@ const labelKeyMaxLength = 63;
 const labelKeyRegexp = new RegExp(`^${labelKeyFmt}$`);
 
 const labelValueFmt = `(${labelKeyFmt})?`;
-const labelValueErrMsg = "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character";
+const labelValueErrMsg =
+  "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character";
 const labelValueMaxLength = 63;
 const labelValueRegexp = new RegExp(`^${labelValueFmt}$`);
 

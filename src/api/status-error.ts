@@ -2,7 +2,7 @@
 // that kube-apiserver would return, in apimachinery's wording, so a denial reads exactly like an
 // in-tree plugin's. Adapters, plugins and the admission layer all build them from here.
 import { goQuote } from './go-format.ts';
-import { groupResourceString, type GroupResource, type Status } from './types.ts';
+import { type GroupResource, groupResourceString, type Status } from './types.ts';
 
 /**
  * A rejection, carrying the metav1.Status to answer with. It is an Error to every reader
@@ -95,4 +95,3 @@ export function internalError(message: string, cause?: unknown): StatusError {
     { cause },
   );
 }
-

@@ -2,7 +2,7 @@
 // refuse (wrong apiVersion/kind, wrong field types) with a one-line message naming the field.
 // The wording is ours: Go's decoder errors name Go types, which mean nothing to our users.
 
-import { subjectAccessReviewApiVersion, subjectAccessReviewKind, type SubjectAccessReview } from './subject-access-review.ts';
+import { type SubjectAccessReview, subjectAccessReviewApiVersion, subjectAccessReviewKind } from './subject-access-review.ts';
 
 export class SubjectAccessReviewDecodeError extends Error {
   constructor(message: string) {
@@ -66,7 +66,8 @@ export function decodeSubjectAccessReview(value: unknown): SubjectAccessReview {
   for (const [key, values] of Object.entries(extra ?? {})) optionalStringArray(values, `spec.extra[${JSON.stringify(key)}]`);
   const resource = optionalObject(spec, 'resourceAttributes', 'spec');
   if (resource) {
-    for (const key of ['namespace', 'verb', 'group', 'version', 'resource', 'subresource', 'name']) optionalString(resource, key, 'spec.resourceAttributes');
+    for (const key of ['namespace', 'verb', 'group', 'version', 'resource', 'subresource', 'name'])
+      optionalString(resource, key, 'spec.resourceAttributes');
     checkSelector(optionalObject(resource, 'fieldSelector', 'spec.resourceAttributes'), 'spec.resourceAttributes.fieldSelector');
     checkSelector(optionalObject(resource, 'labelSelector', 'spec.resourceAttributes'), 'spec.resourceAttributes.labelSelector');
   }
@@ -75,11 +76,11 @@ export function decodeSubjectAccessReview(value: unknown): SubjectAccessReview {
   const status = optionalObject(value, 'status', '');
   if (status) {
     for (const key of ['allowed', 'denied']) {
-      if (status[key] !== undefined && status[key] !== null && typeof status[key] !== 'boolean') fail(`status.${key}`, 'a boolean', status[key]);
+      if (status[key] !== undefined && status[key] !== null && typeof status[key] !== 'boolean')
+        fail(`status.${key}`, 'a boolean', status[key]);
     }
   }
   const review: SubjectAccessReview = { ...(value as object), spec } as SubjectAccessReview;
   if (metadata !== undefined) review.metadata = metadata;
   return review;
 }
-

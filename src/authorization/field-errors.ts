@@ -1,8 +1,9 @@
 // apimachinery's field.Error / field.ErrorList and apierrors.NewInvalid: validation failures as
 // values, rendered in the API's exact wording ("spec.user: Invalid value: \"\": ...").
-import { StatusError } from '../api/status-error.ts';
-import { goQuote } from '../api/go-format.ts';
+
 import { aggregateMessage } from '../api/aggregate.ts';
+import { goQuote } from '../api/go-format.ts';
+import { StatusError } from '../api/status-error.ts';
 
 export const FieldErrorType = {
   Invalid: 'FieldValueInvalid',

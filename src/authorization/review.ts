@@ -6,7 +6,11 @@ import type { SubjectAccessReview } from './subject-access-review.ts';
 import { subjectAccessReviewInvalid, validateSubjectAccessReview } from './validation.ts';
 
 /** Resolves to the review with `status` set; rejects with a 422 StatusError when invalid. */
-export async function reviewSubjectAccess(review: SubjectAccessReview, authorizer: Authorizer, signal?: AbortSignal): Promise<SubjectAccessReview> {
+export async function reviewSubjectAccess(
+  review: SubjectAccessReview,
+  authorizer: Authorizer,
+  signal?: AbortSignal,
+): Promise<SubjectAccessReview> {
   const errors = validateSubjectAccessReview(review);
   if (errors.length > 0) throw subjectAccessReviewInvalid(errors);
   const result = await authorizer.authorize(attributesFromSpec(review.spec), signal);

@@ -3,8 +3,9 @@
 // requirement it cannot use is dropped, which only broadens the check, and the SAR's
 // evaluationError says so. rawSelector parsing (labels.Parse / fields.ParseSelector) is not
 // ported: no authorizer we embed reads selectors, so only that status note would differ.
-import type { SelectorAttributes, SelectorRequirement } from '../ports/authorizer.ts';
+
 import { goQuote } from '../api/go-format.ts';
+import type { SelectorAttributes, SelectorRequirement } from '../ports/authorizer.ts';
 
 export interface SelectorConversion {
   usable: SelectorRequirement[];
@@ -17,7 +18,8 @@ const labelOperators = new Set(['In', 'NotIn', 'Exists', 'DoesNotExist']);
 export function convertLabelRequirements(requirements: readonly SelectorRequirement[]): SelectorConversion {
   const result: SelectorConversion = { usable: [], errors: [] };
   for (const requirement of requirements) {
-    if (!labelOperators.has(requirement.operator)) result.errors.push(`${goQuote(requirement.operator)} is not a valid label selector operator`);
+    if (!labelOperators.has(requirement.operator))
+      result.errors.push(`${goQuote(requirement.operator)} is not a valid label selector operator`);
     else result.usable.push(requirement);
   }
   return result;
@@ -35,7 +37,8 @@ export function convertFieldRequirements(requirements: readonly SelectorRequirem
     switch (requirement.operator) {
       case 'In':
       case 'NotIn':
-        if (values.length !== 1) result.errors.push(`fieldSelectors ${requirement.operator === 'In' ? 'in' : 'not in'} must have one value`);
+        if (values.length !== 1)
+          result.errors.push(`fieldSelectors ${requirement.operator === 'In' ? 'in' : 'not in'} must have one value`);
         else result.usable.push(requirement);
         break;
       case 'Exists':
@@ -49,7 +52,11 @@ export function convertFieldRequirements(requirements: readonly SelectorRequirem
   return result;
 }
 
-function note(kind: 'fieldSelector' | 'labelSelector', selector: SelectorAttributes | undefined, convert: typeof convertFieldRequirements): string[] {
+function note(
+  kind: 'fieldSelector' | 'labelSelector',
+  selector: SelectorAttributes | undefined,
+  convert: typeof convertFieldRequirements,
+): string[] {
   const requirements = selector?.requirements ?? [];
   if (requirements.length === 0) return [];
   const { usable, errors } = convert(requirements);
@@ -59,6 +66,12 @@ function note(kind: 'fieldSelector' | 'labelSelector', selector: SelectorAttribu
 }
 
 /** The selector half of BuildEvaluationError. */
-export function selectorEvaluationNotes(fieldSelector: SelectorAttributes | undefined, labelSelector: SelectorAttributes | undefined): string[] {
-  return [...note('fieldSelector', fieldSelector, convertFieldRequirements), ...note('labelSelector', labelSelector, convertLabelRequirements)];
+export function selectorEvaluationNotes(
+  fieldSelector: SelectorAttributes | undefined,
+  labelSelector: SelectorAttributes | undefined,
+): string[] {
+  return [
+    ...note('fieldSelector', fieldSelector, convertFieldRequirements),
+    ...note('labelSelector', labelSelector, convertLabelRequirements),
+  ];
 }

@@ -2,10 +2,11 @@
 // pkg/apis/authorization/validation + metav1 validation). Upstream validates SAR selectors with
 // AllowUnknownOperatorInRequirement: true, so a newer client's operator is not a 422; the strict
 // metav1 behaviour ("not a valid selector operator") is available through the option.
-import type { SelectorAttributes, SelectorRequirement } from '../ports/authorizer.ts';
-import { forbidden, invalid, required, type FieldError } from './field-errors.ts';
+
 import { goQuote } from '../api/go-format.ts';
 import { isLabelValue, isQualifiedName } from '../api/label-validation.ts';
+import type { SelectorAttributes, SelectorRequirement } from '../ports/authorizer.ts';
+import { type FieldError, forbidden, invalid, required } from './field-errors.ts';
 
 export interface SelectorValidationOptions {
   /** Default true, as kube-apiserver's *SubjectAccessReview endpoints. */
@@ -22,14 +23,20 @@ function validateOperator(requirement: SelectorRequirement, path: string, allowU
       return hasValues(requirement) ? [] : [required(`${path}.values`, "must be specified when `operator` is 'In' or 'NotIn'")];
     case 'Exists':
     case 'DoesNotExist':
-      return hasValues(requirement) ? [forbidden(`${path}.values`, "may not be specified when `operator` is 'Exists' or 'DoesNotExist'")] : [];
+      return hasValues(requirement)
+        ? [forbidden(`${path}.values`, "may not be specified when `operator` is 'Exists' or 'DoesNotExist'")]
+        : [];
     default:
       return allowUnknown ? [] : [invalid(`${path}.operator`, goQuote(requirement.operator ?? ''), 'not a valid selector operator')];
   }
 }
 
 /** metav1validation.ValidateFieldSelectorRequirement. */
-export function validateFieldSelectorRequirement(requirement: SelectorRequirement, path: string, options: SelectorValidationOptions = {}): FieldError[] {
+export function validateFieldSelectorRequirement(
+  requirement: SelectorRequirement,
+  path: string,
+  options: SelectorValidationOptions = {},
+): FieldError[] {
   const errors: FieldError[] = [];
   if (!requirement.key) errors.push(required(`${path}.key`, 'must be specified'));
   errors.push(...validateOperator(requirement, path, options.allowUnknownOperatorInRequirement ?? true));
@@ -37,7 +44,11 @@ export function validateFieldSelectorRequirement(requirement: SelectorRequiremen
 }
 
 /** metav1validation.ValidateLabelSelectorRequirement: the key is a qualified name, values label values. */
-export function validateLabelSelectorRequirement(requirement: SelectorRequirement, path: string, options: SelectorValidationOptions = {}): FieldError[] {
+export function validateLabelSelectorRequirement(
+  requirement: SelectorRequirement,
+  path: string,
+  options: SelectorValidationOptions = {},
+): FieldError[] {
   const errors = validateOperator(requirement, path, options.allowUnknownOperatorInRequirement ?? true);
   const key = requirement.key ?? '';
   for (const message of isQualifiedName(key)) errors.push(invalid(`${path}.key`, goQuote(key), message));
@@ -67,10 +78,18 @@ function validateSelectorAttributes(
   return errors;
 }
 
-export function validateFieldSelectorAttributes(selector: SelectorAttributes | undefined, path: string, options: SelectorValidationOptions = {}): FieldError[] {
+export function validateFieldSelectorAttributes(
+  selector: SelectorAttributes | undefined,
+  path: string,
+  options: SelectorValidationOptions = {},
+): FieldError[] {
   return validateSelectorAttributes(selector, path, validateFieldSelectorRequirement, options);
 }
 
-export function validateLabelSelectorAttributes(selector: SelectorAttributes | undefined, path: string, options: SelectorValidationOptions = {}): FieldError[] {
+export function validateLabelSelectorAttributes(
+  selector: SelectorAttributes | undefined,
+  path: string,
+  options: SelectorValidationOptions = {},
+): FieldError[] {
   return validateSelectorAttributes(selector, path, validateLabelSelectorRequirement, options);
 }

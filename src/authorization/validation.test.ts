@@ -23,9 +23,15 @@ describe('validateSubjectAccessReviewSpec', () => {
     [
       'both attributes',
       { user: 'a', resourceAttributes: { verb: 'get' }, nonResourceAttributes: { verb: 'get', path: '/api' } },
-      ['spec: Invalid value: v1.NonResourceAttributes{Path:"/api", Verb:"get"}: exactly one of nonResourceAttributes or resourceAttributes must be specified'],
+      [
+        'spec: Invalid value: v1.NonResourceAttributes{Path:"/api", Verb:"get"}: exactly one of nonResourceAttributes or resourceAttributes must be specified',
+      ],
     ],
-    ['empty groups count as none', { user: '', groups: [], resourceAttributes: { verb: 'get' } }, ['spec.user: Invalid value: "": at least one of user or group must be specified']],
+    [
+      'empty groups count as none',
+      { user: '', groups: [], resourceAttributes: { verb: 'get' } },
+      ['spec.user: Invalid value: "": at least one of user or group must be specified'],
+    ],
   ])('%s', (_name, spec, expected) => {
     expect(messages(spec)).toEqual(expected);
   });
@@ -49,11 +55,18 @@ describe('selector validation', () => {
     [
       'neither',
       {},
-      ['spec.resourceAttributes.fieldSelector.requirements: Required value: when spec.resourceAttributes.fieldSelector is specified, requirements or rawSelector is required'],
+      [
+        'spec.resourceAttributes.fieldSelector.requirements: Required value: when spec.resourceAttributes.fieldSelector is specified, requirements or rawSelector is required',
+      ],
     ],
     [
       'In / NotIn without values',
-      { requirements: [{ key: 'a', operator: 'In' }, { key: 'b', operator: 'NotIn', values: [] }] },
+      {
+        requirements: [
+          { key: 'a', operator: 'In' },
+          { key: 'b', operator: 'NotIn', values: [] },
+        ],
+      },
       [
         "spec.resourceAttributes.fieldSelector.requirements[0].values: Required value: must be specified when `operator` is 'In' or 'NotIn'",
         "spec.resourceAttributes.fieldSelector.requirements[1].values: Required value: must be specified when `operator` is 'In' or 'NotIn'",
@@ -61,15 +74,37 @@ describe('selector validation', () => {
     ],
     [
       'Exists / DoesNotExist with values',
-      { requirements: [{ key: 'a', operator: 'Exists', values: ['x'] }, { key: 'b', operator: 'DoesNotExist', values: ['y'] }] },
+      {
+        requirements: [
+          { key: 'a', operator: 'Exists', values: ['x'] },
+          { key: 'b', operator: 'DoesNotExist', values: ['y'] },
+        ],
+      },
       [
         "spec.resourceAttributes.fieldSelector.requirements[0].values: Forbidden: may not be specified when `operator` is 'Exists' or 'DoesNotExist'",
         "spec.resourceAttributes.fieldSelector.requirements[1].values: Forbidden: may not be specified when `operator` is 'Exists' or 'DoesNotExist'",
       ],
     ],
-    ['Exists / DoesNotExist without values', { requirements: [{ key: 'a', operator: 'Exists' }, { key: 'b', operator: 'DoesNotExist' }] }, []],
-    ['missing key', { requirements: [{ key: '', operator: 'Exists' }] }, ['spec.resourceAttributes.fieldSelector.requirements[0].key: Required value: must be specified']],
-    ['unknown operator: accepted, as upstream SAR validation allows newer clients', { requirements: [{ key: 'a', operator: 'Near', values: ['x'] }] }, []],
+    [
+      'Exists / DoesNotExist without values',
+      {
+        requirements: [
+          { key: 'a', operator: 'Exists' },
+          { key: 'b', operator: 'DoesNotExist' },
+        ],
+      },
+      [],
+    ],
+    [
+      'missing key',
+      { requirements: [{ key: '', operator: 'Exists' }] },
+      ['spec.resourceAttributes.fieldSelector.requirements[0].key: Required value: must be specified'],
+    ],
+    [
+      'unknown operator: accepted, as upstream SAR validation allows newer clients',
+      { requirements: [{ key: 'a', operator: 'Near', values: ['x'] }] },
+      [],
+    ],
   ])('field selector: %s', (_name, selector, expected) => {
     expect(field(selector)).toEqual(expected);
   });
@@ -90,7 +125,13 @@ describe('selector validation', () => {
       { rawSelector: 'a=b', requirements: [{ key: 'a', operator: 'Exists' }] },
       ['spec.resourceAttributes.labelSelector.rawSelector: Invalid value: "a=b": may not specified at the same time as requirements'],
     ],
-    ['In without values', { requirements: [{ key: 'a', operator: 'In' }] }, ["spec.resourceAttributes.labelSelector.requirements[0].values: Required value: must be specified when `operator` is 'In' or 'NotIn'"]],
+    [
+      'In without values',
+      { requirements: [{ key: 'a', operator: 'In' }] },
+      [
+        "spec.resourceAttributes.labelSelector.requirements[0].values: Required value: must be specified when `operator` is 'In' or 'NotIn'",
+      ],
+    ],
     [
       'an invalid key',
       { requirements: [{ key: 'bad key', operator: 'Exists' }] },
@@ -116,7 +157,11 @@ describe('selector validation', () => {
 });
 
 describe('validateSubjectAccessReview and the 422', () => {
-  const valid: SubjectAccessReview = { apiVersion: 'authorization.k8s.io/v1', kind: 'SubjectAccessReview', spec: { user: 'a', resourceAttributes: { verb: 'get' } } };
+  const valid: SubjectAccessReview = {
+    apiVersion: 'authorization.k8s.io/v1',
+    kind: 'SubjectAccessReview',
+    spec: { user: 'a', resourceAttributes: { verb: 'get' } },
+  };
 
   it('metadata must be empty (creationTimestamp: null and empty maps are empty)', () => {
     expect(validateSubjectAccessReview({ ...valid, metadata: { creationTimestamp: null, labels: {} } })).toEqual([]);
@@ -137,12 +182,19 @@ describe('validateSubjectAccessReview and the 422', () => {
       status: 'Failure',
       code: 422,
       reason: 'Invalid',
-      message: '.authorization.k8s.io "" is invalid: spec: Invalid value: null: exactly one of nonResourceAttributes or resourceAttributes must be specified',
+      message:
+        '.authorization.k8s.io "" is invalid: spec: Invalid value: null: exactly one of nonResourceAttributes or resourceAttributes must be specified',
       details: {
         name: '',
         group: 'authorization.k8s.io',
         kind: '',
-        causes: [{ type: 'FieldValueInvalid', message: 'Invalid value: null: exactly one of nonResourceAttributes or resourceAttributes must be specified', field: 'spec' }],
+        causes: [
+          {
+            type: 'FieldValueInvalid',
+            message: 'Invalid value: null: exactly one of nonResourceAttributes or resourceAttributes must be specified',
+            field: 'spec',
+          },
+        ],
       },
     });
     expect(subjectAccessReviewInvalid(validateSubjectAccessReviewSpec({})).message).toBe(

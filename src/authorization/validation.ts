@@ -5,9 +5,9 @@
 // rework reported the first check on spec.resourceAttributes / spec.nonResourceAttributes.)
 import { goQuote } from '../api/go-format.ts';
 import { type StatusError } from '../api/status-error.ts';
+import { type FieldError, invalid, newInvalid } from './field-errors.ts';
 import { goNonResourceAttributes, goObjectMeta } from './go-value.ts';
-import { invalid, newInvalid, type FieldError } from './field-errors.ts';
-import { validateFieldSelectorAttributes, validateLabelSelectorAttributes, type SelectorValidationOptions } from './selector-validation.ts';
+import { type SelectorValidationOptions, validateFieldSelectorAttributes, validateLabelSelectorAttributes } from './selector-validation.ts';
 import { type SubjectAccessReview, type SubjectAccessReviewSpec } from './subject-access-review.ts';
 
 const present = <T>(value: T | undefined | null): value is T => value !== undefined && value !== null;
@@ -33,8 +33,20 @@ export function validateSubjectAccessReviewSpec(spec: SubjectAccessReviewSpec, o
 }
 
 const objectMetaFields = [
-  'name', 'generateName', 'namespace', 'selfLink', 'uid', 'resourceVersion', 'generation', 'creationTimestamp',
-  'deletionTimestamp', 'deletionGracePeriodSeconds', 'labels', 'annotations', 'ownerReferences', 'finalizers',
+  'name',
+  'generateName',
+  'namespace',
+  'selfLink',
+  'uid',
+  'resourceVersion',
+  'generation',
+  'creationTimestamp',
+  'deletionTimestamp',
+  'deletionGracePeriodSeconds',
+  'labels',
+  'annotations',
+  'ownerReferences',
+  'finalizers',
 ] as const;
 
 /** Semantic emptiness of ObjectMeta: zero values, and empty maps/slices equal nil ones. managedFields are ignored. */

@@ -2,13 +2,14 @@
 // that changed (retrying on a conflicting write by another replica, whose result then wins), and put
 // the serving pair on disk for the server. Every replica runs the same pass; the Secret is the one
 // source of truth, so they all serve what it holds.
+
+import type { CertificateSecretStore } from '../ports/certificate-secret-store.ts';
+import { type SecretContents, SecretKeys } from '../ports/certificate-secret-store.ts';
 import type { Clock } from '../ports/clock.ts';
 import type { Logger } from '../ports/logger.ts';
-import { syncServingFiles, type ServingFiles } from './files.ts';
+import { type ServingFiles, syncServingFiles } from './files.ts';
 import { planSecret } from './plan.ts';
-import { SecretKeys, type SecretContents } from '../ports/certificate-secret-store.ts';
 import type { CertificatePolicy } from './policy.ts';
-import type { CertificateSecretStore } from '../ports/certificate-secret-store.ts';
 
 export interface CertificateControllerOptions {
   store: CertificateSecretStore;
@@ -57,8 +58,12 @@ export class CertificateController {
       contents = written.contents;
     }
     if (contents === undefined) throw new Error(`certificate Secret ${store.description} kept changing under us (${attempts} attempts)`);
-    const wroteFiles = await syncServingFiles(this.#options.files, { cert: contents[SecretKeys.cert] ?? '', key: contents[SecretKeys.key] ?? '' });
-    if (wroteFiles) logger.info({ secret: store.description, certFile: this.#options.files.certFile }, 'serving certificate written from the Secret');
+    const wroteFiles = await syncServingFiles(this.#options.files, {
+      cert: contents[SecretKeys.cert] ?? '',
+      key: contents[SecretKeys.key] ?? '',
+    });
+    if (wroteFiles)
+      logger.info({ secret: store.description, certFile: this.#options.files.certFile }, 'serving certificate written from the Secret');
     return { caBundle: contents[SecretKeys.caCert] ?? '', wroteSecret, wroteFiles };
   }
 }

@@ -10,7 +10,10 @@ export interface ServingFiles {
 
 /** Writes the pair when it differs from what is on disk; true when it wrote. */
 export async function syncServingFiles(files: ServingFiles, pair: { cert: string; key: string }): Promise<boolean> {
-  const [cert, key] = await Promise.all([readFile(files.certFile, 'utf8').catch(() => ''), readFile(files.keyFile, 'utf8').catch(() => '')]);
+  const [cert, key] = await Promise.all([
+    readFile(files.certFile, 'utf8').catch(() => ''),
+    readFile(files.keyFile, 'utf8').catch(() => ''),
+  ]);
   if (cert === pair.cert && key === pair.key) return false;
   await writeAtomically(files.keyFile, pair.key, 0o600);
   await writeAtomically(files.certFile, pair.cert, 0o644);

@@ -2,11 +2,11 @@
 // Secret turn into, at chosen moments (certificates dated by the clock given, not the wall clock).
 import { X509Certificate } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
+import { type SecretContents, SecretKeys } from '../ports/certificate-secret-store.ts';
 import { generateAuthority, issueServingCertificate } from '../tls/generate.ts';
 import { pemBlocks } from './pem.ts';
 import { planSecret } from './plan.ts';
-import { SecretKeys, type SecretContents } from '../ports/certificate-secret-store.ts';
-import { caOverlapMs, caRenewBeforeMs, type CertificatePolicy } from './policy.ts';
+import { type CertificatePolicy, caOverlapMs, caRenewBeforeMs } from './policy.ts';
 
 const day = 86_400_000;
 const policy: CertificatePolicy = {
@@ -20,9 +20,16 @@ const t0 = Date.UTC(2030, 0, 1);
 
 const x509 = (pem: string | undefined) => new X509Certificate(pem ?? '');
 const caCerts = (contents: SecretContents) => pemBlocks(contents[SecretKeys.caCert] ?? '').map((pem) => new X509Certificate(pem));
-const issuedBy = (contents: SecretContents, ca: X509Certificate) => x509(contents[SecretKeys.cert]).checkIssued(ca) && x509(contents[SecretKeys.cert]).verify(ca.publicKey);
+const issuedBy = (contents: SecretContents, ca: X509Certificate) =>
+  x509(contents[SecretKeys.cert]).checkIssued(ca) && x509(contents[SecretKeys.cert]).verify(ca.publicKey);
 
-async function secretWith(options: { caFrom: number; caTo: number; servingFrom: number; servingTo: number; names?: string[] }): Promise<SecretContents> {
+async function secretWith(options: {
+  caFrom: number;
+  caTo: number;
+  servingFrom: number;
+  servingTo: number;
+  names?: string[];
+}): Promise<SecretContents> {
   const ca = await generateAuthority('old CA', { notBefore: new Date(options.caFrom), notAfter: new Date(options.caTo) });
   const serving = await issueServingCertificate({
     authority: ca,
@@ -43,7 +50,8 @@ describe('planSecret', () => {
     expect(issuedBy(plan.contents, ca!)).toBe(true);
     const serving = x509(plan.contents[SecretKeys.cert]);
     expect(serving.ca).toBe(false);
-    for (const name of ['ac.admission-chain.svc', 'ac.admission-chain', 'ac']) expect(serving.checkHost(name, { subject: 'never' })).toBe(name);
+    for (const name of ['ac.admission-chain.svc', 'ac.admission-chain', 'ac'])
+      expect(serving.checkHost(name, { subject: 'never' })).toBe(name);
     expect(serving.checkIP('10.0.0.7')).toBe('10.0.0.7');
     expect(Date.parse(serving.validTo)).toBe(t0 + policy.durationMs);
     expect(Date.parse(ca!.validTo)).toBe(t0 + policy.caDurationMs);
@@ -68,7 +76,13 @@ describe('planSecret', () => {
     ['a name the certificate lacks', { names: ['ac.admission-chain.svc'] }, /does not cover ac\.admission-chain, ac, 10\.0\.0\.7/],
     ['an expired serving certificate', { servingTo: t0 - day }, /expires/],
   ])('re-issues the serving certificate for %s', async (_label, override, reason) => {
-    const secret = await secretWith({ caFrom: t0 - day, caTo: t0 + 3000 * day, servingFrom: t0 - 100 * day, servingTo: t0 + 60 * day, ...override });
+    const secret = await secretWith({
+      caFrom: t0 - day,
+      caTo: t0 + 3000 * day,
+      servingFrom: t0 - 100 * day,
+      servingTo: t0 + 60 * day,
+      ...override,
+    });
     const plan = await planSecret(secret, policy, t0);
     expect(plan.reasons.join()).toMatch(reason);
     expect(caCerts(plan.contents).map((c) => c.fingerprint256)).toEqual(caCerts(secret).map((c) => c.fingerprint256));
@@ -76,19 +90,30 @@ describe('planSecret', () => {
   });
 
   it.each([
-    ['garbage', { [SecretKeys.caCert]: 'not a certificate', [SecretKeys.caKey]: 'nor a key', [SecretKeys.cert]: 'x', [SecretKeys.key]: 'y' }],
+    [
+      'garbage',
+      { [SecretKeys.caCert]: 'not a certificate', [SecretKeys.caKey]: 'nor a key', [SecretKeys.cert]: 'x', [SecretKeys.key]: 'y' },
+    ],
     ['a CA key that does not match', 'swap-ca-key'],
     ['a serving key that does not match', 'swap-serving-key'],
   ] as const)('replaces %s', async (_label, broken) => {
     const a = (await planSecret({}, policy, t0)).contents;
     const b = (await planSecret({}, policy, t0)).contents;
     const secret: SecretContents =
-      broken === 'swap-ca-key' ? { ...a, [SecretKeys.caKey]: b[SecretKeys.caKey] } : broken === 'swap-serving-key' ? { ...a, [SecretKeys.key]: b[SecretKeys.key] } : broken;
+      broken === 'swap-ca-key'
+        ? { ...a, [SecretKeys.caKey]: b[SecretKeys.caKey] }
+        : broken === 'swap-serving-key'
+          ? { ...a, [SecretKeys.key]: b[SecretKeys.key] }
+          : broken;
     const plan = await planSecret(secret, policy, t0);
     expect(plan.reasons.length).toBeGreaterThan(0);
     const [ca] = caCerts(plan.contents);
     expect(issuedBy(plan.contents, ca!)).toBe(true);
-    expect(x509(plan.contents[SecretKeys.cert]).checkPrivateKey(await import('node:crypto').then((c) => c.createPrivateKey(plan.contents[SecretKeys.key]!)))).toBe(true);
+    expect(
+      x509(plan.contents[SecretKeys.cert]).checkPrivateKey(
+        await import('node:crypto').then((c) => c.createPrivateKey(plan.contents[SecretKeys.key]!)),
+      ),
+    ).toBe(true);
     if (broken === 'swap-serving-key') expect(plan.contents[SecretKeys.caCert]).toBe(a[SecretKeys.caCert]);
   });
 

@@ -1,12 +1,12 @@
 // Given what the Secret holds and the time, what it should hold: a CA (two while one replaces the
 // other), and a serving certificate signed by the CA that has been trusted long enough, covering
 // every required name, renewed well before it expires. Anything unreadable is replaced.
-import { X509Certificate, createPrivateKey } from 'node:crypto';
+import { createPrivateKey, X509Certificate } from 'node:crypto';
 import { isIP } from 'node:net';
+import { type SecretContents, SecretKeys } from '../ports/certificate-secret-store.ts';
 import type { KeyPairPem } from '../tls/generate.ts';
 import { joinPem, pemBlocks } from './pem.ts';
-import { SecretKeys, type SecretContents } from '../ports/certificate-secret-store.ts';
-import { backdateMs, caOverlapMs, caRenewBeforeMs, type CertificatePolicy } from './policy.ts';
+import { backdateMs, type CertificatePolicy, caOverlapMs, caRenewBeforeMs } from './policy.ts';
 
 export interface Plan {
   /** What the Secret should hold (equal to the input when nothing changes). */
@@ -86,7 +86,12 @@ function signingAuthority(authorities: Authority[], policy: CertificatePolicy, n
   return newest;
 }
 
-function servingProblem(serving: { cert: string; key: string }, signer: Authority, policy: CertificatePolicy, nowMs: number): string | undefined {
+function servingProblem(
+  serving: { cert: string; key: string },
+  signer: Authority,
+  policy: CertificatePolicy,
+  nowMs: number,
+): string | undefined {
   let x509: X509Certificate;
   try {
     x509 = new X509Certificate(serving.cert);
@@ -95,7 +100,9 @@ function servingProblem(serving: { cert: string; key: string }, signer: Authorit
     return 'no usable serving certificate';
   }
   if (!x509.checkIssued(signer.x509) || !x509.verify(signer.x509.publicKey)) return 'serving certificate not signed by the signing CA';
-  const missing = policy.names.filter((name) => (isIP(name) !== 0 ? x509.checkIP(name) : x509.checkHost(name, { subject: 'never' })) === undefined);
+  const missing = policy.names.filter(
+    (name) => (isIP(name) !== 0 ? x509.checkIP(name) : x509.checkHost(name, { subject: 'never' })) === undefined,
+  );
   if (missing.length > 0) return `serving certificate does not cover ${missing.join(', ')}`;
   if (time(x509.validTo) - nowMs < policy.renewBeforeMs) return `serving certificate expires ${x509.validTo}`;
   return undefined;
@@ -103,7 +110,10 @@ function servingProblem(serving: { cert: string; key: string }, signer: Authorit
 
 async function newAuthority(policy: CertificatePolicy, nowMs: number): Promise<Authority> {
   const notBefore = new Date(nowMs - backdateMs);
-  const pair: KeyPairPem = await (await generator()).generateAuthority(`${policy.commonName} CA ${new Date(nowMs).toISOString()}`, { notBefore, notAfter: new Date(nowMs + policy.caDurationMs) });
+  const pair: KeyPairPem = await (await generator()).generateAuthority(`${policy.commonName} CA ${new Date(nowMs).toISOString()}`, {
+    notBefore,
+    notAfter: new Date(nowMs + policy.caDurationMs),
+  });
   return { ...pair, x509: new X509Certificate(pair.cert) };
 }
 

@@ -31,7 +31,8 @@ export const backdateMs = 5 * 60_000;
 /** Why a policy cannot work, or undefined when it can. */
 export function policyProblem(policy: CertificatePolicy): string | undefined {
   if (policy.names.length === 0) return 'at least one DNS name is needed';
-  if (policy.renewBeforeMs <= 0 || policy.renewBeforeMs >= policy.durationMs) return 'the renewal window must be positive and shorter than the certificate lifetime';
+  if (policy.renewBeforeMs <= 0 || policy.renewBeforeMs >= policy.durationMs)
+    return 'the renewal window must be positive and shorter than the certificate lifetime';
   if (policy.caDurationMs <= 3 * policy.durationMs) return 'the CA lifetime must exceed three serving certificate lifetimes';
   return undefined;
 }

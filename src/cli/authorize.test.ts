@@ -21,7 +21,13 @@ describe('can-i helpers', () => {
       groups: ['system:authenticated'],
       resourceAttributes: { namespace: 'ns', verb: 'get', group: 'apps', resource: 'deployments', subresource: 'scale', name: 'web' },
     });
-    expect(canIReview(['get', 'pods'], { as: 'alice', asGroup: [], asUid: 'u1' }).spec).toMatchObject({ uid: 'u1', resourceAttributes: { namespace: 'default', group: '', resource: 'pods' } });
-    expect(canIReview(['get', '/metrics'], { as: 'alice', asGroup: [] }).spec.nonResourceAttributes).toEqual({ verb: 'get', path: '/metrics' });
+    expect(canIReview(['get', 'pods'], { as: 'alice', asGroup: [], asUid: 'u1' }).spec).toMatchObject({
+      uid: 'u1',
+      resourceAttributes: { namespace: 'default', group: '', resource: 'pods' },
+    });
+    expect(canIReview(['get', '/metrics'], { as: 'alice', asGroup: [] }).spec.nonResourceAttributes).toEqual({
+      verb: 'get',
+      path: '/metrics',
+    });
   });
 });

@@ -17,19 +17,25 @@
 //
 // Exit codes: 0 yes (or a printed review), 1 no (as kubectl auth can-i), 2 bad usage or input.
 // RBAC warnings about the cluster state (see lintWarnings) go to stderr unless --quiet.
-import { CommanderError, type Command } from 'commander';
-import { isStatusError } from '../api/status-error.ts';
+import { type Command, CommanderError } from 'commander';
 import { FactType } from '../admission/explanation.ts';
+import { isDNS1123Label, isDNS1123Subdomain } from '../api/label-validation.ts';
+import { isStatusError } from '../api/status-error.ts';
 import { attributesFromSpec } from '../authorization/conversion.ts';
 import { decodeSubjectAccessReview, SubjectAccessReviewDecodeError } from '../authorization/decode.ts';
-import { isDNS1123Label, isDNS1123Subdomain } from '../api/label-validation.ts';
 import { reviewSubjectAccess } from '../authorization/review.ts';
-import { subjectAccessReviewApiVersion, subjectAccessReviewKind, type SubjectAccessReview, type SubjectAccessReviewSpec, type SubjectAccessReviewStatus } from '../authorization/subject-access-review.ts';
+import {
+  type SubjectAccessReview,
+  type SubjectAccessReviewSpec,
+  type SubjectAccessReviewStatus,
+  subjectAccessReviewApiVersion,
+  subjectAccessReviewKind,
+} from '../authorization/subject-access-review.ts';
 import { createExplainer } from '../explain/index.ts';
-import { Decision, type AuthorizationResult } from '../ports/authorizer.ts';
-import { loadLocalAuthorizer, type LocalAuthorizer } from '../wiring/index.ts';
+import { type AuthorizationResult, Decision } from '../ports/authorizer.ts';
+import { type LocalAuthorizer, loadLocalAuthorizer } from '../wiring/index.ts';
 import { explanationLines, objectsYaml } from './explanation-text.ts';
-import { CliError, parseSingleDocument, processIO, readInput, type CliIO } from './io.ts';
+import { CliError, type CliIO, parseSingleDocument, processIO, readInput } from './io.ts';
 
 export const AuthorizeExitCode = { Yes: 0, No: 1, Usage: 2 } as const;
 
@@ -48,7 +54,9 @@ const collect = (value: string, previous: string[]) => [...previous, value];
 export function registerAuthorizeCommand(program: Command, io: CliIO = processIO): void {
   program
     .command('authorize')
-    .description('answer a SubjectAccessReview (FILE or stdin), or a `kubectl auth can-i`-style question with --as, from the RBAC objects of a cluster-state file')
+    .description(
+      'answer a SubjectAccessReview (FILE or stdin), or a `kubectl auth can-i`-style question with --as, from the RBAC objects of a cluster-state file',
+    )
     .argument('[args...]', 'FILE or "-" (default stdin); with --as: VERB RESOURCE[.GROUP][/SUBRESOURCE] [NAME], or VERB /URL')
     .requiredOption('--cluster-state <file>', 'the local cluster state holding Roles, ClusterRoles and their bindings')
     .option('--as <user>', 'ask for this user (can-i form)')
@@ -68,7 +76,10 @@ async function runAuthorize(args: string[], options: AuthorizeOptions, io: CliIO
   const canI = options.as !== undefined || options.asGroup.length > 0 || options.asUid !== undefined;
   const question = canI ? canIReview(args, options) : undefined;
   if (!canI && args.length > 1) {
-    throw new CliError(`expected at most one FILE, got ${args.length} arguments; to ask "can USER VERB RESOURCE", give --as USER`, AuthorizeExitCode.Usage);
+    throw new CliError(
+      `expected at most one FILE, got ${args.length} arguments; to ask "can USER VERB RESOURCE", give --as USER`,
+      AuthorizeExitCode.Usage,
+    );
   }
   const authorizer = await loadLocalAuthorizer(options.clusterState);
   if (!options.quiet) for (const warning of authorizer.lintWarnings()) io.stderr.write(`Warning: ${warning}\n`);
@@ -85,7 +96,10 @@ async function runAuthorize(args: string[], options: AuthorizeOptions, io: CliIO
   const status = (await reviewSubjectAccess(question, authorizer)).status!;
   if (!options.quiet) {
     if (status.allowed) io.stdout.write(`yes${status.reason ? ` - ${status.reason}` : ''}\n`);
-    else io.stdout.write(`no${status.reason ? ` - ${status.reason}` : ''}${status.evaluationError ? ` - ${status.evaluationError}` : ''}\n${suggestion(question, status, authorizer)}`);
+    else
+      io.stdout.write(
+        `no${status.reason ? ` - ${status.reason}` : ''}${status.evaluationError ? ` - ${status.evaluationError}` : ''}\n${suggestion(question, status, authorizer)}`,
+      );
   }
   if (!status.allowed) throw new CommanderError(AuthorizeExitCode.No, 'admission-chain.authorize.no', 'no');
 }
@@ -115,7 +129,10 @@ function decode(value: unknown, source: string): SubjectAccessReview {
 }
 
 /** The review `kubectl auth can-i --as` makes the server evaluate. */
-export function canIReview(args: readonly string[], options: Pick<AuthorizeOptions, 'as' | 'asGroup' | 'asUid' | 'namespace' | 'allNamespaces'>): SubjectAccessReview {
+export function canIReview(
+  args: readonly string[],
+  options: Pick<AuthorizeOptions, 'as' | 'asGroup' | 'asUid' | 'namespace' | 'allNamespaces'>,
+): SubjectAccessReview {
   if (options.as === undefined) {
     throw new CliError('--as-group and --as-uid need --as: impersonating groups without a user is not allowed', AuthorizeExitCode.Usage);
   }
@@ -168,7 +185,8 @@ export function impersonatedGroups(username: string, requested: readonly string[
 /** Every failure is one line on stderr with exit code 2; a "no" passes through untouched. */
 function asCliError(error: unknown): unknown {
   if (error instanceof CommanderError) return error;
-  if (error instanceof CliError) return error.exitCode === AuthorizeExitCode.Usage ? error : new CliError(error.message, AuthorizeExitCode.Usage);
+  if (error instanceof CliError)
+    return error.exitCode === AuthorizeExitCode.Usage ? error : new CliError(error.message, AuthorizeExitCode.Usage);
   if (isStatusError(error)) return new CliError(error.message, AuthorizeExitCode.Usage);
   return new CliError(error instanceof Error ? error.message : String(error), AuthorizeExitCode.Usage);
 }

@@ -4,14 +4,14 @@
 // remedy's objects as YAML. `--apply-to FILE` writes the cluster state with those objects added, so
 // the same review can be run again against it.
 import { readFile, writeFile } from 'node:fs/promises';
-import { Option, type Command } from 'commander';
+import { type Command, Option } from 'commander';
+import { type ClusterState, parseClusterState } from '../adapters/local/cluster-state.ts';
 import type { ExplainedRejection } from '../admission/chain.ts';
-import { parseClusterState, type ClusterState } from '../adapters/local/cluster-state.ts';
 import type { KubeObject } from '../api/types.ts';
 import { objectKey, withObjectsAppended } from '../explain/apply.ts';
 import { explanationLines, objectsYaml } from './explanation-text.ts';
 import { CliError, type CliIO } from './io.ts';
-import { prepareReview, runPhases, withReviewOptions, type ReviewOptions } from './review.ts';
+import { prepareReview, type ReviewOptions, runPhases, withReviewOptions } from './review.ts';
 
 interface ExplainOptions extends ReviewOptions {
   applyTo?: string;
@@ -22,10 +22,16 @@ export function registerExplainCommand(program: Command, io: CliIO): void {
   withReviewOptions(
     program
       .command('explain')
-      .description('run the chain offline like review, and say why a request is denied and what would admit it (the Role and binding to add, as YAML)'),
+      .description(
+        'run the chain offline like review, and say why a request is denied and what would admit it (the Role and binding to add, as YAML)',
+      ),
   )
     .option('--apply-to <file>', 'write the cluster state with the suggested objects added to FILE (it may be the --cluster-state file)')
-    .addOption(new Option('-o, --output <format>', 'text: the decision, the explanation and the YAML; yaml: only the objects to add').choices(['text', 'yaml']).default('text'))
+    .addOption(
+      new Option('-o, --output <format>', 'text: the decision, the explanation and the YAML; yaml: only the objects to add')
+        .choices(['text', 'yaml'])
+        .default('text'),
+    )
     .action(async (file: string | undefined, options: ExplainOptions) => {
       await explain(file, options, io);
     });
@@ -80,7 +86,8 @@ async function applyTo(statePath: string, target: string, objects: readonly Kube
   }
   const present = new Set(stateObjects(parseClusterState(text, statePath)).map(objectKey));
   const added = objects.filter((o) => !present.has(objectKey(o)));
-  const names = (list: readonly KubeObject[]) => list.map((o) => `${o.kind} ${o.metadata?.namespace ? `${o.metadata.namespace}/` : ''}${o.metadata?.name}`).join(', ');
+  const names = (list: readonly KubeObject[]) =>
+    list.map((o) => `${o.kind} ${o.metadata?.namespace ? `${o.metadata.namespace}/` : ''}${o.metadata?.name}`).join(', ');
   const already = objects.filter((o) => present.has(objectKey(o)));
   try {
     await writeFile(target, withObjectsAppended(text, added, 'added by admission-chain explain'));
@@ -88,9 +95,18 @@ async function applyTo(statePath: string, target: string, objects: readonly Kube
     throw new CliError(`cannot write ${target}: ${(error as Error).message}`);
   }
   if (already.length > 0) io.stderr.write(`admission-chain: ${statePath} already has ${names(already)}; left as it is\n`);
-  io.stderr.write(added.length === 0 ? `admission-chain: wrote ${target}: nothing to add\n` : `admission-chain: wrote ${target}: added ${names(added)}\n`);
+  io.stderr.write(
+    added.length === 0 ? `admission-chain: wrote ${target}: nothing to add\n` : `admission-chain: wrote ${target}: added ${names(added)}\n`,
+  );
 }
 
 function stateObjects(state: ClusterState): KubeObject[] {
-  return [...state.roles, ...state.clusterRoles, ...state.roleBindings, ...state.clusterRoleBindings, ...state.serviceAccounts, ...state.namespaces];
+  return [
+    ...state.roles,
+    ...state.clusterRoles,
+    ...state.roleBindings,
+    ...state.clusterRoleBindings,
+    ...state.serviceAccounts,
+    ...state.namespaces,
+  ];
 }

@@ -1,9 +1,9 @@
 // The admission-chain command line: serve, review, explain, authorize and unregister.
 import { readFileSync } from 'node:fs';
 import { Command, CommanderError } from 'commander';
-import { CliError, processIO, type CliIO } from './io.ts';
 import { registerAuthorizeCommand } from './authorize.ts';
 import { registerExplainCommand } from './explain.ts';
+import { CliError, type CliIO, processIO } from './io.ts';
 import { registerReviewCommand } from './review.ts';
 import { registerServeCommand } from './serve.ts';
 import { registerUnregisterCommand } from './unregister.ts';

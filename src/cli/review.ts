@@ -2,22 +2,29 @@
 // AdmissionReview (or builds one from a manifest and a user), runs the chain against a local
 // cluster-state file, and prints the AdmissionReview with its response.
 import { randomUUID } from 'node:crypto';
-import { Option, type Command } from 'commander';
+import { type Command, Option } from 'commander';
 import type { AdmissionChain, Phase } from '../admission/chain.ts';
 import type { Deadline } from '../admission/deadline.ts';
-import { handleAdmission, type HandledReview } from '../admission/handler.ts';
-import { BadReviewError, decodeReview, responseReview, type AdmissionApiVersion, type AdmissionRequest, type AdmissionResponse } from '../admission/review.ts';
+import { type HandledReview, handleAdmission } from '../admission/handler.ts';
 import { isOperation } from '../admission/operation.ts';
-import { parseGroupVersion, type KubeObject } from '../api/types.ts';
+import {
+  type AdmissionApiVersion,
+  type AdmissionRequest,
+  type AdmissionResponse,
+  BadReviewError,
+  decodeReview,
+  responseReview,
+} from '../admission/review.ts';
+import { type KubeObject, parseGroupVersion } from '../api/types.ts';
 import { parseDuration } from '../config/duration.ts';
 import { parseFeatureGates } from '../config/feature-gates.ts';
 import { featureGatesHelp } from '../config/serve-config.ts';
 import type { FeatureGateOverrides } from '../ports/feature-gates.ts';
 import { silentLogger } from '../ports/logger.ts';
 import type { RestMapper } from '../ports/rest-mapper.ts';
-import { composeAdmission, selectPlugins, StartupError, type Admission } from '../wiring/index.ts';
-import { CliError, parseSingleDocument, readInput, type CliIO } from './io.ts';
 import { isPlainObject } from '../util/plain-object.ts';
+import { type Admission, composeAdmission, StartupError, selectPlugins } from '../wiring/index.ts';
+import { CliError, type CliIO, parseSingleDocument, readInput } from './io.ts';
 
 export interface ReviewOptions {
   clusterState?: string;
@@ -66,8 +73,8 @@ export function withReviewOptions(command: Command): Command {
     .option('--feature-gates <name=bool>', featureGatesHelp, collect)
     .option('-f, --filename <file>', 'build the request from this manifest instead of reading an AdmissionReview')
     .option('--user <name>', 'with -f: the requesting user', 'admin')
-    .option('--groups <groups>', 'with -f: the requesting user\'s groups (comma-separated)')
-    .option('--uid <uid>', 'with -f: the requesting user\'s uid')
+    .option('--groups <groups>', "with -f: the requesting user's groups (comma-separated)")
+    .option('--uid <uid>', "with -f: the requesting user's uid")
     .option('--operation <op>', 'with -f: CREATE, UPDATE, DELETE or CONNECT (default CREATE, UPDATE with --old)')
     .option('--old <file>', 'with -f: the existing object, for UPDATE')
     .option('--namespace <ns>', 'with -f: namespace when the manifest has none', 'default')
@@ -142,7 +149,8 @@ export async function prepareReview(file: string | undefined, options: ReviewOpt
       throw error;
     }
   }
-  const phases: readonly Phase[] = options.phase === 'all' ? ['admit', 'validate'] : options.phase === 'mutating' ? ['admit'] : ['validate'];
+  const phases: readonly Phase[] =
+    options.phase === 'all' ? ['admit', 'validate'] : options.phase === 'mutating' ? ['admit'] : ['validate'];
   return { apiVersion, request, chain, phases, deadline };
 }
 
@@ -163,7 +171,15 @@ export async function runPhases(prepared: PreparedReview): Promise<{ response: A
 
 /** The local backend over the cluster-state file; the cluster settings are unused offline. */
 function offlineBackend(clusterState: string, featureGates: FeatureGateOverrides) {
-  return { clusterState, kubeconfig: undefined, sarAllowedTtlMs: 0, sarDeniedTtlMs: 0, discoveryRefreshIntervalMs: 0, requestTimeoutMs: 0, featureGates };
+  return {
+    clusterState,
+    kubeconfig: undefined,
+    sarAllowedTtlMs: 0,
+    sarDeniedTtlMs: 0,
+    discoveryRefreshIntervalMs: 0,
+    requestTimeoutMs: 0,
+    featureGates,
+  };
 }
 
 /** Folds the validating answer into the mutating one: the patch stays, the decision is the last. */
@@ -181,7 +197,12 @@ function merge(previous: AdmissionResponse | undefined, next: AdmissionResponse)
   return merged;
 }
 
-async function requestFromManifest(options: ReviewOptions, io: CliIO, restMapper: RestMapper | undefined, signal: AbortSignal): Promise<AdmissionRequest> {
+async function requestFromManifest(
+  options: ReviewOptions,
+  io: CliIO,
+  restMapper: RestMapper | undefined,
+  signal: AbortSignal,
+): Promise<AdmissionRequest> {
   const load = async (path: string): Promise<KubeObject> => {
     const { text, source } = await readInput(path, io);
     const value = parseSingleDocument(text, source);
@@ -193,7 +214,8 @@ async function requestFromManifest(options: ReviewOptions, io: CliIO, restMapper
   const object = await load(options.filename!);
   const oldObject = options.old !== undefined ? await load(options.old) : undefined;
   const operation = options.operation ?? (oldObject ? 'UPDATE' : 'CREATE');
-  if (!isOperation(operation)) throw new CliError(`--operation ${JSON.stringify(operation)}: expected CREATE, UPDATE, DELETE or CONNECT`, 2);
+  if (!isOperation(operation))
+    throw new CliError(`--operation ${JSON.stringify(operation)}: expected CREATE, UPDATE, DELETE or CONNECT`, 2);
   if (!restMapper) throw new CliError('this backend has no REST mapper to resolve the manifest kind');
   const { group, version } = parseGroupVersion(object.apiVersion!);
   let mappings;
@@ -204,7 +226,13 @@ async function requestFromManifest(options: ReviewOptions, io: CliIO, restMapper
   }
   const mapping = mappings[0]!;
   const namespaced = mapping.scope === 'namespace';
-  const groups = options.groups === undefined ? [] : options.groups.split(',').map((g) => g.trim()).filter(Boolean);
+  const groups =
+    options.groups === undefined
+      ? []
+      : options.groups
+          .split(',')
+          .map((g) => g.trim())
+          .filter(Boolean);
   const request: AdmissionRequest = {
     uid: randomUUID(),
     kind: { group, version, kind: object.kind! },

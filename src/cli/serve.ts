@@ -5,8 +5,15 @@ import { createLogger } from '../observability/logger.ts';
 import { createMetrics } from '../observability/metrics.ts';
 import { registrationRecorder } from '../observability/registration-metrics.ts';
 import { ConfigurationKind } from '../ports/webhook-configuration-store.ts';
-import { startServer, type RunningServer } from '../server/server.ts';
-import { composeAdmission, pluginCatalog, startManagement, StartupError, type Admission, type ManagementOverrides } from '../wiring/index.ts';
+import { type RunningServer, startServer } from '../server/server.ts';
+import {
+  type Admission,
+  composeAdmission,
+  type ManagementOverrides,
+  pluginCatalog,
+  StartupError,
+  startManagement,
+} from '../wiring/index.ts';
 import { CliError, type CliIO } from './io.ts';
 export function registerServeCommand(program: Command, io: CliIO): void {
   addServeOptions(program.command('serve').description('run the admission webhook (HTTPS) and its health/metrics listener')).action(
@@ -35,7 +42,11 @@ export function registerServeCommand(program: Command, io: CliIO): void {
 }
 
 /** Wires everything from the config and starts listening; used by the CLI and the tests. */
-export async function runServer(config: ServeConfig, io: Pick<CliIO, 'stdout'>, overrides?: ManagementOverrides): Promise<RunningServer & { closeBackend(): Promise<void> }> {
+export async function runServer(
+  config: ServeConfig,
+  io: Pick<CliIO, 'stdout'>,
+  overrides?: ManagementOverrides,
+): Promise<RunningServer & { closeBackend(): Promise<void> }> {
   const logger = createLogger(config.logLevel, io.stdout as NodeJS.WritableStream);
   // Self-managed TLS writes the serving certificate before the server reads it.
   const management = await startManagement(config, logger, overrides).catch((error: Error) => {

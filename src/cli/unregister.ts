@@ -5,7 +5,7 @@
 // tool at install then deletes nothing.
 import type { Command } from 'commander';
 import { parseDuration } from '../config/duration.ts';
-import { parseHelmRelease, UnregisterOutcome, type HelmRelease } from '../registration/unregister.ts';
+import { type HelmRelease, parseHelmRelease, UnregisterOutcome } from '../registration/unregister.ts';
 import { unregister } from '../wiring/index.ts';
 import { CliError, type CliIO } from './io.ts';
 
@@ -21,7 +21,10 @@ export function registerUnregisterCommand(program: Command, io: Pick<CliIO, 'std
     .command('unregister')
     .description('delete the webhook configurations of this name, so the API server stops calling the webhook (run before uninstalling)')
     .requiredOption('--webhook-configuration <name>', 'name of the Mutating/ValidatingWebhookConfiguration to delete')
-    .option('--owned-by-helm-release <namespace/name>', 'delete only a configuration this Helm release installed (its meta.helm.sh/release-* annotations); keep any other')
+    .option(
+      '--owned-by-helm-release <namespace/name>',
+      'delete only a configuration this Helm release installed (its meta.helm.sh/release-* annotations); keep any other',
+    )
     .option('--kubeconfig <file>', 'kubeconfig (default: KUBECONFIG, then ~/.kube/config, then in-cluster)')
     .option('--timeout <duration>', 'deadline for each call to the API server', '10s')
     .action(async (options: UnregisterOptions) => {

@@ -78,9 +78,17 @@ describe('TestReadAdmissionConfiguration', () => {
       name: 'legacy configuration with using legacy plugins',
       body: legacyBody,
       pluginNames: ['ImagePolicyWebhook', 'PodNodeSelector'],
-      plugins: [{ name: 'ImagePolicyWebhook', path: configFileName }, { name: 'PodNodeSelector', path: configFileName }],
+      plugins: [
+        { name: 'ImagePolicyWebhook', path: configFileName },
+        { name: 'PodNodeSelector', path: configFileName },
+      ],
     },
-    { name: 'legacy configuration not using legacy plugins', body: legacyBody, pluginNames: ['NamespaceLifecycle', 'InitialResources'], plugins: [] },
+    {
+      name: 'legacy configuration not using legacy plugins',
+      body: legacyBody,
+      pluginNames: ['NamespaceLifecycle', 'InitialResources'],
+      plugins: [],
+    },
   ])('$name', ({ body, pluginNames, error, plugins }) => {
     const decode = () => decodeAdmissionConfiguration(body, configFileName, pluginNames);
     if (error !== undefined) {
@@ -111,7 +119,7 @@ describe('TestEmbeddedConfiguration', () => {
 });
 
 describe('loadAdmissionConfiguration', () => {
-  it('reads each enabled plugin\'s section: inline, or by a path relative to the file', async () => {
+  it("reads each enabled plugin's section: inline, or by a path relative to the file", async () => {
     const sub = mkdtempSync(join(dir, 'conf-'));
     writeFileSync(join(sub, 'pns.yaml'), 'podNodeSelectorPluginConfig:\n  clusterDefaultNodeSelector: env=dev\n');
     writeFileSync(
@@ -128,7 +136,11 @@ plugins:
 - name: AlwaysPullImages
 `,
     );
-    const { configurations, warnings } = await loadAdmissionConfiguration(join(sub, 'admission.yaml'), ['AlwaysPullImages', 'PodNodeSelector', 'PodTolerationRestriction'], []);
+    const { configurations, warnings } = await loadAdmissionConfiguration(
+      join(sub, 'admission.yaml'),
+      ['AlwaysPullImages', 'PodNodeSelector', 'PodTolerationRestriction'],
+      [],
+    );
     expect(configurations.for('PodNodeSelector')).toEqual({
       source: `${join(sub, 'pns.yaml')} (plugins[0].path in ${join(sub, 'admission.yaml')})`,
       documents: [{ podNodeSelectorPluginConfig: { clusterDefaultNodeSelector: 'env=dev' } }],
@@ -141,12 +153,17 @@ plugins:
     expect(warnings).toEqual([]);
   });
 
-  it('a legacy file is PodNodeSelector\'s configuration itself', async () => {
+  it("a legacy file is PodNodeSelector's configuration itself", async () => {
     const file = join(dir, 'legacy.yaml');
     writeFileSync(file, 'podNodeSelectorPluginConfig:\n  clusterDefaultNodeSelector: env=dev\nimagePolicy: {}\n');
     const { configurations, warnings } = await loadAdmissionConfiguration(file, ['PodNodeSelector'], ['PodNodeSelector']);
-    expect(configurations.for('PodNodeSelector')).toEqual({ source: `${file} (legacy podNodeSelectorPluginConfig)`, documents: [{ podNodeSelectorPluginConfig: { clusterDefaultNodeSelector: 'env=dev' }, imagePolicy: {} }] });
-    expect(warnings).toEqual([`admission configuration ${file}: imagePolicy configures ImagePolicyWebhook, which admission-chain does not implement: ignored`]);
+    expect(configurations.for('PodNodeSelector')).toEqual({
+      source: `${file} (legacy podNodeSelectorPluginConfig)`,
+      documents: [{ podNodeSelectorPluginConfig: { clusterDefaultNodeSelector: 'env=dev' }, imagePolicy: {} }],
+    });
+    expect(warnings).toEqual([
+      `admission configuration ${file}: imagePolicy configures ImagePolicyWebhook, which admission-chain does not implement: ignored`,
+    ]);
   });
 
   it('warns once per section it ignores: plugins not run, unknown plugins, repeated entries', async () => {
@@ -168,7 +185,11 @@ plugins:
   path: /nowhere/ptr.yaml
 `,
     );
-    const { configurations, warnings } = await loadAdmissionConfiguration(file, ['PodNodeSelector'], ['PodNodeSelector', 'PodTolerationRestriction']);
+    const { configurations, warnings } = await loadAdmissionConfiguration(
+      file,
+      ['PodNodeSelector'],
+      ['PodNodeSelector', 'PodTolerationRestriction'],
+    );
     expect(configurations.for('PodNodeSelector')?.documents).toEqual([{ podNodeSelectorPluginConfig: {} }]);
     expect(warnings).toEqual([
       `admission configuration ${file}: plugins[0] configures PodSecurity, which admission-chain does not implement: ignored`,
@@ -183,11 +204,31 @@ plugins:
     ['bad-yaml.yaml', 'apiVersion: [\n', 'admission configuration'],
     ['no-kind.yaml', 'apiVersion: apiserver.config.k8s.io/v1\nplugins: []\n', "Object 'Kind' is missing"],
     ['no-version.yaml', 'kind: AdmissionConfiguration\n', "Object 'apiVersion' is missing"],
-    ['wrong-version.yaml', 'apiVersion: apiserver.config.k8s.io/v1alpha1\nkind: AdmissionConfiguration\n', 'no kind "AdmissionConfiguration" is registered for version "apiserver.config.k8s.io/v1alpha1"'],
-    ['unknown-top.yaml', 'apiVersion: apiserver.config.k8s.io/v1\nkind: AdmissionConfiguration\nmetadata: {}\n', 'strict decoding error: unknown field "metadata"'],
-    ['not-a-list.yaml', 'apiVersion: apiserver.config.k8s.io/v1\nkind: AdmissionConfiguration\nplugins: {name: x}\n', 'plugins: expected a list'],
-    ['name-number.yaml', 'apiVersion: apiserver.config.k8s.io/v1\nkind: AdmissionConfiguration\nplugins: [{name: 5}]\n', 'plugins[0].name: expected a string'],
-    ['bad-path.yaml', 'apiVersion: apiserver.config.k8s.io/v1\nkind: AdmissionConfiguration\nplugins: [{name: PodNodeSelector, path: absent.yaml}]\n', "couldn't open admission plugin configuration"],
+    [
+      'wrong-version.yaml',
+      'apiVersion: apiserver.config.k8s.io/v1alpha1\nkind: AdmissionConfiguration\n',
+      'no kind "AdmissionConfiguration" is registered for version "apiserver.config.k8s.io/v1alpha1"',
+    ],
+    [
+      'unknown-top.yaml',
+      'apiVersion: apiserver.config.k8s.io/v1\nkind: AdmissionConfiguration\nmetadata: {}\n',
+      'strict decoding error: unknown field "metadata"',
+    ],
+    [
+      'not-a-list.yaml',
+      'apiVersion: apiserver.config.k8s.io/v1\nkind: AdmissionConfiguration\nplugins: {name: x}\n',
+      'plugins: expected a list',
+    ],
+    [
+      'name-number.yaml',
+      'apiVersion: apiserver.config.k8s.io/v1\nkind: AdmissionConfiguration\nplugins: [{name: 5}]\n',
+      'plugins[0].name: expected a string',
+    ],
+    [
+      'bad-path.yaml',
+      'apiVersion: apiserver.config.k8s.io/v1\nkind: AdmissionConfiguration\nplugins: [{name: PodNodeSelector, path: absent.yaml}]\n',
+      "couldn't open admission plugin configuration",
+    ],
   ])('%s: a start-up error naming the file', async (name, body, message) => {
     const file = join(dir, name);
     if (body !== undefined) writeFileSync(file, body);
@@ -200,7 +241,12 @@ plugins:
   it('a section by path that does not parse names that file', async () => {
     writeFileSync(join(dir, 'broken-section.yaml'), 'podNodeSelectorPluginConfig: [\n');
     const file = join(dir, 'with-broken-section.yaml');
-    writeFileSync(file, 'apiVersion: apiserver.config.k8s.io/v1\nkind: AdmissionConfiguration\nplugins: [{name: PodNodeSelector, path: broken-section.yaml}]\n');
-    await expect(loadAdmissionConfiguration(file, ['PodNodeSelector'], ['PodNodeSelector'])).rejects.toThrow(`${join(dir, 'broken-section.yaml')} (plugins[0].path in ${file}): `);
+    writeFileSync(
+      file,
+      'apiVersion: apiserver.config.k8s.io/v1\nkind: AdmissionConfiguration\nplugins: [{name: PodNodeSelector, path: broken-section.yaml}]\n',
+    );
+    await expect(loadAdmissionConfiguration(file, ['PodNodeSelector'], ['PodNodeSelector'])).rejects.toThrow(
+      `${join(dir, 'broken-section.yaml')} (plugins[0].path in ${file}): `,
+    );
   });
 });

@@ -47,15 +47,23 @@ export function decodeAdmissionConfiguration(text: string, file: string, enabled
 
   const apiVersion = isPlainObject(document) ? document.apiVersion : undefined;
   const kind = isPlainObject(document) ? document.kind : undefined;
-  const isAdmissionConfiguration = typeof apiVersion === 'string' && admissionConfigurationVersions.includes(apiVersion) && kind === 'AdmissionConfiguration';
+  const isAdmissionConfiguration =
+    typeof apiVersion === 'string' && admissionConfigurationVersions.includes(apiVersion) && kind === 'AdmissionConfiguration';
   if (!isAdmissionConfiguration) {
     // Only a missing or unknown apiVersion/kind lets the file be read as a legacy one.
-    const legacyKeys = isPlainObject(document) ? (Object.keys(legacyPlugins) as (keyof typeof legacyPlugins)[]).filter((key) => Object.hasOwn(document, key)) : [];
+    const legacyKeys = isPlainObject(document)
+      ? (Object.keys(legacyPlugins) as (keyof typeof legacyPlugins)[]).filter((key) => Object.hasOwn(document, key))
+      : [];
     if (legacyKeys.length === 0) {
       if (!isPlainObject(document)) throw fail('expected an AdmissionConfiguration object');
-      if (typeof apiVersion !== 'string' || apiVersion === '') throw fail("Object 'apiVersion' is missing: expected apiserver.config.k8s.io/v1 (or apiserver.k8s.io/v1alpha1) AdmissionConfiguration");
+      if (typeof apiVersion !== 'string' || apiVersion === '')
+        throw fail(
+          "Object 'apiVersion' is missing: expected apiserver.config.k8s.io/v1 (or apiserver.k8s.io/v1alpha1) AdmissionConfiguration",
+        );
       if (typeof kind !== 'string' || kind === '') throw fail("Object 'Kind' is missing: expected AdmissionConfiguration");
-      throw fail(`no kind ${JSON.stringify(kind)} is registered for version ${JSON.stringify(apiVersion)}: expected apiserver.config.k8s.io/v1 (or apiserver.k8s.io/v1alpha1) AdmissionConfiguration`);
+      throw fail(
+        `no kind ${JSON.stringify(kind)} is registered for version ${JSON.stringify(apiVersion)}: expected apiserver.config.k8s.io/v1 (or apiserver.k8s.io/v1alpha1) AdmissionConfiguration`,
+      );
     }
     const plugins = legacyKeys.map((key) => legacyPlugins[key]).filter((name) => enabledPlugins.includes(name));
     return { file, plugins: plugins.map((name) => ({ name, path: file })), legacyKeys };
@@ -72,7 +80,8 @@ export function decodeAdmissionConfiguration(text: string, file: string, enabled
     const at = `plugins[${index}]`;
     if (!isPlainObject(entry)) throw fail(`${at}: expected an object with name, and path or configuration`);
     for (const key of Object.keys(entry)) {
-      if (!['name', 'path', 'configuration'].includes(key)) throw fail(`strict decoding error: unknown field ${JSON.stringify(`${at}.${key}`)}`);
+      if (!['name', 'path', 'configuration'].includes(key))
+        throw fail(`strict decoding error: unknown field ${JSON.stringify(`${at}.${key}`)}`);
     }
     const name = optionalString(entry.name, `${at}.name`, fail);
     const path = optionalString(entry.path, `${at}.path`, fail);
@@ -91,13 +100,19 @@ export interface LoadedAdmissionConfiguration {
 }
 
 /** Reads the file and, for each enabled plugin, its section (upstream ConfigFor: the first entry for it). */
-export async function loadAdmissionConfiguration(file: string, enabledPlugins: readonly string[], knownPlugins: readonly string[]): Promise<LoadedAdmissionConfiguration> {
+export async function loadAdmissionConfiguration(
+  file: string,
+  enabledPlugins: readonly string[],
+  knownPlugins: readonly string[],
+): Promise<LoadedAdmissionConfiguration> {
   const absolute = resolve(file);
   let text: string;
   try {
     text = await readFile(absolute, 'utf8');
   } catch (error) {
-    throw new AdmissionConfigurationError(`unable to read admission control configuration from ${JSON.stringify(file)}: ${(error as Error).message}`);
+    throw new AdmissionConfigurationError(
+      `unable to read admission control configuration from ${JSON.stringify(file)}: ${(error as Error).message}`,
+    );
   }
   const decoded = decodeAdmissionConfiguration(text, absolute, enabledPlugins);
   const warnings: string[] = [];
@@ -106,12 +121,15 @@ export async function loadAdmissionConfiguration(file: string, enabledPlugins: r
 
   for (const key of decoded.legacyKeys) {
     const name = legacyPlugins[key];
-    if (!enabledPlugins.includes(name)) warnings.push(`admission configuration ${absolute}: ${key} configures ${name}, ${notRun(name)}: ignored`);
+    if (!enabledPlugins.includes(name))
+      warnings.push(`admission configuration ${absolute}: ${key} configures ${name}, ${notRun(name)}: ignored`);
   }
   for (const [index, entry] of decoded.plugins.entries()) {
     const at = decoded.legacyKeys.length > 0 ? `legacy ${legacyKeyOf(entry.name)}` : `plugins[${index}]`;
     if (!enabledPlugins.includes(entry.name)) {
-      warnings.push(`admission configuration ${absolute}: ${at} configures ${entry.name === '' ? 'a plugin with no name' : entry.name}, ${notRun(entry.name)}: ignored`);
+      warnings.push(
+        `admission configuration ${absolute}: ${at} configures ${entry.name === '' ? 'a plugin with no name' : entry.name}, ${notRun(entry.name)}: ignored`,
+      );
       continue;
     }
     if (sections.has(entry.name)) {
@@ -124,7 +142,12 @@ export async function loadAdmissionConfiguration(file: string, enabledPlugins: r
   return { configurations: { for: (name) => sections.get(name) }, warnings };
 }
 
-async function sectionOf(entry: AdmissionPluginEntry, at: string, file: string, fileText: string): Promise<PluginConfiguration | undefined> {
+async function sectionOf(
+  entry: AdmissionPluginEntry,
+  at: string,
+  file: string,
+  fileText: string,
+): Promise<PluginConfiguration | undefined> {
   if (entry.configuration !== undefined) return { source: `${file} ${at}.configuration`, documents: [entry.configuration] };
   if (entry.path === undefined) return undefined;
   const source = entry.path === file ? `${file} (${at})` : `${entry.path} (${at}.path in ${file})`;
@@ -166,7 +189,11 @@ function optionalString(value: unknown, field: string, fail: (detail: string) =>
 }
 
 /** The configuration for `--admission-control-config-file`, or none when the flag is not given. */
-export async function loadAdmissionConfigurationFlag(file: string | undefined, enabledPlugins: readonly string[], knownPlugins: readonly string[]): Promise<LoadedAdmissionConfiguration> {
+export async function loadAdmissionConfigurationFlag(
+  file: string | undefined,
+  enabledPlugins: readonly string[],
+  knownPlugins: readonly string[],
+): Promise<LoadedAdmissionConfiguration> {
   if (file === undefined) return { configurations: { for: () => undefined }, warnings: [] };
   return loadAdmissionConfiguration(file, enabledPlugins, knownPlugins);
 }

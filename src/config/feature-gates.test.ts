@@ -25,7 +25,12 @@ describe('--feature-gates', () => {
     );
   });
 
-  it.each(['VolumeAttributesClass', 'VolumeAttributesClass=', 'VolumeAttributesClass=yes', 'VolumeAttributesClass=1'])('refuses %j: a gate takes true or false', (entry) => {
-    expect(() => parseFeatureGates([entry])).toThrow(`--feature-gates ${JSON.stringify(entry)}: expected VolumeAttributesClass=true or VolumeAttributesClass=false`);
-  });
+  it.each(['VolumeAttributesClass', 'VolumeAttributesClass=', 'VolumeAttributesClass=yes', 'VolumeAttributesClass=1'])(
+    'refuses %j: a gate takes true or false',
+    (entry) => {
+      expect(() => parseFeatureGates([entry])).toThrow(
+        `--feature-gates ${JSON.stringify(entry)}: expected VolumeAttributesClass=true or VolumeAttributesClass=false`,
+      );
+    },
+  );
 });

@@ -10,11 +10,20 @@ export function parseFeatureGates(values: string[] | undefined): FeatureGateOver
   for (const entry of splitList(values)) {
     const separator = entry.indexOf('=');
     const name = separator < 0 ? entry : entry.slice(0, separator).trim();
-    const value = separator < 0 ? '' : entry.slice(separator + 1).trim().toLowerCase();
+    const value =
+      separator < 0
+        ? ''
+        : entry
+            .slice(separator + 1)
+            .trim()
+            .toLowerCase();
     if (!isFeature(name)) {
-      throw new Error(`--feature-gates ${JSON.stringify(entry)}: unrecognized feature gate ${JSON.stringify(name)}; the plugins here read only ${features.join(', ')}`);
+      throw new Error(
+        `--feature-gates ${JSON.stringify(entry)}: unrecognized feature gate ${JSON.stringify(name)}; the plugins here read only ${features.join(', ')}`,
+      );
     }
-    if (value !== 'true' && value !== 'false') throw new Error(`--feature-gates ${JSON.stringify(entry)}: expected ${name}=true or ${name}=false`);
+    if (value !== 'true' && value !== 'false')
+      throw new Error(`--feature-gates ${JSON.stringify(entry)}: expected ${name}=true or ${name}=false`);
     overrides[name] = value === 'true';
   }
   return overrides;

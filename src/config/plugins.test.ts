@@ -3,7 +3,13 @@ import type { PluginDefinition } from '../admission/plugin.ts';
 import { selectPlugins } from './plugins.ts';
 
 const def = (name: string): PluginDefinition => ({ name, needs: [], create: () => ({ name, handles: () => true }) });
-const ordered = ['ServiceAccount', 'AlwaysPullImages', 'StorageObjectInUseProtection', 'OwnerReferencesPermissionEnforcement', 'RuntimeClass'].map(def);
+const ordered = [
+  'ServiceAccount',
+  'AlwaysPullImages',
+  'StorageObjectInUseProtection',
+  'OwnerReferencesPermissionEnforcement',
+  'RuntimeClass',
+].map(def);
 const defaults = ['AlwaysPullImages', 'OwnerReferencesPermissionEnforcement'];
 
 describe('selectPlugins', () => {
@@ -12,7 +18,9 @@ describe('selectPlugins', () => {
   });
 
   it('keeps the compiled-in order whatever the flag order', () => {
-    const selection = selectPlugins(ordered, defaults, { plugins: ['RuntimeClass,OwnerReferencesPermissionEnforcement', 'ServiceAccount'] });
+    const selection = selectPlugins(ordered, defaults, {
+      plugins: ['RuntimeClass,OwnerReferencesPermissionEnforcement', 'ServiceAccount'],
+    });
     expect(selection.enabled).toEqual(['ServiceAccount', 'OwnerReferencesPermissionEnforcement', 'RuntimeClass']);
   });
 
@@ -27,7 +35,10 @@ describe('selectPlugins', () => {
   });
 
   it.each([
-    [{ plugins: ['Nope'] }, '--plugins: unknown admission plugin "Nope"; known plugins: ServiceAccount, AlwaysPullImages, StorageObjectInUseProtection, OwnerReferencesPermissionEnforcement, RuntimeClass'],
+    [
+      { plugins: ['Nope'] },
+      '--plugins: unknown admission plugin "Nope"; known plugins: ServiceAccount, AlwaysPullImages, StorageObjectInUseProtection, OwnerReferencesPermissionEnforcement, RuntimeClass',
+    ],
     [{ enable: ['alwayspullimages'] }, '--enable-admission-plugins: unknown admission plugin "alwayspullimages"'],
     [{ plugins: ['AlwaysPullImages'], enable: ['RuntimeClass'] }, 'do not combine it with'],
     [{ enable: ['RuntimeClass'], disable: ['RuntimeClass'] }, 'plugins both enabled and disabled: RuntimeClass'],

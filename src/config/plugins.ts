@@ -1,6 +1,6 @@
 // Which plugins run and in what mode, from the flags. The order is never the flags': it is the
 // compiled-in list's.
-import { isPluginMode, PluginMode, type PluginDefinition } from '../admission/plugin.ts';
+import { isPluginMode, type PluginDefinition, PluginMode } from '../admission/plugin.ts';
 
 export interface PluginSelectionFlags {
   plugins?: string[] | undefined;
@@ -15,7 +15,11 @@ export interface PluginSelection {
   modes: Record<string, PluginMode>;
 }
 
-export function selectPlugins(ordered: readonly PluginDefinition[], defaults: readonly string[], flags: PluginSelectionFlags): PluginSelection {
+export function selectPlugins(
+  ordered: readonly PluginDefinition[],
+  defaults: readonly string[],
+  flags: PluginSelectionFlags,
+): PluginSelection {
   const known = ordered.map((p) => p.name);
   const check = (names: string[], flag: string) => {
     for (const name of names) {
@@ -31,7 +35,9 @@ export function selectPlugins(ordered: readonly PluginDefinition[], defaults: re
   check(enable, '--enable-admission-plugins');
   check(disable, '--disable-admission-plugins');
   if (flags.plugins !== undefined && (enable.length > 0 || disable.length > 0)) {
-    throw new Error('--plugins sets the exact plugin set; do not combine it with --enable-admission-plugins or --disable-admission-plugins');
+    throw new Error(
+      '--plugins sets the exact plugin set; do not combine it with --enable-admission-plugins or --disable-admission-plugins',
+    );
   }
   const both = enable.filter((name) => disable.includes(name));
   if (both.length > 0) throw new Error(`plugins both enabled and disabled: ${both.join(', ')}`);
@@ -55,5 +61,8 @@ export function selectPlugins(ordered: readonly PluginDefinition[], defaults: re
 
 /** Flags may be repeated and/or comma-separated. */
 export function splitList(values: string[] | undefined): string[] {
-  return (values ?? []).flatMap((v) => v.split(',')).map((v) => v.trim()).filter((v) => v !== '');
+  return (values ?? [])
+    .flatMap((v) => v.split(','))
+    .map((v) => v.trim())
+    .filter((v) => v !== '');
 }

@@ -6,7 +6,12 @@ import { jsonShape, requestWeight } from '../server/json-weight.ts';
 import { minimumInFlightPerBodyByte } from './serve-config.ts';
 
 const serve = (maxRequestBodyBytes: number, maxInFlightBytes: number) =>
-  testServeConfig({ tlsCertFile: 'a', tlsPrivateKeyFile: 'b', maxRequestBodyBytes: String(maxRequestBodyBytes), maxInFlightBytes: String(maxInFlightBytes) });
+  testServeConfig({
+    tlsCertFile: 'a',
+    tlsPrivateKeyFile: 'b',
+    maxRequestBodyBytes: String(maxRequestBodyBytes),
+    maxInFlightBytes: String(maxInFlightBytes),
+  });
 
 describe('--max-in-flight-bytes against --max-request-body-bytes', () => {
   const body = 1024 * 1024;
@@ -26,7 +31,8 @@ describe('--max-in-flight-bytes against --max-request-body-bytes', () => {
 });
 
 describe('--feature-gates', () => {
-  const serveWith = (featureGates: string[] | undefined) => testServeConfig({ tlsCertFile: 'a', tlsPrivateKeyFile: 'b', ...(featureGates ? { featureGates } : {}) });
+  const serveWith = (featureGates: string[] | undefined) =>
+    testServeConfig({ tlsCertFile: 'a', tlsPrivateKeyFile: 'b', ...(featureGates ? { featureGates } : {}) });
 
   it('overrides nothing when absent', () => {
     expect(serveWith(undefined).featureGates).toEqual({});

@@ -1,13 +1,13 @@
 // `serve` flags, validated once into a typed config. Every flag has an environment fallback
 // (ADMISSION_CHAIN_<FLAG>) so the chart can set either.
-import { Option, type Command } from 'commander';
-import { logLevels, type LogLevel } from '../observability/logger.ts';
-import { parseDuration } from './duration.ts';
-import { selectPlugins, type PluginSelection } from './plugins.ts';
-import { parseFeatureGates } from './feature-gates.ts';
+import { type Command, Option } from 'commander';
 import type { PluginDefinition } from '../admission/plugin.ts';
+import { type LogLevel, logLevels } from '../observability/logger.ts';
 import type { FeatureGateOverrides } from '../ports/feature-gates.ts';
-import { addManagementOptions, parseManagementOptions, type ManagementConfig, type RawManagementOptions } from './management-options.ts';
+import { parseDuration } from './duration.ts';
+import { parseFeatureGates } from './feature-gates.ts';
+import { addManagementOptions, type ManagementConfig, parseManagementOptions, type RawManagementOptions } from './management-options.ts';
+import { type PluginSelection, selectPlugins } from './plugins.ts';
 
 /**
  * controller-runtime's body limit, for the same reason: an UPDATE's review carries the object and the
@@ -76,26 +76,102 @@ export function addServeOptions(command: Command): Command {
     .addOption(opt('--metrics-port <port>', 'plain-HTTP port for /livez, /readyz, /healthz and /metrics', 'METRICS_PORT').default('8080'))
     .addOption(opt('--tls-cert-file <file>', 'serving certificate (PEM); re-read when it changes', 'TLS_CERT_FILE'))
     .addOption(opt('--tls-private-key-file <file>', 'serving private key (PEM); re-read when it changes', 'TLS_PRIVATE_KEY_FILE'))
-    .addOption(opt('--client-ca-file <file>', 'CA bundle (PEM) callers\' client certificates must chain to; refuses others at the TLS handshake; re-read when it changes', 'CLIENT_CA_FILE'))
+    .addOption(
+      opt(
+        '--client-ca-file <file>',
+        "CA bundle (PEM) callers' client certificates must chain to; refuses others at the TLS handshake; re-read when it changes",
+        'CLIENT_CA_FILE',
+      ),
+    )
     .addOption(opt('--cluster-state <file>', 'answer from a local cluster-state file instead of the cluster', 'CLUSTER_STATE'))
-    .addOption(opt('--kubeconfig <file>', 'kubeconfig for the cluster backend (default: KUBECONFIG, then ~/.kube/config, then in-cluster)', 'KUBECONFIG'))
-    .addOption(opt('--enable-admission-plugins <names>', 'plugins to enable in addition to the defaults (comma-separated, repeatable)', 'ENABLE_ADMISSION_PLUGINS').argParser(collect))
-    .addOption(opt('--disable-admission-plugins <names>', 'default plugins to disable (comma-separated, repeatable)', 'DISABLE_ADMISSION_PLUGINS').argParser(collect))
-    .addOption(opt('--plugins <names>', 'the exact plugin set (comma-separated); excludes --enable/--disable', 'PLUGINS').argParser(collect))
-    .addOption(opt('--plugin-mode <name=mode>', 'enforce (default), warn or audit, per plugin (repeatable)', 'PLUGIN_MODE').argParser(collect))
+    .addOption(
+      opt(
+        '--kubeconfig <file>',
+        'kubeconfig for the cluster backend (default: KUBECONFIG, then ~/.kube/config, then in-cluster)',
+        'KUBECONFIG',
+      ),
+    )
+    .addOption(
+      opt(
+        '--enable-admission-plugins <names>',
+        'plugins to enable in addition to the defaults (comma-separated, repeatable)',
+        'ENABLE_ADMISSION_PLUGINS',
+      ).argParser(collect),
+    )
+    .addOption(
+      opt(
+        '--disable-admission-plugins <names>',
+        'default plugins to disable (comma-separated, repeatable)',
+        'DISABLE_ADMISSION_PLUGINS',
+      ).argParser(collect),
+    )
+    .addOption(
+      opt('--plugins <names>', 'the exact plugin set (comma-separated); excludes --enable/--disable', 'PLUGINS').argParser(collect),
+    )
+    .addOption(
+      opt('--plugin-mode <name=mode>', 'enforce (default), warn or audit, per plugin (repeatable)', 'PLUGIN_MODE').argParser(collect),
+    )
     .addOption(opt('--log-level <level>', `one of ${logLevels.join(', ')}`, 'LOG_LEVEL').default('info'))
-    .addOption(opt('--request-timeout <duration>', 'deadline for one admission request; keep it below the webhook timeoutSeconds', 'REQUEST_TIMEOUT').default('9s'))
-    .addOption(opt('--shutdown-delay <duration>', 'on SIGTERM, how long readiness is false before we stop accepting', 'SHUTDOWN_DELAY').default('5s'))
+    .addOption(
+      opt(
+        '--request-timeout <duration>',
+        'deadline for one admission request; keep it below the webhook timeoutSeconds',
+        'REQUEST_TIMEOUT',
+      ).default('9s'),
+    )
+    .addOption(
+      opt('--shutdown-delay <duration>', 'on SIGTERM, how long readiness is false before we stop accepting', 'SHUTDOWN_DELAY').default(
+        '5s',
+      ),
+    )
     .addOption(opt('--drain-timeout <duration>', 'the longest we wait for in-flight requests on shutdown', 'DRAIN_TIMEOUT').default('20s'))
     .addOption(opt('--sar-allowed-ttl <duration>', 'how long an allowed SubjectAccessReview is cached', 'SAR_ALLOWED_TTL').default('10s'))
     .addOption(opt('--sar-denied-ttl <duration>', 'how long a denied SubjectAccessReview is cached', 'SAR_DENIED_TTL').default('10s'))
-    .addOption(opt('--discovery-refresh-interval <duration>', 'least time between discovery refreshes on a kind miss', 'DISCOVERY_REFRESH_INTERVAL').default('30s'))
-    .addOption(opt('--max-request-body-bytes <bytes>', 'larger AdmissionReview bodies are refused (413)', 'MAX_REQUEST_BODY_BYTES').default(String(defaultMaxRequestBodyBytes)))
-    .addOption(opt('--max-in-flight-bytes <bytes>', 'estimated heap all requests in flight may hold together; others wait for room until their deadline', 'MAX_IN_FLIGHT_BYTES').default(String(defaultMaxInFlightBytes)))
-    .addOption(opt('--max-connections <n>', 'webhook connections open at once; more are closed on arrival', 'MAX_CONNECTIONS').default(String(defaultMaxConnections)))
-    .addOption(opt('--max-subject-access-reviews-per-request <n>', 'SubjectAccessReviews one admission request may send (cache hits are free); beyond, the check fails closed', 'MAX_SUBJECT_ACCESS_REVIEWS_PER_REQUEST').default('100'))
-    .addOption(opt('--authorizer <mode>', `who answers authorization questions on the cluster backend: ${authorizerModes.join(' or ')} (rbac-mirror: RBAC informers answer "allow" locally, the rest goes to SubjectAccessReview)`, 'AUTHORIZER').default(AuthorizerMode.SubjectAccessReview))
-    .addOption(opt('--admission-control-config-file <file>', "kube-apiserver's AdmissionConfiguration file: the plugins' configuration", 'ADMISSION_CONTROL_CONFIG_FILE'))
+    .addOption(
+      opt(
+        '--discovery-refresh-interval <duration>',
+        'least time between discovery refreshes on a kind miss',
+        'DISCOVERY_REFRESH_INTERVAL',
+      ).default('30s'),
+    )
+    .addOption(
+      opt('--max-request-body-bytes <bytes>', 'larger AdmissionReview bodies are refused (413)', 'MAX_REQUEST_BODY_BYTES').default(
+        String(defaultMaxRequestBodyBytes),
+      ),
+    )
+    .addOption(
+      opt(
+        '--max-in-flight-bytes <bytes>',
+        'estimated heap all requests in flight may hold together; others wait for room until their deadline',
+        'MAX_IN_FLIGHT_BYTES',
+      ).default(String(defaultMaxInFlightBytes)),
+    )
+    .addOption(
+      opt('--max-connections <n>', 'webhook connections open at once; more are closed on arrival', 'MAX_CONNECTIONS').default(
+        String(defaultMaxConnections),
+      ),
+    )
+    .addOption(
+      opt(
+        '--max-subject-access-reviews-per-request <n>',
+        'SubjectAccessReviews one admission request may send (cache hits are free); beyond, the check fails closed',
+        'MAX_SUBJECT_ACCESS_REVIEWS_PER_REQUEST',
+      ).default('100'),
+    )
+    .addOption(
+      opt(
+        '--authorizer <mode>',
+        `who answers authorization questions on the cluster backend: ${authorizerModes.join(' or ')} (rbac-mirror: RBAC informers answer "allow" locally, the rest goes to SubjectAccessReview)`,
+        'AUTHORIZER',
+      ).default(AuthorizerMode.SubjectAccessReview),
+    )
+    .addOption(
+      opt(
+        '--admission-control-config-file <file>',
+        "kube-apiserver's AdmissionConfiguration file: the plugins' configuration",
+        'ADMISSION_CONTROL_CONFIG_FILE',
+      ),
+    )
     .addOption(opt('--feature-gates <name=bool>', featureGatesHelp, 'FEATURE_GATES').argParser(collect));
   return addManagementOptions(command);
 }
@@ -185,9 +261,11 @@ export function parseServeConfig(raw: RawServeOptions, ordered: readonly PluginD
 export const minimumInFlightPerBodyByte = 8;
 
 function authorizerMode(value: string, clusterState: string | undefined): AuthorizerMode {
-  if (!authorizerModes.includes(value)) throw new Error(`--authorizer ${JSON.stringify(value)}: expected one of ${authorizerModes.join(', ')}`);
+  if (!authorizerModes.includes(value))
+    throw new Error(`--authorizer ${JSON.stringify(value)}: expected one of ${authorizerModes.join(', ')}`);
   // The local backend answers every question from the file's RBAC already.
-  if (value === AuthorizerMode.RbacMirror && clusterState !== undefined) throw new Error('--authorizer rbac-mirror needs the cluster backend; --cluster-state answers from the file\'s RBAC already');
+  if (value === AuthorizerMode.RbacMirror && clusterState !== undefined)
+    throw new Error("--authorizer rbac-mirror needs the cluster backend; --cluster-state answers from the file's RBAC already");
   return value as AuthorizerMode;
 }
 

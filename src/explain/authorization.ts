@@ -3,11 +3,12 @@
 // an authorizer denied it outright (no RBAC grant can lift that), and the authorizer could not
 // answer at all (a failed or refused SubjectAccessReview: nothing is suggested for a question
 // nobody answered).
-import { goQuote } from '../api/go-format.ts';
+
 import type { AuthorizationFact } from '../admission/explanation.ts';
+import { goQuote } from '../api/go-format.ts';
 import { Decision } from '../ports/authorizer.ts';
 import type { ClosestGrant, GrantFinder } from '../ports/grants.ts';
-import { describeClosestGrant, describeQuestion, shortQuote, type Quote } from './describe.ts';
+import { describeClosestGrant, describeQuestion, type Quote, shortQuote } from './describe.ts';
 import { minimalGrants } from './grant.ts';
 import { cutToRunes, fitsWarningAsIs, maxWarningRunes, runeCount, withoutControlCharacters } from './limits.ts';
 import type { ExplanationPart } from './part.ts';
@@ -50,9 +51,18 @@ export function explainAuthorization(facts: readonly AuthorizationFact[], grants
 
   const missing = distinct.filter((fact) => kindOf(fact) === 'missing');
   const subject = bindingSubject(user);
-  const suggested = missing.length > 0 && subject !== undefined ? minimalGrants(missing.map((f) => f.attributes), subject) : [];
+  const suggested =
+    missing.length > 0 && subject !== undefined
+      ? minimalGrants(
+          missing.map((f) => f.attributes),
+          subject,
+        )
+      : [];
   if (missing.length > 0 && subject === undefined) lines.push('the request names no user or group to bind a Role to');
-  if (suggested.length > 0) lines.push(`the smallest grant: ${suggested.map((g) => `${g.role.kind} ${goQuote(g.role.metadata.name)} and ${g.binding.kind} ${goQuote(g.binding.metadata.name)}`).join('; ')}`);
+  if (suggested.length > 0)
+    lines.push(
+      `the smallest grant: ${suggested.map((g) => `${g.role.kind} ${goQuote(g.role.metadata.name)} and ${g.binding.kind} ${goQuote(g.binding.metadata.name)}`).join('; ')}`,
+    );
 
   const warnings: string[] = [];
   const first = distinct[0];
@@ -60,7 +70,8 @@ export function explainAuthorization(facts: readonly AuthorizationFact[], grants
     const more = distinct.length > 1 ? ` (and ${distinct.length - 1} more, all in the audit annotation)` : '';
     warnings.push(fitted((quote) => `${sentence(first, quote)}${more}`));
     const near = closest.get(first);
-    if (near !== undefined) warnings.push(fitted((quote) => `closest existing grant: ${describeClosestGrant(near, first.attributes, quote)}`));
+    if (near !== undefined)
+      warnings.push(fitted((quote) => `closest existing grant: ${describeClosestGrant(near, first.attributes, quote)}`));
     // The commands for the first missing permission, when a warning can carry them as they are.
     const commands = suggested[0]?.commands;
     if (commands !== undefined && commands.every(fitsWarningAsIs)) warnings.push(...commands);
@@ -85,7 +96,11 @@ function distinctQuestions(facts: readonly AuthorizationFact[]): AuthorizationFa
   return facts.filter((fact) => {
     const r = fact.attributes.resourceAttributes;
     const n = fact.attributes.nonResourceAttributes;
-    const key = JSON.stringify(r ? [kindOf(fact), r.verb, r.namespace ?? '', r.group ?? '', r.resource ?? '', r.subresource ?? '', r.name ?? ''] : [kindOf(fact), n?.verb, n?.path]);
+    const key = JSON.stringify(
+      r
+        ? [kindOf(fact), r.verb, r.namespace ?? '', r.group ?? '', r.resource ?? '', r.subresource ?? '', r.name ?? '']
+        : [kindOf(fact), n?.verb, n?.path],
+    );
     if (seen.has(key)) return false;
     seen.add(key);
     return true;
@@ -98,4 +113,3 @@ function fitted(build: (quote: Quote) => string): string {
   if (runeCount(full) <= maxWarningRunes) return full;
   return cutToRunes(withoutControlCharacters(build(shortQuote(32))), maxWarningRunes);
 }
-

@@ -1,9 +1,10 @@
 // Authorization questions, rules and grants in words: `update deployments/finalizers (apps) "web"
 // in namespace "team-a"`. Quoting is a parameter so a warning can shorten long names.
-import type { PolicyRule } from '../api/rbac.ts';
+
 import { goQuote } from '../api/go-format.ts';
+import type { PolicyRule } from '../api/rbac.ts';
 import type { AuthorizationAttributes } from '../ports/authorizer.ts';
-import { GrantShortfall, type ClosestGrant } from '../ports/grants.ts';
+import { type ClosestGrant, GrantShortfall } from '../ports/grants.ts';
 
 export type Quote = (value: string) => string;
 
@@ -56,7 +57,11 @@ export function describeClosestGrant(grant: ClosestGrant, attributes: Authorizat
 function relevantPart(grant: ClosestGrant, attributes: AuthorizationAttributes): PolicyRule {
   const resource = attributes.resourceAttributes;
   if (resource === undefined) return { verbs: grant.rule.verbs, nonResourceURLs: [attributes.nonResourceAttributes?.path ?? ''] };
-  const asked = grant.lacks.includes(GrantShortfall.Subresource) ? (resource.resource ?? '') : resource.subresource ? `${resource.resource ?? ''}/${resource.subresource}` : (resource.resource ?? '');
+  const asked = grant.lacks.includes(GrantShortfall.Subresource)
+    ? (resource.resource ?? '')
+    : resource.subresource
+      ? `${resource.resource ?? ''}/${resource.subresource}`
+      : (resource.resource ?? '');
   const resources = (grant.rule.resources ?? []).includes(asked) ? [asked] : (grant.rule.resources ?? []);
   const rule: PolicyRule = { verbs: grant.rule.verbs, apiGroups: grant.rule.apiGroups ?? [], resources };
   if (grant.rule.resourceNames !== undefined) rule.resourceNames = grant.rule.resourceNames;

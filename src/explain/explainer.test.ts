@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { parseAllDocuments } from 'yaml';
-import { FactType, type AuthorizationFact, type DenialFact } from '../admission/explanation.ts';
+import { type AuthorizationFact, type DenialFact, FactType } from '../admission/explanation.ts';
 import type { AuthorizationAttributes, AuthorizationResult } from '../ports/authorizer.ts';
 import { createExplainer, explanationText } from './explainer.ts';
 import { maxAnnotationBytes, maxWarningRunes, maxWarningsPerExplanation } from './limits.ts';
@@ -9,13 +9,25 @@ const context = { mutatingPlugins: ['AlwaysPullImages'] };
 const explain = (...facts: DenialFact[]) => createExplainer().explain({ facts }, context);
 const question = (name: string, username = 'demo-user'): AuthorizationAttributes => ({
   user: { username, groups: ['system:authenticated'] },
-  resourceAttributes: { verb: 'update', namespace: 'team-a', group: 'apps', version: 'v1', resource: 'deployments', subresource: 'finalizers', name },
+  resourceAttributes: {
+    verb: 'update',
+    namespace: 'team-a',
+    group: 'apps',
+    version: 'v1',
+    resource: 'deployments',
+    subresource: 'finalizers',
+    name,
+  },
 });
-const fact = (attributes: AuthorizationAttributes, answer: AuthorizationResult): AuthorizationFact => ({ type: FactType.Authorization, attributes, answer });
+const fact = (attributes: AuthorizationAttributes, answer: AuthorizationResult): AuthorizationFact => ({
+  type: FactType.Authorization,
+  attributes,
+  answer,
+});
 const noOpinion: AuthorizationResult = { decision: 'no-opinion', reason: '' };
 
 describe('authorization facts', () => {
-  it('a missing permission: the issue\'s sentence, the two commands, and the Role and RoleBinding as YAML', () => {
+  it("a missing permission: the issue's sentence, the two commands, and the Role and RoleBinding as YAML", () => {
     const explained = explain(fact(question('web'), noOpinion));
     expect(explained.warnings).toEqual([
       'user "demo-user" may not update deployments/finalizers (apps) "web" in namespace "team-a"',
@@ -24,7 +36,9 @@ describe('authorization facts', () => {
     ]);
     const documents = parseAllDocuments(explained.text).map((d) => d.toJS());
     expect(documents).toEqual(explained.objects);
-    expect(explained.text.startsWith('# user "demo-user" may not update deployments/finalizers (apps) "web" in namespace "team-a"\n')).toBe(true);
+    expect(explained.text.startsWith('# user "demo-user" may not update deployments/finalizers (apps) "web" in namespace "team-a"\n')).toBe(
+      true,
+    );
   });
 
   it('looks up at most four closest grants, found or not', () => {
@@ -48,11 +62,16 @@ describe('authorization facts', () => {
   it('an explicit deny is named as one, and no Role is suggested (RBAC grants cannot lift it)', () => {
     const explained = explain(fact(question('web'), { decision: 'deny', reason: 'tenants may not finalize' }));
     expect(explained.objects).toEqual([]);
-    expect(explained.warnings[0]).toBe('an authorizer denied user "demo-user" update deployments/finalizers (apps) "web" in namespace "team-a" outright (tenants may not finalize); no Role lifts a deny');
+    expect(explained.warnings[0]).toBe(
+      'an authorizer denied user "demo-user" update deployments/finalizers (apps) "web" in namespace "team-a" outright (tenants may not finalize); no Role lifts a deny',
+    );
   });
 
   it('a denial beside an error: the Role for the denial, the error said as it is', () => {
-    const explained = explain(fact(question('a'), noOpinion), fact(question('b'), { decision: 'no-opinion', reason: '', error: 'connection refused' }));
+    const explained = explain(
+      fact(question('a'), noOpinion),
+      fact(question('b'), { decision: 'no-opinion', reason: '', error: 'connection refused' }),
+    );
     expect(explained.objects.map((o) => o.kind)).toEqual(['Role', 'RoleBinding']);
     expect((explained.objects[0] as { rules: Array<{ resourceNames: string[] }> }).rules[0]!.resourceNames).toEqual(['a']);
     expect(explained.warnings[0]).toMatch(/"a" in namespace "team-a" \(and 1 more, all in the audit annotation\)$/);
@@ -83,7 +102,7 @@ describe('authorization facts', () => {
 });
 
 describe('bounds', () => {
-  it('at most four warnings, each within a warning\'s length, however many facts', () => {
+  it("at most four warnings, each within a warning's length, however many facts", () => {
     const facts = Array.from({ length: 50 }, (_, i) => fact(question(`owner-${i}`), noOpinion));
     const explained = explain(...facts, { type: FactType.MissingServiceAccount, namespace: 'a', name: 'b' });
     expect(explained.warnings.length).toBeLessThanOrEqual(maxWarningsPerExplanation);
@@ -91,7 +110,11 @@ describe('bounds', () => {
   });
 
   it('the annotation stays within its size: whole objects only, and it says how many were left out', () => {
-    const objects = Array.from({ length: 100 }, (_, i) => ({ apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: `sa-${i}-${'x'.repeat(100)}`, namespace: 'ns' } }));
+    const objects = Array.from({ length: 100 }, (_, i) => ({
+      apiVersion: 'v1',
+      kind: 'ServiceAccount',
+      metadata: { name: `sa-${i}-${'x'.repeat(100)}`, namespace: 'ns' },
+    }));
     const text = explanationText(['one line'], objects);
     expect(Buffer.byteLength(text)).toBeLessThanOrEqual(maxAnnotationBytes);
     expect(text).toMatch(/# … \d+ more objects: run admission-chain explain for the whole remedy\n$/);
@@ -106,7 +129,7 @@ describe('bounds', () => {
   });
 });
 
-describe('other plugins\' facts', () => {
+describe("other plugins' facts", () => {
   it('a missing service account: the command and the object that create it', () => {
     const explained = explain({ type: FactType.MissingServiceAccount, namespace: 'team-a', name: 'builder' });
     expect(explained.commands).toEqual(['kubectl create serviceaccount builder -n team-a']);
@@ -118,7 +141,10 @@ describe('other plugins\' facts', () => {
   });
 
   it.each([
-    [['AlwaysPullImages'], 'the mutating webhook sets Always (AlwaysPullImages in /mutate): it did not see this pod, or a later webhook changed the policy back'],
+    [
+      ['AlwaysPullImages'],
+      'the mutating webhook sets Always (AlwaysPullImages in /mutate): it did not see this pod, or a later webhook changed the policy back',
+    ],
     [[], "nothing here sets it: AlwaysPullImages is not in this server's mutating webhook"],
   ])('a pull policy that is not Always, with mutating plugins %j', (mutatingPlugins, second) => {
     const explained = createExplainer().explain(
@@ -137,7 +163,11 @@ describe('other plugins\' facts', () => {
       'ownerReference Widget "w" (v1) is not a kind the API server serves: correct its apiVersion and kind',
     ],
     [
-      { type: FactType.NodeSelectorConflict, namespace: 'team-a', conflicts: [{ key: 'pool', podValue: 'gpu', namespaceValue: 'general' }] },
+      {
+        type: FactType.NodeSelectorConflict,
+        namespace: 'team-a',
+        conflicts: [{ key: 'pool', podValue: 'gpu', namespaceValue: 'general' }],
+      },
       `nodeSelector pool=gpu conflicts with namespace "team-a"'s node selector (pool=general): drop it from the pod; the namespace's labels are added`,
     ],
     [
@@ -145,15 +175,33 @@ describe('other plugins\' facts', () => {
       `nodeSelector zone=b (allowed: zone=a) is outside namespace "team-a"'s PodNodeSelector whitelist: remove it, or have the whitelist allow it`,
     ],
     [
-      { type: FactType.TolerationWhitelist, namespace: 'team-a', scope: 'namespace', tolerations: [{ key: 'gpu', operator: 'Exists', effect: 'NoSchedule' }], total: 1 },
+      {
+        type: FactType.TolerationWhitelist,
+        namespace: 'team-a',
+        scope: 'namespace',
+        tolerations: [{ key: 'gpu', operator: 'Exists', effect: 'NoSchedule' }],
+        total: 1,
+      },
       `toleration {"key":"gpu","operator":"Exists","effect":"NoSchedule"} is not in namespace "team-a"'s tolerationsWhitelist: remove it from the pod, or have the whitelist cover it`,
     ],
     [
-      { type: FactType.TolerationWhitelist, namespace: 'team-a', scope: 'cluster', tolerations: [{ key: 'a', operator: 'Exists' }], total: 3 },
+      {
+        type: FactType.TolerationWhitelist,
+        namespace: 'team-a',
+        scope: 'cluster',
+        tolerations: [{ key: 'a', operator: 'Exists' }],
+        total: 3,
+      },
       `toleration {"key":"a","operator":"Exists"} (+2) is not in PodTolerationRestriction's cluster whitelist: remove them from the pod, or have the whitelist cover them`,
     ],
-    [{ type: FactType.ExternalIPs, added: ['203.0.113.7'], total: 1 }, 'new external IP 203.0.113.7 is denied here (DenyServiceExternalIPs): remove it from spec.externalIPs; expose the Service with type LoadBalancer or NodePort'],
-    [{ type: FactType.ExternalIPs, added: ['203.0.113.7', '203.0.113.8'], total: 3 }, 'new external IPs 203.0.113.7, 203.0.113.8 and 1 more are denied here (DenyServiceExternalIPs): remove them from spec.externalIPs; expose the Service with type LoadBalancer or NodePort'],
+    [
+      { type: FactType.ExternalIPs, added: ['203.0.113.7'], total: 1 },
+      'new external IP 203.0.113.7 is denied here (DenyServiceExternalIPs): remove it from spec.externalIPs; expose the Service with type LoadBalancer or NodePort',
+    ],
+    [
+      { type: FactType.ExternalIPs, added: ['203.0.113.7', '203.0.113.8'], total: 3 },
+      'new external IPs 203.0.113.7, 203.0.113.8 and 1 more are denied here (DenyServiceExternalIPs): remove them from spec.externalIPs; expose the Service with type LoadBalancer or NodePort',
+    ],
     [
       { type: FactType.AntiAffinityTopology, topologyKey: 'topology.kubernetes.io/zone', term: 0 },
       'required pod anti-affinity term 0 uses topologyKey "topology.kubernetes.io/zone"; only kubernetes.io/hostname is allowed: use it, or make the term preferred',

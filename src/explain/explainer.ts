@@ -2,7 +2,7 @@
 // warnings kubectl prints beside the error, the full remedy as YAML for the audit annotation and the
 // log line, and the objects themselves for `admission-chain explain --apply-to`.
 import { stringify } from 'yaml';
-import { FactType, type AuthorizationFact, type Explainer } from '../admission/explanation.ts';
+import { type AuthorizationFact, type Explainer, FactType } from '../admission/explanation.ts';
 import type { KubeObject } from '../api/types.ts';
 import type { GrantFinder } from '../ports/grants.ts';
 import { explainAuthorization } from './authorization.ts';
@@ -33,7 +33,8 @@ export function createExplainer(options: ExplainerOptions = {}): Explainer {
         }
       }
       const lines = parts.flatMap((p) => p.lines);
-      if (explanation.incomplete) lines.push('more may be missing: the plugin stopped asking after its first answers (a bound on questions or time)');
+      if (explanation.incomplete)
+        lines.push('more may be missing: the plugin stopped asking after its first answers (a bound on questions or time)');
       const objects = parts.flatMap((p) => p.objects);
       return {
         lines,

@@ -4,12 +4,28 @@ import { minimalGrants, objectName } from './grant.ts';
 import { bindingSubject } from './subject.ts';
 
 const user = { username: 'demo-user', groups: ['system:authenticated'] };
-const ask = (resourceAttributes: NonNullable<AuthorizationAttributes['resourceAttributes']>): AuthorizationAttributes => ({ user, resourceAttributes });
+const ask = (resourceAttributes: NonNullable<AuthorizationAttributes['resourceAttributes']>): AuthorizationAttributes => ({
+  user,
+  resourceAttributes,
+});
 const subject = bindingSubject(user)!;
 
 describe('minimalGrants', () => {
   it('one namespaced question: a Role with exactly that rule, a RoleBinding to the user, and the kubectl commands for both', () => {
-    const [grant, ...rest] = minimalGrants([ask({ verb: 'update', namespace: 'team-a', group: 'apps', version: 'v1', resource: 'deployments', subresource: 'finalizers', name: 'web' })], subject);
+    const [grant, ...rest] = minimalGrants(
+      [
+        ask({
+          verb: 'update',
+          namespace: 'team-a',
+          group: 'apps',
+          version: 'v1',
+          resource: 'deployments',
+          subresource: 'finalizers',
+          name: 'web',
+        }),
+      ],
+      subject,
+    );
     expect(rest).toEqual([]);
     expect(grant!.role).toEqual({
       apiVersion: 'rbac.authorization.k8s.io/v1',
@@ -31,10 +47,17 @@ describe('minimalGrants', () => {
   });
 
   it('a question without a namespace: a ClusterRole and a ClusterRoleBinding', () => {
-    const [grant] = minimalGrants([ask({ verb: 'update', namespace: '', group: '', resource: 'nodes', subresource: 'finalizers', name: 'node1' })], subject);
+    const [grant] = minimalGrants(
+      [ask({ verb: 'update', namespace: '', group: '', resource: 'nodes', subresource: 'finalizers', name: 'node1' })],
+      subject,
+    );
     expect(grant!.role.kind).toBe('ClusterRole');
     expect(grant!.role.metadata).toEqual({ name: 'update-nodes-finalizers-node1' });
-    expect(grant!.binding).toMatchObject({ kind: 'ClusterRoleBinding', metadata: { name: 'update-nodes-finalizers-node1-demo-user' }, roleRef: { kind: 'ClusterRole' } });
+    expect(grant!.binding).toMatchObject({
+      kind: 'ClusterRoleBinding',
+      metadata: { name: 'update-nodes-finalizers-node1-demo-user' },
+      roleRef: { kind: 'ClusterRole' },
+    });
     expect(grant!.commands).toEqual([
       'kubectl create clusterrole update-nodes-finalizers-node1 --verb=update --resource=nodes/finalizers --resource-name=node1',
       'kubectl create clusterrolebinding update-nodes-finalizers-node1-demo-user --clusterrole=update-nodes-finalizers-node1 --user=demo-user',
@@ -44,9 +67,33 @@ describe('minimalGrants', () => {
   it('names of one resource share a rule; versions do not matter to RBAC; other resources get their own Role', () => {
     const grants = minimalGrants(
       [
-        ask({ verb: 'update', namespace: 'ns', group: 'autoscaling', version: 'v2', resource: 'horizontalpodautoscalers', subresource: 'finalizers', name: 'a' }),
-        ask({ verb: 'update', namespace: 'ns', group: 'autoscaling', version: 'v1', resource: 'horizontalpodautoscalers', subresource: 'finalizers', name: 'a' }),
-        ask({ verb: 'update', namespace: 'ns', group: 'autoscaling', version: 'v2', resource: 'horizontalpodautoscalers', subresource: 'finalizers', name: 'b' }),
+        ask({
+          verb: 'update',
+          namespace: 'ns',
+          group: 'autoscaling',
+          version: 'v2',
+          resource: 'horizontalpodautoscalers',
+          subresource: 'finalizers',
+          name: 'a',
+        }),
+        ask({
+          verb: 'update',
+          namespace: 'ns',
+          group: 'autoscaling',
+          version: 'v1',
+          resource: 'horizontalpodautoscalers',
+          subresource: 'finalizers',
+          name: 'a',
+        }),
+        ask({
+          verb: 'update',
+          namespace: 'ns',
+          group: 'autoscaling',
+          version: 'v2',
+          resource: 'horizontalpodautoscalers',
+          subresource: 'finalizers',
+          name: 'b',
+        }),
         ask({ verb: 'delete', namespace: 'ns', group: '', resource: 'pods', name: 'p' }),
       ],
       subject,
@@ -55,11 +102,16 @@ describe('minimalGrants', () => {
       [{ apiGroups: ['autoscaling'], resources: ['horizontalpodautoscalers/finalizers'], resourceNames: ['a', 'b'], verbs: ['update'] }],
       [{ apiGroups: [''], resources: ['pods'], resourceNames: ['p'], verbs: ['delete'] }],
     ]);
-    expect(grants[0]!.commands![0]).toBe('kubectl create role update-horizontalpodautoscalers-finalizers-2-names -n ns --verb=update --resource=horizontalpodautoscalers.autoscaling/finalizers --resource-name=a --resource-name=b');
+    expect(grants[0]!.commands![0]).toBe(
+      'kubectl create role update-horizontalpodautoscalers-finalizers-2-names -n ns --verb=update --resource=horizontalpodautoscalers.autoscaling/finalizers --resource-name=a --resource-name=b',
+    );
   });
 
   it('a question about no particular name gets no resourceNames (and covers named questions of the same kind)', () => {
-    const [grant] = minimalGrants([ask({ verb: 'create', namespace: 'ns', resource: 'pods', name: 'x' }), ask({ verb: 'create', namespace: 'ns', resource: 'pods' })], subject);
+    const [grant] = minimalGrants(
+      [ask({ verb: 'create', namespace: 'ns', resource: 'pods', name: 'x' }), ask({ verb: 'create', namespace: 'ns', resource: 'pods' })],
+      subject,
+    );
     expect(grant!.role.rules).toEqual([{ apiGroups: [''], resources: ['pods'], verbs: ['create'] }]);
   });
 
@@ -67,7 +119,9 @@ describe('minimalGrants', () => {
     const sa = bindingSubject({ username: 'system:serviceaccount:ci:builder', groups: ['system:serviceaccounts'] })!;
     const [grant] = minimalGrants([ask({ verb: 'delete', namespace: 'ci', resource: 'configmaps', name: 'c' })], sa);
     expect(grant!.binding.subjects).toEqual([{ kind: 'ServiceAccount', name: 'builder', namespace: 'ci' }]);
-    expect(grant!.commands![1]).toBe('kubectl create rolebinding delete-configmaps-c-ci-builder -n ci --role=delete-configmaps-c --serviceaccount=ci:builder');
+    expect(grant!.commands![1]).toBe(
+      'kubectl create rolebinding delete-configmaps-c-ci-builder -n ci --role=delete-configmaps-c --serviceaccount=ci:builder',
+    );
 
     const group = bindingSubject({ groups: ['system:authenticated', 'platform'] })!;
     expect(group).toEqual({ kind: 'Group', apiGroup: 'rbac.authorization.k8s.io', name: 'platform' });
@@ -85,7 +139,10 @@ describe('minimalGrants', () => {
   });
 
   it('quotes what the shell would expand, and leaves out commands kubectl would read differently', () => {
-    const [star] = minimalGrants([ask({ verb: 'update', namespace: 'ns', group: '*', resource: '*', subresource: 'finalizers', name: '*' })], subject);
+    const [star] = minimalGrants(
+      [ask({ verb: 'update', namespace: 'ns', group: '*', resource: '*', subresource: 'finalizers', name: '*' })],
+      subject,
+    );
     expect(star!.role.rules).toEqual([{ apiGroups: ['*'], resources: ['*/finalizers'], resourceNames: ['*'], verbs: ['update'] }]);
     expect(star!.commands![0]).toMatch(/ '--resource=\*\.\*\/finalizers' '--resource-name=\*'$/);
     const [comma] = minimalGrants([ask({ verb: 'get,list', namespace: 'ns', resource: 'pods' })], subject);

@@ -179,7 +179,11 @@ function kubectlCommands(role: RoleObject, binding: BindingObject): [string, str
   }
   const subject = binding.subjects[0]!;
   const who =
-    subject.kind === 'ServiceAccount' ? `--serviceaccount=${subject.namespace}:${subject.name}` : subject.kind === 'Group' ? `--group=${subject.name}` : `--user=${subject.name}`;
+    subject.kind === 'ServiceAccount'
+      ? `--serviceaccount=${subject.namespace}:${subject.name}`
+      : subject.kind === 'Group'
+        ? `--group=${subject.name}`
+        : `--user=${subject.name}`;
   const bindingWords = [
     'kubectl',
     'create',

@@ -1,4 +1,11 @@
 // Explaining denials: facts a plugin attached to its rejection, made into warnings, commands and YAML.
-export { createExplainer, explanationText, type ExplainContext, type Explained, type Explainer, type ExplainerOptions } from './explainer.ts';
-export { minimalGrants, type Grant } from './grant.ts';
-export { maxAnnotationBytes, maxWarningRunes, maxWarningTotalRunes, maxWarningsPerExplanation } from './limits.ts';
+export {
+  createExplainer,
+  type ExplainContext,
+  type Explained,
+  type Explainer,
+  type ExplainerOptions,
+  explanationText,
+} from './explainer.ts';
+export { type Grant, minimalGrants } from './grant.ts';
+export { maxAnnotationBytes, maxWarningRunes, maxWarningsPerExplanation, maxWarningTotalRunes } from './limits.ts';

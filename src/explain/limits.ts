@@ -29,9 +29,7 @@ const loneSurrogates = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[
 
 /** The text with every control character written as an escape, so a warning header keeps it. */
 export function withoutControlCharacters(text: string): string {
-  return text
-    .replace(loneSurrogates, '\ufffd')
-    .replace(controlCharacters, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  return text.replace(loneSurrogates, '\ufffd').replace(controlCharacters, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
 
 /** Go's utf8.RuneCountInString for a well-formed string: code points. */

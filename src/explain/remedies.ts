@@ -1,12 +1,12 @@
 // The remedy for each plugin denial that has one and is not about a permission: what in the object
 // (or the cluster) to change, and the command or object that does it where there is one.
-import { goQuote } from '../api/go-format.ts';
+
 import {
-  FactType,
   type AntiAffinityTopologyFact,
   type DenialFact,
   type ExplainContext,
   type ExternalIPsFact,
+  FactType,
   type MissingServiceAccountFact,
   type NodeSelectorConflictFact,
   type NodeSelectorWhitelistFact,
@@ -15,6 +15,7 @@ import {
   type UnmappedOwnerFact,
 } from '../admission/explanation.ts';
 import type { Toleration } from '../api/core.ts';
+import { goQuote } from '../api/go-format.ts';
 import { cutToRunes, fitsWarningAsIs, maxWarningRunes, withoutControlCharacters } from './limits.ts';
 import type { ExplanationPart } from './part.ts';
 import { commandLine } from './shell.ts';
@@ -52,8 +53,15 @@ function unmappedOwner(fact: UnmappedOwnerFact): ExplanationPart {
 function missingServiceAccount(fact: MissingServiceAccountFact): ExplanationPart {
   const command = commandLine(['kubectl', 'create', 'serviceaccount', fact.name, '-n', fact.namespace]);
   return {
-    lines: [`service account ${goQuote(fact.name)} does not exist in namespace ${goQuote(fact.namespace)}: create it, or set the pod's spec.serviceAccountName to one that exists`],
-    warnings: [warning(`service account ${goQuote(fact.name)} does not exist in namespace ${goQuote(fact.namespace)}: create it, or name one that exists in spec.serviceAccountName`), ...asIs(command)],
+    lines: [
+      `service account ${goQuote(fact.name)} does not exist in namespace ${goQuote(fact.namespace)}: create it, or set the pod's spec.serviceAccountName to one that exists`,
+    ],
+    warnings: [
+      warning(
+        `service account ${goQuote(fact.name)} does not exist in namespace ${goQuote(fact.namespace)}: create it, or name one that exists in spec.serviceAccountName`,
+      ),
+      ...asIs(command),
+    ],
     commands: [command],
     objects: [{ apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: fact.name, namespace: fact.namespace } }],
   };
@@ -72,7 +80,9 @@ function pullPolicy(fact: PullPolicyFact, context: ExplainContext): ExplanationP
   ];
   const short = [
     lines[0]!,
-    mutated ? 'the mutating webhook sets Always (AlwaysPullImages in /mutate): it did not see this pod, or a later webhook changed the policy back' : "nothing here sets it: AlwaysPullImages is not in this server's mutating webhook",
+    mutated
+      ? 'the mutating webhook sets Always (AlwaysPullImages in /mutate): it did not see this pod, or a later webhook changed the policy back'
+      : "nothing here sets it: AlwaysPullImages is not in this server's mutating webhook",
   ];
   return { lines, warnings: short.map(warning), commands: [], objects: [] };
 }
@@ -87,7 +97,9 @@ function nodeSelectorConflict(fact: NodeSelectorConflictFact): ExplanationPart {
 }
 
 function nodeSelectorWhitelist(fact: NodeSelectorWhitelistFact): ExplanationPart {
-  const labels = fact.labels.map((l) => `${l.key}=${l.value}${l.allowed === undefined ? '' : ` (allowed: ${l.key}=${l.allowed})`}`).join(', ');
+  const labels = fact.labels
+    .map((l) => `${l.key}=${l.value}${l.allowed === undefined ? '' : ` (allowed: ${l.key}=${l.allowed})`}`)
+    .join(', ');
   const them = fact.labels.length > 1 ? 'them' : 'it';
   return advice(
     `the pod's nodeSelector ${labels} ${fact.labels.length > 1 ? 'are' : 'is'} outside namespace ${goQuote(fact.namespace)}'s whitelist in the PodNodeSelector configuration (podNodeSelectorPluginConfig): remove ${them}, or have the whitelist allow ${them}`,
@@ -103,7 +115,10 @@ function tolerationWhitelist(fact: TolerationWhitelistFact): ExplanationPart {
     fact.scope === 'namespace'
       ? `namespace ${goQuote(fact.namespace)}'s whitelist (its scheduler.alpha.kubernetes.io/tolerationsWhitelist annotation)`
       : 'the cluster-wide whitelist of the PodTolerationRestriction configuration (the namespace has no scheduler.alpha.kubernetes.io/tolerationsWhitelist annotation)';
-  const shortWhere = fact.scope === 'namespace' ? `namespace ${goQuote(fact.namespace)}'s tolerationsWhitelist` : "PodTolerationRestriction's cluster whitelist";
+  const shortWhere =
+    fact.scope === 'namespace'
+      ? `namespace ${goQuote(fact.namespace)}'s tolerationsWhitelist`
+      : "PodTolerationRestriction's cluster whitelist";
   return advice(
     `toleration${fact.total > 1 ? 's' : ''} ${listed}${more} ${fact.total > 1 ? 'are' : 'is'} not covered by ${where}: remove ${them} from the pod (or from the namespace's default tolerations), or have the whitelist cover ${them}`,
     `toleration ${fact.tolerations.map(describeToleration)[0] ?? ''}${fact.total > 1 ? ` (+${fact.total - 1})` : ''} is not in ${shortWhere}: remove ${them} from the pod, or have the whitelist cover ${them}`,

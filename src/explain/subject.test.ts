@@ -3,7 +3,10 @@ import { bindingSubject, describeRequester, splitServiceAccount } from './subjec
 
 describe('the subject a suggestion binds', () => {
   it.each([
-    [{ username: 'alice', groups: ['dev'] }, { kind: 'User', apiGroup: 'rbac.authorization.k8s.io', name: 'alice' }],
+    [
+      { username: 'alice', groups: ['dev'] },
+      { kind: 'User', apiGroup: 'rbac.authorization.k8s.io', name: 'alice' },
+    ],
     [{ username: 'system:serviceaccount:ci:builder' }, { kind: 'ServiceAccount', name: 'builder', namespace: 'ci' }],
     // Not a well-formed service account name: bound as the user it is.
     [{ username: 'system:serviceaccount:ci' }, { kind: 'User', apiGroup: 'rbac.authorization.k8s.io', name: 'system:serviceaccount:ci' }],

@@ -1,9 +1,10 @@
 // Who a suggested binding names: the requester as RBAC matches them. A service account's username
 // (system:serviceaccount:<namespace>:<name>) becomes a ServiceAccount subject, any other username a
 // User; a request without a username can only be granted through one of its groups.
+
+import { goQuote } from '../api/go-format.ts';
 import type { Subject } from '../api/rbac.ts';
 import type { UserInfo } from '../api/types.ts';
-import { goQuote } from '../api/go-format.ts';
 
 export const rbacApiGroup = 'rbac.authorization.k8s.io';
 const serviceAccountPrefix = 'system:serviceaccount:';

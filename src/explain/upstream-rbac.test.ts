@@ -3,12 +3,12 @@
 // question allowed; taking away any one of them does not. Rows name users, groups only (a binding
 // to the group), resources in and out of a namespace, subresources and non-resource URLs.
 import { describe, expect, it } from 'vitest';
+import { createRbacAuthorizer } from '../adapters/local/rbac/index.ts';
+import type { RbacRequest } from '../adapters/local/rbac/request.ts';
+import { authorizerCases, type RbacTableState, ruleMatchesCases } from '../adapters/local/rbac/testdata/upstream-cases.ts';
 import { FactType } from '../admission/explanation.ts';
 import type { ClusterRole, ClusterRoleBinding, Role, RoleBinding } from '../api/rbac.ts';
 import type { KubeObject } from '../api/types.ts';
-import { createRbacAuthorizer } from '../adapters/local/rbac/index.ts';
-import type { RbacRequest } from '../adapters/local/rbac/request.ts';
-import { authorizerCases, ruleMatchesCases, type RbacTableState } from '../adapters/local/rbac/testdata/upstream-cases.ts';
 import type { AuthorizationAttributes } from '../ports/authorizer.ts';
 import { createExplainer } from './index.ts';
 
@@ -31,10 +31,15 @@ function withObjects(state: RbacTableState, objects: readonly KubeObject[]): Ret
   return next;
 }
 
-const allowed = async (state: RbacTableState, question: AuthorizationAttributes) => (await createRbacAuthorizer(objectsOf(state)).authorize(question)).decision === 'allow';
+const allowed = async (state: RbacTableState, question: AuthorizationAttributes) =>
+  (await createRbacAuthorizer(objectsOf(state)).authorize(question)).decision === 'allow';
 
 const rows = authorizerCases.flatMap((testCase) =>
-  testCase.shouldFail.map((question) => ({ testCase, question, label: `${testCase.name}: ${JSON.stringify({ user: question.user, ...(question.resourceAttributes ?? question.nonResourceAttributes) })}` })),
+  testCase.shouldFail.map((question) => ({
+    testCase,
+    question,
+    label: `${testCase.name}: ${JSON.stringify({ user: question.user, ...(question.resourceAttributes ?? question.nonResourceAttributes) })}`,
+  })),
 );
 
 async function explain(state: RbacTableState, question: AuthorizationAttributes) {
@@ -57,14 +62,21 @@ describe('every denial of the upstream RBAC table, explained', () => {
     const { objects, lines } = await explain(testCase, question);
     expect(lines[0]).toMatch(/ may not /);
     expect(objects).toHaveLength(2);
-    const [role, binding] = objects as [KubeObject & { rules: unknown[] }, KubeObject & { subjects: Array<{ kind: string; name: string }> }];
+    const [role, binding] = objects as [
+      KubeObject & { rules: unknown[] },
+      KubeObject & { subjects: Array<{ kind: string; name: string }> },
+    ];
     // Cluster-wide questions (non-resource URLs, no namespace) need a ClusterRole and ClusterRoleBinding.
     const namespace = question.resourceAttributes?.namespace ?? '';
     expect(role.kind).toBe(namespace === '' ? 'ClusterRole' : 'Role');
     expect(binding.kind).toBe(namespace === '' ? 'ClusterRoleBinding' : 'RoleBinding');
     expect(role.rules).toHaveLength(1);
     const username = question.user.username ?? '';
-    expect(binding.subjects).toEqual([username === '' ? { kind: 'Group', apiGroup: 'rbac.authorization.k8s.io', name: question.user.groups![0] } : { kind: 'User', apiGroup: 'rbac.authorization.k8s.io', name: username }]);
+    expect(binding.subjects).toEqual([
+      username === ''
+        ? { kind: 'Group', apiGroup: 'rbac.authorization.k8s.io', name: question.user.groups![0] }
+        : { kind: 'User', apiGroup: 'rbac.authorization.k8s.io', name: username },
+    ]);
 
     expect(await allowed(withObjects(testCase, objects), question)).toBe(true);
     expect(await allowed(withObjects(testCase, [role]), question)).toBe(false);
@@ -79,7 +91,15 @@ const ruleRows = ruleMatchesCases.flatMap(({ name, rule, rows }) =>
     .map(([request]) => ({
       state: {
         clusterRoles: [{ apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', metadata: { name: 'r' }, rules: [rule] }],
-        clusterRoleBindings: [{ apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRoleBinding', metadata: { name: 'r' }, roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'r' }, subjects: [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'User', name: 'u' }] }],
+        clusterRoleBindings: [
+          {
+            apiVersion: 'rbac.authorization.k8s.io/v1',
+            kind: 'ClusterRoleBinding',
+            metadata: { name: 'r' },
+            roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'r' },
+            subjects: [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'User', name: 'u' }],
+          },
+        ],
       } satisfies RbacTableState,
       question: questionOf(request),
       label: `${name}: ${JSON.stringify(request.resourceRequest ? [request.verb, request.apiGroup, request.resource, request.subresource, request.name] : [request.verb, request.path])}`,
@@ -89,7 +109,17 @@ const ruleRows = ruleMatchesCases.flatMap(({ name, rule, rows }) =>
 function questionOf(request: RbacRequest): AuthorizationAttributes {
   const user = { username: 'u' };
   if (!request.resourceRequest) return { user, nonResourceAttributes: { verb: request.verb, path: request.path } };
-  return { user, resourceAttributes: { verb: request.verb, group: request.apiGroup, resource: request.resource, subresource: request.subresource, name: request.name, namespace: '' } };
+  return {
+    user,
+    resourceAttributes: {
+      verb: request.verb,
+      group: request.apiGroup,
+      resource: request.resource,
+      subresource: request.subresource,
+      name: request.name,
+      namespace: '',
+    },
+  };
 }
 
 describe('every row of upstream TestRuleMatches that a rule does not match, explained', () => {
@@ -111,7 +141,8 @@ describe('the closest existing grant', () => {
   it('names a rule that grants the resource but not the subresource asked about', async () => {
     const testCase = authorizerCases.find((c) => c.name.startsWith('case 2'))!;
     const { lines, warnings } = await explain(testCase, testCase.shouldFail[0]!);
-    const closest = 'closest existing grant: RoleBinding "/ns1" of ClusterRole "admin" to User "admin" allows * on pods (*), not pods/status';
+    const closest =
+      'closest existing grant: RoleBinding "/ns1" of ClusterRole "admin" to User "admin" allows * on pods (*), not pods/status';
     expect(lines).toContain(closest);
     expect(warnings[1]).toBe(closest);
   });
@@ -122,13 +153,17 @@ describe('the closest existing grant', () => {
     expect(question.resourceAttributes).toMatchObject({ verb: 'GET', namespace: 'ns2' });
     const elsewhere = { ...question, resourceAttributes: { ...question.resourceAttributes!, verb: 'get' } };
     const { lines } = await explain(testCase, elsewhere);
-    expect(lines).toContain('closest existing grant: RoleBinding "/ns1" of ClusterRole "admin" to User "admin" allows exactly this, but only in namespace "ns1"');
+    expect(lines).toContain(
+      'closest existing grant: RoleBinding "/ns1" of ClusterRole "admin" to User "admin" allows exactly this, but only in namespace "ns1"',
+    );
   });
 
   it('names a rule that lacks only the verb', async () => {
     const testCase = authorizerCases.find((c) => c.name.startsWith('case 1'))!;
     const { lines } = await explain(testCase, testCase.shouldFail[0]!);
-    expect(lines).toContain('closest existing grant: ClusterRoleBinding "" of ClusterRole "non-resource-url-getter" to User "foo" allows get on "/apis", not watch');
+    expect(lines).toContain(
+      'closest existing grant: ClusterRoleBinding "" of ClusterRole "non-resource-url-getter" to User "foo" allows get on "/apis", not watch',
+    );
   });
 
   it('is not named when the requester has nothing near', async () => {

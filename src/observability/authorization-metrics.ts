@@ -2,9 +2,9 @@
 // vocabulary (apiserver_delegated_authz_request_total / _duration_seconds, by code), plus what
 // upstream's webhook authorizer does not have: the answer cache and singleflight joins.
 import { Counter, Histogram, type Registry } from 'prom-client';
+import type { AuthorizationRecorder } from '../ports/recorders.ts';
 import { HotCounter, HotHistogram } from './hot-metrics.ts';
 import { boundedCode } from './labels.ts';
-import type { AuthorizationRecorder } from '../ports/recorders.ts';
 
 // Upstream's buckets (0.25 … 10 s) start where a slow API server does; a healthy in-cluster
 // review takes milliseconds, so finer buckets come first.

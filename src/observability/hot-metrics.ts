@@ -89,7 +89,8 @@ abstract class HotMetric<L extends string, S> {
 
   #bind(labels: LabelValues<L>): S {
     for (const name of Object.keys(labels)) {
-      if (!(this.#labelNames as readonly string[]).includes(name)) throw new Error(`Added label "${name}" is not included in initial labelset: ${JSON.stringify(this.#labelNames)}`);
+      if (!(this.#labelNames as readonly string[]).includes(name))
+        throw new Error(`Added label "${name}" is not included in initial labelset: ${JSON.stringify(this.#labelNames)}`);
     }
     // Kept in the caller's key order, as prom-client keeps them (the exposition lists them so).
     const copy = {} as LabelValues<L>;
@@ -134,7 +135,8 @@ export class HotCounter<L extends string = string> extends HotMetric<L, { value:
   }
 
   inc(labels?: LabelValues<L>, value = 1): void {
-    if (!(value >= 0) || !Number.isFinite(value)) throw new Error(`It is not possible to decrease a counter or add a non-finite value: ${value}`);
+    if (!(value >= 0) || !Number.isFinite(value))
+      throw new Error(`It is not possible to decrease a counter or add a non-finite value: ${value}`);
     this.seriesFor(labels).value += value;
   }
 

@@ -2,10 +2,14 @@
 // same for the embedded RBAC evaluator and the cluster's SubjectAccessReview (whose wire-level
 // calls, cache and singleflight are counted by the adapter through authorizationRecorder).
 import type { AuthorizationAttributes, AuthorizationResult, Authorizer } from '../ports/authorizer.ts';
-import type { AuthorizationMetrics } from './authorization-metrics.ts';
 import { isPromiseLike } from '../util/maybe-async.ts';
+import type { AuthorizationMetrics } from './authorization-metrics.ts';
 
-export function instrumentAuthorizer(authorizer: Authorizer, metrics: AuthorizationMetrics, now: () => number = () => performance.now()): Authorizer {
+export function instrumentAuthorizer(
+  authorizer: Authorizer,
+  metrics: AuthorizationMetrics,
+  now: () => number = () => performance.now(),
+): Authorizer {
   const record = (result: AuthorizationResult, waitedSeconds: number): AuthorizationResult => {
     metrics.decisions.inc({ decision: result.decision });
     metrics.decisionDuration.observe({ decision: result.decision }, waitedSeconds);

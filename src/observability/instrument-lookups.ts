@@ -23,7 +23,12 @@ export function instrumentLookups(lookups: Lookups, recorder: LookupRecorder, op
   };
 }
 
-function instrumentLookup<T extends KubeObject>(inner: ResourceLookup<T>, resource: LookupResource, recorder: LookupRecorder, options: InstrumentLookupsOptions): ResourceLookup<T> {
+function instrumentLookup<T extends KubeObject>(
+  inner: ResourceLookup<T>,
+  resource: LookupResource,
+  recorder: LookupRecorder,
+  options: InstrumentLookupsOptions,
+): ResourceLookup<T> {
   const now = options.now ?? (() => performance.now());
   const retryWindowMs = options.retryWindowMs ?? 2000;
   const limit = options.rememberedNotFound ?? 1024;

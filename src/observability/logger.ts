@@ -2,7 +2,7 @@
 // Request logs carry fixed fields only (uid, kind, namespace, name, operation, user, decision,
 // duration): objects and secret data are never handed to the logger, so no redaction pass is paid
 // per line.
-import { pino, type Logger as PinoLogger } from 'pino';
+import { type Logger as PinoLogger, pino } from 'pino';
 
 export const logLevels = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'] as const;
 export type LogLevel = (typeof logLevels)[number];
@@ -14,10 +14,6 @@ export type LogLevel = (typeof logLevels)[number];
  * logged: about 7 % more throughput than sonic-boom's asynchronous mode (docs/benchmark.md).
  */
 export function createLogger(level: LogLevel, destination?: NodeJS.WritableStream): PinoLogger {
-  const stream =
-    destination === undefined || destination === process.stdout
-      ? pino.destination({ dest: 1, sync: true })
-      : destination;
+  const stream = destination === undefined || destination === process.stdout ? pino.destination({ dest: 1, sync: true }) : destination;
   return pino({ level, base: { component: 'admission-chain' } }, stream as pino.DestinationStream);
 }
-

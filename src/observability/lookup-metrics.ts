@@ -78,7 +78,10 @@ export function lookupRecorder(metrics: LookupMetrics): LookupRecorder {
   };
 }
 
-export function informerRecorder<R extends string = LookupResource>(metrics: LookupMetrics, now: () => number = Date.now): InformerRecorder<R> {
+export function informerRecorder<R extends string = LookupResource>(
+  metrics: LookupMetrics,
+  now: () => number = Date.now,
+): InformerRecorder<R> {
   return {
     informerList: (resource) => {
       metrics.informerLists.inc({ resource });

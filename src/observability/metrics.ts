@@ -1,11 +1,11 @@
 // Prometheus metrics in kube-apiserver's admission vocabulary, under our own prefix, on one
 // injected Registry (no global state). Labels stay bounded: never uid, name, namespace or user.
-import { collectDefaultMetrics, Counter, Gauge, Registry } from 'prom-client';
-import { authorizationRecorder, createAuthorizationMetrics, type AuthorizationMetrics } from './authorization-metrics.ts';
-import { createDiscoveryMetrics, discoveryRecorder, type DiscoveryMetrics } from './discovery-metrics.ts';
-import { HotCounter, HotHistogram } from './hot-metrics.ts';
-import { createLookupMetrics, informerRecorder, lookupRecorder, type LookupMetrics } from './lookup-metrics.ts';
+import { Counter, collectDefaultMetrics, Gauge, Registry } from 'prom-client';
 import type { AuthorizationRecorder, DiscoveryRecorder, InformerRecorder, LookupRecorder } from '../ports/recorders.ts';
+import { type AuthorizationMetrics, authorizationRecorder, createAuthorizationMetrics } from './authorization-metrics.ts';
+import { createDiscoveryMetrics, type DiscoveryMetrics, discoveryRecorder } from './discovery-metrics.ts';
+import { HotCounter, HotHistogram } from './hot-metrics.ts';
+import { createLookupMetrics, informerRecorder, type LookupMetrics, lookupRecorder } from './lookup-metrics.ts';
 
 // Upstream's admission buckets (0.005 … 2.5 s) plus finer sub-millisecond ones: we are in-process.
 export const admissionBuckets = [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.025, 0.1, 0.5, 1.0, 2.5];

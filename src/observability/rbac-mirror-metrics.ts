@@ -3,9 +3,9 @@
 // rebuilding its evaluator takes. Its four informers count in the lookup caches' informer metrics,
 // under their own resource label (roles, clusterroles, rolebindings, clusterrolebindings).
 import { Gauge, Histogram, type Registry } from 'prom-client';
-import type { RbacMirrorRecorder } from '../adapters/cluster/rbac-mirror-authorizer.ts';
 import type { RbacMirrorState } from '../adapters/cluster/rbac-mirror.ts';
-import { rbacResources, type RbacResource } from '../adapters/cluster/rbac-resources.ts';
+import type { RbacMirrorRecorder } from '../adapters/cluster/rbac-mirror-authorizer.ts';
+import { type RbacResource, rbacResources } from '../adapters/cluster/rbac-resources.ts';
 import { HotCounter } from './hot-metrics.ts';
 import { informerRecorder, type LookupMetrics } from './lookup-metrics.ts';
 
@@ -44,7 +44,7 @@ export function rbacMirrorRecorder(registry: Registry, informers: LookupMetrics,
   });
   const rebuilds = new Histogram({
     name: 'admission_chain_rbac_mirror_rebuild_duration_seconds',
-    help: 'Time to rebuild the RBAC mirror\'s evaluator from its caches after they changed, in seconds.',
+    help: "Time to rebuild the RBAC mirror's evaluator from its caches after they changed, in seconds.",
     buckets: rebuildBuckets,
     registers,
   });

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { defaultEnabledPlugins, orderedPlugins } from './index.ts';
 
 describe('the ordered plugin list', () => {
-  it('keeps kube-apiserver\'s AllOrderedPlugins relative order', () => {
+  it("keeps kube-apiserver's AllOrderedPlugins relative order", () => {
     expect(orderedPlugins.map((p) => p.name)).toEqual([
       'LimitPodHardAntiAffinityTopology',
       'ServiceAccount',

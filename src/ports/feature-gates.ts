@@ -1,7 +1,7 @@
 // Whether a kube-apiserver feature gate is on in the cluster the webhook serves (upstream reads
 // feature.DefaultFeatureGate), for the plugins whose upstream behaviour depends on one. A backend
 // answers from the cluster's version; --feature-gates overrides it.
-import { featureDefault, features, type Feature, type KubernetesVersion } from '../api/feature-gates.ts';
+import { type Feature, featureDefault, features, type KubernetesVersion } from '../api/feature-gates.ts';
 
 export interface FeatureGates {
   /** Throws when the backend cannot tell yet (the cluster's version has not been read). */

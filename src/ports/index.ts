@@ -21,10 +21,10 @@ export interface Ports {
   configuration?: PluginConfigurations;
 }
 
-export type { Authorizer, AuthorizationAttributes, AuthorizationResult, Decision } from './authorizer.ts';
-export type { RestMapper, RestMapping, RestScope } from './rest-mapper.ts';
+export type { AuthorizationAttributes, AuthorizationResult, Authorizer, Decision } from './authorizer.ts';
+export type { Clock, Random } from './clock.ts';
+export type { FeatureGateOverrides, FeatureGates } from './feature-gates.ts';
+export type { Logger } from './logger.ts';
 export type { Lookups, Namespace, ResourceLookup } from './lookups.ts';
 export type { PluginConfiguration, PluginConfigurations } from './plugin-configuration.ts';
-export type { FeatureGateOverrides, FeatureGates } from './feature-gates.ts';
-export type { Clock, Random } from './clock.ts';
-export type { Logger } from './logger.ts';
+export type { RestMapper, RestMapping, RestScope } from './rest-mapper.ts';

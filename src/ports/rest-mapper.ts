@@ -21,5 +21,9 @@ export interface RestMapper {
    * already knows the kind, as a promise when it must be fetched; callers treat a thrown error and
    * a rejection alike.
    */
-  mappingsFor(groupKind: { group: string; kind: string }, versions: readonly string[], signal?: AbortSignal): RestMapping[] | Promise<RestMapping[]>;
+  mappingsFor(
+    groupKind: { group: string; kind: string },
+    versions: readonly string[],
+    signal?: AbortSignal,
+  ): RestMapping[] | Promise<RestMapping[]>;
 }

@@ -11,9 +11,20 @@ const webhook = (name: string, failurePolicy?: 'Fail' | 'Ignore', extra: Record<
   ...(failurePolicy ? { failurePolicy } : {}),
   ...extra,
 });
-const live = (webhooks: WebhookJson[], annotations: Record<string, string> = {}): LiveConfiguration => ({ resourceVersion: '7', annotations, webhooks });
+const live = (webhooks: WebhookJson[], annotations: Record<string, string> = {}): LiveConfiguration => ({
+  resourceVersion: '7',
+  annotations,
+  webhooks,
+});
 // What kube-apiserver adds when it stores a webhook (admissionregistration/v1 defaulting).
-const withServerDefaults = (w: WebhookJson): WebhookJson => ({ matchPolicy: 'Equivalent', namespaceSelector: {}, objectSelector: {}, timeoutSeconds: 10, failurePolicy: 'Fail', ...w });
+const withServerDefaults = (w: WebhookJson): WebhookJson => ({
+  matchPolicy: 'Equivalent',
+  namespaceSelector: {},
+  objectSelector: {},
+  timeoutSeconds: 10,
+  failurePolicy: 'Fail',
+  ...w,
+});
 
 describe('parseTemplate', () => {
   it.each([
@@ -49,7 +60,11 @@ describe('desiredWebhooks and upToDate', () => {
 
   it('without a template, injects the bundle into the live webhooks (webhooks rendered by the chart)', () => {
     const desired = desiredWebhooks(undefined, live([withServerDefaults(webhook('validate', 'Ignore'))]), pem);
-    expect(desired.webhooks[0]).toMatchObject({ name: 'validate', failurePolicy: 'Ignore', clientConfig: { caBundle: Buffer.from(pem).toString('base64') } });
+    expect(desired.webhooks[0]).toMatchObject({
+      name: 'validate',
+      failurePolicy: 'Ignore',
+      clientConfig: { caBundle: Buffer.from(pem).toString('base64') },
+    });
   });
 
   it('what it wrote, with the server’s defaults added, is up to date; a template change, a hand edit or a missing webhook is not', () => {
@@ -70,10 +85,20 @@ describe('addsCallsOrFailsClosed: writes that wait for a replica to answer', () 
     ['registering a webhook the configuration lacks', [webhook('v', 'Ignore')], [], true],
     ['turning Ignore into Fail', [webhook('v', 'Fail')], [withServerDefaults(webhook('v', 'Ignore'))], true],
     ['turning Ignore into the default (Fail)', [webhook('v')], [withServerDefaults(webhook('v', 'Ignore'))], true],
-    ['changing a registered Fail webhook', [webhook('v', 'Fail', { timeoutSeconds: 5 })], [withServerDefaults(webhook('v', 'Fail'))], false],
+    [
+      'changing a registered Fail webhook',
+      [webhook('v', 'Fail', { timeoutSeconds: 5 })],
+      [withServerDefaults(webhook('v', 'Fail'))],
+      false,
+    ],
     ['turning Fail into Ignore', [webhook('v', 'Ignore')], [withServerDefaults(webhook('v', 'Fail'))], false],
     ['removing a webhook', [], [withServerDefaults(webhook('v', 'Fail'))], false],
   ])('%s: %s', (_label, template, current, expected) => {
-    expect(addsCallsOrFailsClosed(desiredWebhooks(template as WebhookJson[], live(current as WebhookJson[]), undefined), live(current as WebhookJson[]))).toBe(expected);
+    expect(
+      addsCallsOrFailsClosed(
+        desiredWebhooks(template as WebhookJson[], live(current as WebhookJson[]), undefined),
+        live(current as WebhookJson[]),
+      ),
+    ).toBe(expected);
   });
 });

@@ -1,7 +1,7 @@
 // What a configuration's webhooks should be, whether the live ones already are that, and whether
 // writing them would make the API server call (or fail closed on) a webhook it does not call yet,
 // which is only done after a probe shows a replica answering.
-import { createHash, type BinaryLike } from 'node:crypto';
+import { type BinaryLike, createHash } from 'node:crypto';
 import type { LiveConfiguration, WebhookJson } from '../ports/webhook-configuration-store.ts';
 import { registeredAnnotation } from './template.ts';
 
@@ -44,7 +44,8 @@ const failurePolicy = (webhook: WebhookJson) => (webhook.failurePolicy as string
 // Every field the wanted value sets is set to the same value in actual (server defaults may add more);
 // lists must have the same length.
 function contains(actual: unknown, wanted: unknown): boolean {
-  if (Array.isArray(wanted)) return Array.isArray(actual) && actual.length === wanted.length && wanted.every((w, i) => contains(actual[i], w));
+  if (Array.isArray(wanted))
+    return Array.isArray(actual) && actual.length === wanted.length && wanted.every((w, i) => contains(actual[i], w));
   if (typeof wanted === 'object' && wanted !== null) {
     if (typeof actual !== 'object' || actual === null || Array.isArray(actual)) return false;
     return Object.entries(wanted).every(([key, value]) => contains((actual as Record<string, unknown>)[key], value));

@@ -6,12 +6,12 @@ import { readFile } from 'node:fs/promises';
 import { CertificateController } from '../certificates/controller.ts';
 import type { CertificatePolicy } from '../certificates/policy.ts';
 import type { CertificateSecretStore } from '../ports/certificate-secret-store.ts';
-import { systemClock, type Clock } from '../ports/clock.ts';
+import { type Clock, systemClock } from '../ports/clock.ts';
 import type { Logger } from '../ports/logger.ts';
 import type { ConfigurationKind, WebhookConfigurationStore } from '../ports/webhook-configuration-store.ts';
 import { probeWebhook, type Redirect } from './probe.ts';
-import { Registrar, RegistrationState, type RegistrationOutcome } from './registrar.ts';
-import { RegistrationStatus, type RegistrationRecorder } from './status.ts';
+import { Registrar, type RegistrationOutcome, RegistrationState } from './registrar.ts';
+import { type RegistrationRecorder, RegistrationStatus } from './status.ts';
 
 /** What the loop manages, each with the store it writes through (the composition root builds them). */
 export interface ManagedParts {
@@ -102,7 +102,12 @@ export async function startManagement(parts: ManagedParts, logger: Logger, overr
             return bundle.trim() === '' ? undefined : bundle;
           },
           notReady: () => notReady(),
-          probe: (webhook) => probeWebhook(webhook, { timeoutMs: probeTimeoutMs, signal: stopping.signal, ...(overrides.redirect ? { redirect: overrides.redirect } : {}) }),
+          probe: (webhook) =>
+            probeWebhook(webhook, {
+              timeoutMs: probeTimeoutMs,
+              signal: stopping.signal,
+              ...(overrides.redirect ? { redirect: overrides.redirect } : {}),
+            }),
           logger: log,
         });
 
@@ -115,7 +120,8 @@ export async function startManagement(parts: ManagedParts, logger: Logger, overr
     reported.set(outcome.kind, line);
     const fields = { kind: outcome.kind, name: registration?.name, state: outcome.state, detail: outcome.detail };
     if (outcome.state === RegistrationState.Written) log.info(fields, 'webhooks registered');
-    else if (outcome.state === RegistrationState.Waiting || outcome.state === RegistrationState.Invalid) log.warn(fields, 'webhooks not registered yet');
+    else if (outcome.state === RegistrationState.Waiting || outcome.state === RegistrationState.Invalid)
+      log.warn(fields, 'webhooks not registered yet');
     else log.debug(fields, 'registration checked');
   };
 
@@ -125,7 +131,12 @@ export async function startManagement(parts: ManagedParts, logger: Logger, overr
       if (certificates !== undefined) caBundle = (await certificates.reconcile(stopping.signal)).caBundle;
       for (const outcome of (await registrar?.reconcile(stopping.signal)) ?? []) {
         report(outcome);
-        if (outcome.state !== RegistrationState.UpToDate && outcome.state !== RegistrationState.Absent && outcome.state !== RegistrationState.Written) settled = false;
+        if (
+          outcome.state !== RegistrationState.UpToDate &&
+          outcome.state !== RegistrationState.Absent &&
+          outcome.state !== RegistrationState.Written
+        )
+          settled = false;
       }
     } catch (error) {
       if (!stopping.signal.aborted) log.warn({ err: (error as Error).message }, 'registration or certificate check failed; retrying');
@@ -138,11 +149,14 @@ export async function startManagement(parts: ManagedParts, logger: Logger, overr
   return {
     run(readiness, watch) {
       notReady = readiness;
-      if (registration !== undefined && watch !== undefined && status === undefined) status = new RegistrationStatus({ ...watch, name: registration.name, logger: log });
+      if (registration !== undefined && watch !== undefined && status === undefined)
+        status = new RegistrationStatus({ ...watch, name: registration.name, logger: log });
       loop ??= (async () => {
         while (!stopping.signal.aborted) {
           const settled = await pass();
-          await clock.sleep(settled ? parts.reconcileIntervalMs : Math.min(retryMs, parts.reconcileIntervalMs), stopping.signal).catch(() => {});
+          await clock
+            .sleep(settled ? parts.reconcileIntervalMs : Math.min(retryMs, parts.reconcileIntervalMs), stopping.signal)
+            .catch(() => {});
         }
       })();
     },

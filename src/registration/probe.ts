@@ -77,7 +77,8 @@ export function probeWebhook(webhook: WebhookJson, options: ProbeOptions): Promi
     );
     req.on('socket', (socket) => socket.once('secureConnect', () => (verified = true)));
     req.on('error', (error: NodeJS.ErrnoException) => {
-      if (verified && clientCertificateRequired.has(error.code ?? '')) finish({ ok: true, note: 'the webhook requires a client certificate' });
+      if (verified && clientCertificateRequired.has(error.code ?? ''))
+        finish({ ok: true, note: 'the webhook requires a client certificate' });
       else finish({ ok: false, reason: `${target.display}: ${error.message}` });
     });
     const timer = setTimeout(() => {
@@ -89,7 +90,10 @@ export function probeWebhook(webhook: WebhookJson, options: ProbeOptions): Promi
 }
 
 function targetOf(webhook: WebhookJson): Target {
-  const { service, url } = webhook.clientConfig as { service?: { name: string; namespace: string; path?: string; port?: number }; url?: string };
+  const { service, url } = webhook.clientConfig as {
+    service?: { name: string; namespace: string; path?: string; port?: number };
+    url?: string;
+  };
   if (service !== undefined) {
     const host = `${service.name}.${service.namespace}.svc`;
     const port = service.port ?? 443;

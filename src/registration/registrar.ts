@@ -51,7 +51,8 @@ export class Registrar {
   async reconcile(signal?: AbortSignal): Promise<RegistrationOutcome[]> {
     const bundle = await this.#options.caBundle();
     const outcomes: RegistrationOutcome[] = [];
-    for (const kind of [ConfigurationKind.Mutating, ConfigurationKind.Validating]) outcomes.push(await this.#reconcileKind(kind, bundle, signal));
+    for (const kind of [ConfigurationKind.Mutating, ConfigurationKind.Validating])
+      outcomes.push(await this.#reconcileKind(kind, bundle, signal));
     return outcomes;
   }
 
@@ -88,6 +89,10 @@ export class Registrar {
     );
     if (written === 'conflict') return { kind, state: RegistrationState.Conflict };
     this.#lastWrite.set(kind, { resourceVersion: written.resourceVersion, digest: desired.digest });
-    return { kind, state: RegistrationState.Written, detail: desired.webhooks.map((w) => `${w.name}:${(w.failurePolicy as string | undefined) ?? 'Fail'}`).join(', ') };
+    return {
+      kind,
+      state: RegistrationState.Written,
+      detail: desired.webhooks.map((w) => `${w.name}:${(w.failurePolicy as string | undefined) ?? 'Fail'}`).join(', '),
+    };
   }
 }

@@ -2,21 +2,31 @@
 // expected kinds only, at 0 from the start; 1 once a configuration holds what the chart asked for;
 // one line at each change and none while nothing changes; a pass that cannot tell changes nothing.
 import { describe, expect, it } from 'vitest';
-import { ConfigurationKind } from '../ports/webhook-configuration-store.ts';
 import { capturedLog } from '../../test/support/log.ts';
 import { createLogger } from '../observability/logger.ts';
-import { RegistrationState, type RegistrationOutcome } from './registrar.ts';
+import { ConfigurationKind } from '../ports/webhook-configuration-store.ts';
+import { type RegistrationOutcome, RegistrationState } from './registrar.ts';
 import { RegistrationStatus } from './status.ts';
 
 function watched(expected: ConfigurationKind[]) {
   const log = capturedLog();
   const recorded: Array<[ConfigurationKind, boolean]> = [];
-  const status = new RegistrationStatus({ expected, name: 'ac', recorder: { registered: (kind, registered) => recorded.push([kind, registered]) }, logger: createLogger('info', log.destination) });
-  const lines = () => log.lines().map(({ level, msg, kind, state, detail }) => ({ level, msg, kind, state, ...(detail === undefined ? {} : { detail }) }));
+  const status = new RegistrationStatus({
+    expected,
+    name: 'ac',
+    recorder: { registered: (kind, registered) => recorded.push([kind, registered]) },
+    logger: createLogger('info', log.destination),
+  });
+  const lines = () =>
+    log.lines().map(({ level, msg, kind, state, detail }) => ({ level, msg, kind, state, ...(detail === undefined ? {} : { detail }) }));
   return { status, recorded, lines };
 }
 
-const validating = (state: RegistrationOutcome['state'], detail?: string): RegistrationOutcome => ({ kind: ConfigurationKind.Validating, state, ...(detail ? { detail } : {}) });
+const validating = (state: RegistrationOutcome['state'], detail?: string): RegistrationOutcome => ({
+  kind: ConfigurationKind.Validating,
+  state,
+  ...(detail ? { detail } : {}),
+});
 
 describe('RegistrationStatus', () => {
   it('starts every expected configuration at 0, and none other', () => {
@@ -49,10 +59,32 @@ describe('RegistrationStatus', () => {
     const warn = 40;
     const info = 30;
     expect(lines()).toEqual([
-      { level: warn, msg: 'webhook configuration not registered as the chart asked', kind: 'ValidatingWebhookConfiguration', state: 'waiting', detail: 'probe failed: connect ECONNREFUSED' },
-      { level: info, msg: 'webhook configuration registered as the chart asked', kind: 'ValidatingWebhookConfiguration', state: 'written', detail: 'validate.admission-chain.io:Fail' },
-      { level: warn, msg: 'webhook configuration not registered as the chart asked', kind: 'ValidatingWebhookConfiguration', state: 'absent' },
-      { level: info, msg: 'webhook configuration registered as the chart asked', kind: 'ValidatingWebhookConfiguration', state: 'up-to-date' },
+      {
+        level: warn,
+        msg: 'webhook configuration not registered as the chart asked',
+        kind: 'ValidatingWebhookConfiguration',
+        state: 'waiting',
+        detail: 'probe failed: connect ECONNREFUSED',
+      },
+      {
+        level: info,
+        msg: 'webhook configuration registered as the chart asked',
+        kind: 'ValidatingWebhookConfiguration',
+        state: 'written',
+        detail: 'validate.admission-chain.io:Fail',
+      },
+      {
+        level: warn,
+        msg: 'webhook configuration not registered as the chart asked',
+        kind: 'ValidatingWebhookConfiguration',
+        state: 'absent',
+      },
+      {
+        level: info,
+        msg: 'webhook configuration registered as the chart asked',
+        kind: 'ValidatingWebhookConfiguration',
+        state: 'up-to-date',
+      },
     ]);
   });
 

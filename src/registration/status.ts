@@ -4,7 +4,7 @@
 // that could not tell (a conflicting write, an API server out of reach) changes nothing.
 import type { Logger } from '../ports/logger.ts';
 import type { ConfigurationKind } from '../ports/webhook-configuration-store.ts';
-import { RegistrationState, type RegistrationOutcome } from './registrar.ts';
+import { type RegistrationOutcome, RegistrationState } from './registrar.ts';
 
 /** Told each expected configuration's state: at the start (not registered) and at every change. */
 export interface RegistrationRecorder {

@@ -21,11 +21,13 @@ export function parseTemplate(annotations: Record<string, string>): WebhookJson[
   if (!Array.isArray(parsed)) throw new Error(`annotation ${templateAnnotation} must be a JSON array of webhooks`);
   const names = new Set<string>();
   for (const [i, webhook] of parsed.entries()) {
-    if (typeof webhook !== 'object' || webhook === null || Array.isArray(webhook)) throw new Error(`annotation ${templateAnnotation}: item ${i} is not an object`);
+    if (typeof webhook !== 'object' || webhook === null || Array.isArray(webhook))
+      throw new Error(`annotation ${templateAnnotation}: item ${i} is not an object`);
     const { name, clientConfig } = webhook as Record<string, unknown>;
     if (typeof name !== 'string' || name === '') throw new Error(`annotation ${templateAnnotation}: item ${i} has no name`);
     if (names.has(name)) throw new Error(`annotation ${templateAnnotation}: webhook ${name} appears twice`);
-    if (typeof clientConfig !== 'object' || clientConfig === null) throw new Error(`annotation ${templateAnnotation}: webhook ${name} has no clientConfig`);
+    if (typeof clientConfig !== 'object' || clientConfig === null)
+      throw new Error(`annotation ${templateAnnotation}: webhook ${name} has no clientConfig`);
     names.add(name);
   }
   return parsed as WebhookJson[];

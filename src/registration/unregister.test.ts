@@ -4,7 +4,13 @@
 // install by such a tool, keeps the configurations the replicas are about to register.
 import { describe, expect, it } from 'vitest';
 import { ConfigurationKind, type LiveConfiguration, type WebhookConfigurationStore } from '../ports/webhook-configuration-store.ts';
-import { helmReleaseNameAnnotation, helmReleaseNamespaceAnnotation, ownedByHelmRelease, parseHelmRelease, unregisterWebhooks } from './unregister.ts';
+import {
+  helmReleaseNameAnnotation,
+  helmReleaseNamespaceAnnotation,
+  ownedByHelmRelease,
+  parseHelmRelease,
+  unregisterWebhooks,
+} from './unregister.ts';
 
 function memoryStore(annotations: Partial<Record<ConfigurationKind, Record<string, string>>>) {
   const live = new Map<ConfigurationKind, LiveConfiguration>(
@@ -23,7 +29,10 @@ function memoryStore(annotations: Partial<Record<ConfigurationKind, Record<strin
 }
 
 const release = { namespace: 'admission-chain', name: 'ac' };
-const installedBy = (namespace: string, name: string) => ({ [helmReleaseNamespaceAnnotation]: namespace, [helmReleaseNameAnnotation]: name });
+const installedBy = (namespace: string, name: string) => ({
+  [helmReleaseNamespaceAnnotation]: namespace,
+  [helmReleaseNameAnnotation]: name,
+});
 
 describe('ownedByHelmRelease', () => {
   it.each([
@@ -39,16 +48,32 @@ describe('ownedByHelmRelease', () => {
 describe('parseHelmRelease', () => {
   it('reads NAMESPACE/NAME and refuses anything else', () => {
     expect(parseHelmRelease('admission-chain/ac')).toEqual(release);
-    for (const bad of ['ac', 'a/b/c', '/ac', 'admission-chain/']) expect(() => parseHelmRelease(bad)).toThrow(`"${bad}" is not NAMESPACE/NAME`);
+    for (const bad of ['ac', 'a/b/c', '/ac', 'admission-chain/'])
+      expect(() => parseHelmRelease(bad)).toThrow(`"${bad}" is not NAMESPACE/NAME`);
   });
 });
 
 describe('unregisterWebhooks', () => {
-  const both = (annotations: Record<string, string>) => ({ [ConfigurationKind.Mutating]: annotations, [ConfigurationKind.Validating]: annotations });
+  const both = (annotations: Record<string, string>) => ({
+    [ConfigurationKind.Mutating]: annotations,
+    [ConfigurationKind.Validating]: annotations,
+  });
 
   it.each([
-    ['without a release: deletes both, validating first', both({}), undefined, ['deleted', 'deleted'], [ConfigurationKind.Validating, ConfigurationKind.Mutating]],
-    ['the release’s own (helm uninstall)', both(installedBy('admission-chain', 'ac')), release, ['deleted', 'deleted'], [ConfigurationKind.Validating, ConfigurationKind.Mutating]],
+    [
+      'without a release: deletes both, validating first',
+      both({}),
+      undefined,
+      ['deleted', 'deleted'],
+      [ConfigurationKind.Validating, ConfigurationKind.Mutating],
+    ],
+    [
+      'the release’s own (helm uninstall)',
+      both(installedBy('admission-chain', 'ac')),
+      release,
+      ['deleted', 'deleted'],
+      [ConfigurationKind.Validating, ConfigurationKind.Mutating],
+    ],
     ['rendered and applied by another tool (the Job run at install)', both({}), release, ['kept', 'kept'], []],
     ['another release’s', both(installedBy('admission-chain', 'other')), release, ['kept', 'kept'], []],
     ['none there', {}, release, ['not found', 'not found'], []],

@@ -44,7 +44,12 @@ export function parseHelmRelease(value: string): HelmRelease {
  * Deletes the validating configuration first (it is the one that fails closed), then the mutating
  * one. With `ownedBy`, a configuration that release did not install is kept.
  */
-export async function unregisterWebhooks(store: WebhookConfigurationStore, name: string, ownedBy?: HelmRelease, signal?: AbortSignal): Promise<Unregistered[]> {
+export async function unregisterWebhooks(
+  store: WebhookConfigurationStore,
+  name: string,
+  ownedBy?: HelmRelease,
+  signal?: AbortSignal,
+): Promise<Unregistered[]> {
   const results: Unregistered[] = [];
   for (const kind of [ConfigurationKind.Validating, ConfigurationKind.Mutating]) {
     if (ownedBy !== undefined) {

@@ -16,13 +16,18 @@ async function start(reasons: string[] = [], registry = new Registry()): Promise
   return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 }
 
-function call(url: string, method = 'GET'): Promise<{ status: number; type: string | undefined; length: string | undefined; text: string }> {
+function call(
+  url: string,
+  method = 'GET',
+): Promise<{ status: number; type: string | undefined; length: string | undefined; text: string }> {
   return new Promise((resolve, reject) => {
     const req = request(url, { method }, (res) => {
       let text = '';
       res.setEncoding('utf8');
       res.on('data', (chunk: string) => (text += chunk));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, type: res.headers['content-type'], length: res.headers['content-length'], text }));
+      res.on('end', () =>
+        resolve({ status: res.statusCode ?? 0, type: res.headers['content-type'], length: res.headers['content-length'], text }),
+      );
     });
     req.on('error', reject);
     req.end();
@@ -37,7 +42,10 @@ describe('the health and metrics listener', () => {
 
   it('answers /readyz with 503 and every reason while not ready', async () => {
     const base = await start(['discovery has not loaded', 'informer secrets not synced']);
-    expect(await call(`${base}/readyz`)).toMatchObject({ status: 503, text: 'not ready: discovery has not loaded; informer secrets not synced' });
+    expect(await call(`${base}/readyz`)).toMatchObject({
+      status: 503,
+      text: 'not ready: discovery has not loaded; informer secrets not synced',
+    });
     expect((await call(`${base}/livez`)).status).toBe(200);
   });
 
@@ -53,7 +61,14 @@ describe('the health and metrics listener', () => {
 
   it('answers 500 with the reason when the metrics cannot be collected', async () => {
     const registry = new Registry();
-    new Counter({ name: 'broken_total', help: 'Fails to collect.', registers: [registry], collect() { throw new Error('collector failed'); } });
+    new Counter({
+      name: 'broken_total',
+      help: 'Fails to collect.',
+      registers: [registry],
+      collect() {
+        throw new Error('collector failed');
+      },
+    });
     const base = await start([], registry);
     expect(await call(`${base}/metrics`)).toMatchObject({ status: 500, text: 'cannot collect metrics: collector failed' });
   });

@@ -5,11 +5,26 @@ const shape = (text: string) => jsonShape(Buffer.from(text));
 
 describe('jsonShape', () => {
   it('counts objects, arrays, values, members and strings, and the deepest nesting', () => {
-    expect(shape('{"a":[1,2,{"b":"c"}],"d":{}}')).toEqual({ bytes: 28, objects: 3, arrays: 1, separators: 3, members: 3, strings: 4, depth: 3 });
+    expect(shape('{"a":[1,2,{"b":"c"}],"d":{}}')).toEqual({
+      bytes: 28,
+      objects: 3,
+      arrays: 1,
+      separators: 3,
+      members: 3,
+      strings: 4,
+      depth: 3,
+    });
   });
 
   it('reads nothing inside strings as structure, escaped quotes and backslashes included', () => {
-    expect(shape('["{[,:]}", "a\\"{,", "\\\\", "}"]')).toMatchObject({ objects: 0, arrays: 1, separators: 3, members: 0, strings: 4, depth: 1 });
+    expect(shape('["{[,:]}", "a\\"{,", "\\\\", "}"]')).toMatchObject({
+      objects: 0,
+      arrays: 1,
+      separators: 3,
+      members: 0,
+      strings: 4,
+      depth: 1,
+    });
   });
 
   it('finds nesting far deeper than any API server would send', () => {

@@ -11,7 +11,7 @@
 // The window is long enough that one stall does not flip it: measured at a steady 1,000 req/s, 5 ms
 // windows read busy now and then right after a pause (GC, the VM taking the core), which is exactly
 // when the tail is made; 50 ms windows read 0.1-0.4 there and 0.9 or more at saturation.
-import { performance, type EventLoopUtilization } from 'node:perf_hooks';
+import { type EventLoopUtilization, performance } from 'node:perf_hooks';
 
 export interface LoopLoadOptions {
   /** How long a measurement covers before the next one starts. Default 50 ms. */
@@ -35,7 +35,8 @@ export class LoopLoad {
 
   constructor(options: LoopLoadOptions = {}) {
     const { windowMs = 50, busyAbove = 0.5 } = options;
-    if (!(windowMs > 0) || !Number.isFinite(windowMs)) throw new RangeError(`windowMs must be a positive number of milliseconds, got ${windowMs}`);
+    if (!(windowMs > 0) || !Number.isFinite(windowMs))
+      throw new RangeError(`windowMs must be a positive number of milliseconds, got ${windowMs}`);
     if (!(busyAbove >= 0 && busyAbove < 1)) throw new RangeError(`busyAbove must be in [0, 1), got ${busyAbove}`);
     this.#windowMs = windowMs;
     this.#busyAbove = busyAbove;

@@ -44,13 +44,22 @@ export function readBody(req: IncomingMessage, limit: number, declared: number |
     };
     const onData = (chunk: Buffer) => {
       if (received + chunk.length > buffer.length) {
-        settle(declared === undefined ? new BodyError('entity.too.large', 'request entity too large') : new BodyError('request.size.invalid', 'request size did not match content length'));
+        settle(
+          declared === undefined
+            ? new BodyError('entity.too.large', 'request entity too large')
+            : new BodyError('request.size.invalid', 'request size did not match content length'),
+        );
         return;
       }
       chunk.copy(buffer, received);
       received += chunk.length;
     };
-    const onEnd = () => settle(declared !== undefined && received !== declared ? new BodyError('request.size.invalid', 'request size did not match content length') : undefined);
+    const onEnd = () =>
+      settle(
+        declared !== undefined && received !== declared
+          ? new BodyError('request.size.invalid', 'request size did not match content length')
+          : undefined,
+      );
     // A connection that closes before the body's end, however it closes.
     const onAborted = () => settle(new BodyError('request.aborted', 'request aborted'));
     const onError = (error: Error) => settle(error);

@@ -22,7 +22,10 @@ export interface Refusing {
 export function refuseWaiting(req: IncomingMessage, res: ServerResponse, reason: unknown, refusing: Refusing): void {
   if (res.destroyed || res.headersSent) return;
   refusing.metrics.badRequests.inc({ webhook: refusing.webhook, reason: 'overloaded' });
-  refusing.logger.warn({ path: req.url, err: reason instanceof Error ? reason.message : String(reason) }, 'request waited for room past its deadline');
+  refusing.logger.warn(
+    { path: req.url, err: reason instanceof Error ? reason.message : String(reason) },
+    'request waited for room past its deadline',
+  );
   res.setHeader('Retry-After', '1');
   // Its body was never read: the connection closes after the answer rather than read it all off.
   if (!req.complete) res.setHeader('Connection', 'close');

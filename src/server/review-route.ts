@@ -88,11 +88,13 @@ export function reviewRoute(options: ReviewRouteOptions): (req: IncomingMessage,
         },
       );
     };
-    (isPromiseLike(reading) ? reading.then(read, (reason: unknown) => refuseWaiting(req, res, reason, options)) : read(reading)).catch((error: unknown) => {
-      logger.error({ err: error, path: req.url }, 'unexpected error outside admission');
-      if (!res.headersSent) sendStatus(res, 500, 'InternalError', 'internal error while reading the request');
-      else res.destroy();
-    });
+    (isPromiseLike(reading) ? reading.then(read, (reason: unknown) => refuseWaiting(req, res, reason, options)) : read(reading)).catch(
+      (error: unknown) => {
+        logger.error({ err: error, path: req.url }, 'unexpected error outside admission');
+        if (!res.headersSent) sendStatus(res, 500, 'InternalError', 'internal error while reading the request');
+        else res.destroy();
+      },
+    );
   };
 
   /** The body read: weighed, given room to work, parsed, decoded, handled and answered. */
@@ -109,7 +111,12 @@ export function reviewRoute(options: ReviewRouteOptions): (req: IncomingMessage,
       const weight = requestWeight(shape, options.phase);
       if (weight > limits.working.capacity) {
         metrics.badRequests.inc({ webhook, reason: 'too_heavy' });
-        sendStatus(res, 413, 'RequestEntityTooLarge', `request body would take about ${mebibytes(weight)} MiB to handle, more than the ${mebibytes(limits.working.capacity)} MiB all requests in flight may hold`);
+        sendStatus(
+          res,
+          413,
+          'RequestEntityTooLarge',
+          `request body would take about ${mebibytes(weight)} MiB to handle, more than the ${mebibytes(limits.working.capacity)} MiB all requests in flight may hold`,
+        );
         return;
       }
       const heavy = weight >= heavyRequestBytes;

@@ -8,7 +8,7 @@ import { defaultMaxConnections } from '../config/serve-config.ts';
 import type { AdmissionMetrics } from '../observability/metrics.ts';
 import type { Logger } from '../ports/logger.ts';
 import { createHealthApp } from './health-app.ts';
-import { CertificateWatcher, readKeyPair, servingTlsOptions, type KeyPair } from './tls.ts';
+import { CertificateWatcher, type KeyPair, readKeyPair, servingTlsOptions } from './tls.ts';
 import { createWebhookApp, type WebhookAppOptions } from './webhook-app.ts';
 
 export interface ServerOptions {
@@ -135,7 +135,10 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     throw error;
   }
   // After start-up a server error (e.g. accept failing with EMFILE) is logged, never left to crash.
-  for (const [name, server] of [['webhook', https], ['health', health]] as const) {
+  for (const [name, server] of [
+    ['webhook', https],
+    ['health', health],
+  ] as const) {
     server.on('error', (error: Error) => logger.error({ err: error.message, server: name }, 'server error'));
   }
   watcher.start(pair);

@@ -1,11 +1,11 @@
 // Serving certificates that follow their files: a Secret volume update (an atomic symlink swap of
 // ..data), cert-manager rotation or a hand edit is picked up without dropping connections.
-import { watch, type FSWatcher } from 'node:fs';
+import { type FSWatcher, watch } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { createSecureContext, type SecureContextOptions } from 'node:tls';
-import { certificateNotAfter } from '../tls/expiry.ts';
 import type { Logger } from '../ports/logger.ts';
+import { certificateNotAfter } from '../tls/expiry.ts';
 
 export interface KeyPair {
   cert: string;
@@ -65,11 +65,19 @@ export async function readKeyPair(certFile: string, keyFile: string, clientCaFil
     readFile(keyFile, 'utf8'),
     clientCaFile === undefined ? Promise.resolve(undefined) : readFile(clientCaFile, 'utf8'),
   ]);
-  const failures = [`cannot read TLS certificate ${certFile}`, `cannot read TLS private key ${keyFile}`, `cannot read client CA ${clientCaFile}`];
+  const failures = [
+    `cannot read TLS certificate ${certFile}`,
+    `cannot read TLS private key ${keyFile}`,
+    `cannot read client CA ${clientCaFile}`,
+  ];
   reads.forEach((read, i) => {
     if (read.status === 'rejected') throw new Error(`${failures[i]}: ${(read.reason as Error).message}`);
   });
-  const [cert, key, clientCa] = reads.map((read) => (read as PromiseFulfilledResult<string | undefined>).value) as [string, string, string | undefined];
+  const [cert, key, clientCa] = reads.map((read) => (read as PromiseFulfilledResult<string | undefined>).value) as [
+    string,
+    string,
+    string | undefined,
+  ];
   try {
     createSecureContext({ cert, key });
   } catch (e) {
@@ -102,7 +110,11 @@ export class CertificateWatcher {
   /** Remembers what is being served so only real changes trigger a reload. */
   start(initial: KeyPair): void {
     this.current = fingerprint(initial);
-    const files = [this.options.certFile, this.options.keyFile, ...(this.options.clientCaFile !== undefined ? [this.options.clientCaFile] : [])];
+    const files = [
+      this.options.certFile,
+      this.options.keyFile,
+      ...(this.options.clientCaFile !== undefined ? [this.options.clientCaFile] : []),
+    ];
     const dirs = new Set(files.map((file) => dirname(file)));
     for (const dir of dirs) {
       try {

@@ -14,7 +14,7 @@ import { garbageCollector } from './garbage-collector.ts';
 import { LoopLoad } from './loop-load.ts';
 import { observedHandler, type Webhook } from './observed-handler.ts';
 import { sendStatus } from './respond.ts';
-import { reviewRoute, type Limits } from './review-route.ts';
+import { type Limits, reviewRoute } from './review-route.ts';
 
 export interface WebhookAppOptions {
   chain: AdmissionChain;
@@ -50,11 +50,16 @@ export function createWebhookApp(options: WebhookAppOptions): Express {
   const loopLoad = options.loopLoad ?? new LoopLoad();
   const maxBodyBytes = options.maxBodyBytes ?? defaultMaxRequestBodyBytes;
   // A heavy request's share stays counted after it ends, until the collector has freed its heap.
-  const working = new Budget(options.maxInFlightBytes ?? defaultMaxInFlightBytes, { collect: options.collectGarbage ?? garbageCollector() });
+  const working = new Budget(options.maxInFlightBytes ?? defaultMaxInFlightBytes, {
+    collect: options.collectGarbage ?? garbageCollector(),
+  });
   // Separate budgets, so a request holding its body while it waits to work never blocks one at work.
   // A body's bytes are freed as it is decoded (read-body.ts), so its share needs no collector.
   const limits: Limits = { maxBodyBytes, reading: new Budget(Math.max(2 * maxBodyBytes, working.capacity / 4)), working };
-  options.metrics.load.source = { inFlightBytes: () => working.used - working.uncollected, waiting: () => working.waiting + limits.reading.waiting };
+  options.metrics.load.source = {
+    inFlightBytes: () => working.used - working.uncollected,
+    waiting: () => working.waiting + limits.reading.waiting,
+  };
 
   const app = express();
   app.disable('x-powered-by');
@@ -70,8 +75,26 @@ export function createWebhookApp(options: WebhookAppOptions): Express {
     else next();
   });
   for (const [webhook, phase] of webhooks) {
-    const handler = observedHandler(admissionHandler(options.chain, phase), { webhook, phase, metrics: options.metrics, logger: options.logger });
-    app.post(`/${webhook}`, reviewRoute({ webhook, phase, handler, limits, requestTimeoutMs: options.requestTimeoutMs, metrics: options.metrics, logger: options.logger, loopLoad, ...(options.isDraining && { isDraining: options.isDraining }) }));
+    const handler = observedHandler(admissionHandler(options.chain, phase), {
+      webhook,
+      phase,
+      metrics: options.metrics,
+      logger: options.logger,
+    });
+    app.post(
+      `/${webhook}`,
+      reviewRoute({
+        webhook,
+        phase,
+        handler,
+        limits,
+        requestTimeoutMs: options.requestTimeoutMs,
+        metrics: options.metrics,
+        logger: options.logger,
+        loopLoad,
+        ...(options.isDraining && { isDraining: options.isDraining }),
+      }),
+    );
   }
   app.use(notFound);
   // A throw the routes did not answer (none is expected): a Status, never express's HTML page.

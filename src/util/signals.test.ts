@@ -5,13 +5,21 @@ const timers = () => process.getActiveResourcesInfo().filter((r) => r === 'Timeo
 
 describe('withTimeout', () => {
   it('aborts the work with a TimeoutError when the time is up', async () => {
-    const result = withTimeout(undefined, 20, (signal) => new Promise((_, reject) => signal.addEventListener('abort', () => reject(signal.reason))));
+    const result = withTimeout(
+      undefined,
+      20,
+      (signal) => new Promise((_, reject) => signal.addEventListener('abort', () => reject(signal.reason))),
+    );
     await expect(result).rejects.toMatchObject({ name: 'TimeoutError' });
   });
 
   it("aborts the work with the caller's reason when the caller gives up first", async () => {
     const caller = new AbortController();
-    const result = withTimeout(caller.signal, 10_000, (signal) => new Promise((_, reject) => signal.addEventListener('abort', () => reject(signal.reason))));
+    const result = withTimeout(
+      caller.signal,
+      10_000,
+      (signal) => new Promise((_, reject) => signal.addEventListener('abort', () => reject(signal.reason))),
+    );
     caller.abort(new Error('client went away'));
     await expect(result).rejects.toThrow('client went away');
   });

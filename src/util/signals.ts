@@ -29,7 +29,11 @@ export function raceWithSignal<T>(work: Promise<T>, signal: AbortSignal | undefi
  * with AbortSignal.any, the timer and the listener are released as soon as work settles: under load
  * those would otherwise keep every finished call's signals alive, and then fire, for the whole timeout.
  */
-export async function withTimeout<T>(signal: AbortSignal | undefined, timeoutMs: number, work: (bounded: AbortSignal) => Promise<T>): Promise<T> {
+export async function withTimeout<T>(
+  signal: AbortSignal | undefined,
+  timeoutMs: number,
+  work: (bounded: AbortSignal) => Promise<T>,
+): Promise<T> {
   const controller = new AbortController();
   const timer = setTimeout(() => controller.abort(new DOMException('The operation was aborted due to timeout', 'TimeoutError')), timeoutMs);
   const onAbort = () => controller.abort(signal?.reason);

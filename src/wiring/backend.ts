@@ -1,9 +1,10 @@
 // What a backend gives the chain: the ports its adapters fill in, whether its caches are ready, and
 // how to stop it. The local cluster-state file and the cluster are the two (local.ts, cluster.ts).
-import type { ServeConfig } from '../config/serve-config.ts';
-import type { Ports } from '../ports/index.ts';
+
 import type { RbacMirrorRecorder } from '../adapters/cluster/rbac-mirror-authorizer.ts';
+import type { ServeConfig } from '../config/serve-config.ts';
 import type { GrantFinder } from '../ports/grants.ts';
+import type { Ports } from '../ports/index.ts';
 import type { AuthorizationRecorder, DiscoveryRecorder, InformerRecorder } from '../ports/recorders.ts';
 
 export interface Backend {
@@ -27,5 +28,8 @@ export interface ClusterObservers {
   rbacMirror?: RbacMirrorRecorder;
 }
 
-export type BackendConfig = Pick<ServeConfig, 'clusterState' | 'kubeconfig' | 'sarAllowedTtlMs' | 'sarDeniedTtlMs' | 'discoveryRefreshIntervalMs' | 'requestTimeoutMs'> &
+export type BackendConfig = Pick<
+  ServeConfig,
+  'clusterState' | 'kubeconfig' | 'sarAllowedTtlMs' | 'sarDeniedTtlMs' | 'discoveryRefreshIntervalMs' | 'requestTimeoutMs'
+> &
   Partial<Pick<ServeConfig, 'maxSubjectAccessReviewsPerRequest' | 'authorizer' | 'featureGates'>>;

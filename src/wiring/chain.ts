@@ -2,11 +2,11 @@
 // outside for metrics; the ports themselves are measured the same way (upstream's decorators).
 import { AdmissionChain, type ChainEntry } from '../admission/chain.ts';
 import { instrumentPlugin } from '../admission/instrument.ts';
-import { createPlugin, PluginMode, type PluginDefinition } from '../admission/plugin.ts';
+import { createPlugin, type PluginDefinition, PluginMode } from '../admission/plugin.ts';
 import { createExplainer } from '../explain/index.ts';
-import type { AdmissionMetrics } from '../observability/metrics.ts';
 import { instrumentAuthorizer } from '../observability/instrument-authorizer.ts';
 import { instrumentLookups } from '../observability/instrument-lookups.ts';
+import type { AdmissionMetrics } from '../observability/metrics.ts';
 import type { PluginConfigurations, Ports } from '../ports/index.ts';
 import type { Backend } from './backend.ts';
 

@@ -5,8 +5,8 @@
 import { KubeConfig } from '@kubernetes/client-node';
 import { createClusterAuthorizer } from '../adapters/cluster/authorizer.ts';
 import { createClusterFeatureGates } from '../adapters/cluster/feature-gates.ts';
-import { createRbacMirrorAuthorizer } from '../adapters/cluster/rbac-mirror-authorizer.ts';
 import { createClusterLookups } from '../adapters/cluster/lookups.ts';
+import { createRbacMirrorAuthorizer } from '../adapters/cluster/rbac-mirror-authorizer.ts';
 import { createClusterRestMapper } from '../adapters/cluster/rest-mapper.ts';
 import type { PluginDefinition } from '../admission/plugin.ts';
 import { systemClock, systemRandom } from '../ports/clock.ts';
@@ -27,7 +27,9 @@ export function loadKubeConfig(path: string | undefined): KubeConfig {
     throw new Error(`cannot load kubeconfig${path ? ` ${path}` : ''}: ${(error as Error).message}`);
   }
   if (!kubeConfig.getCurrentCluster()) {
-    throw new Error('no cluster to talk to: run in a pod, set KUBECONFIG, pass --kubeconfig, or use --cluster-state FILE for the local backend');
+    throw new Error(
+      'no cluster to talk to: run in a pod, set KUBECONFIG, pass --kubeconfig, or use --cluster-state FILE for the local backend',
+    );
   }
   return kubeConfig;
 }
@@ -67,7 +69,12 @@ export function createClusterBackend(
     ports.authorizer = authorizer;
     closers.push(() => authorizer.close());
     if (config.authorizer === 'rbac-mirror') {
-      const mirrored = createRbacMirrorAuthorizer({ kubeConfig, fallback: authorizer, logger, ...(observers.rbacMirror ? { recorder: observers.rbacMirror } : {}) });
+      const mirrored = createRbacMirrorAuthorizer({
+        kubeConfig,
+        fallback: authorizer,
+        logger,
+        ...(observers.rbacMirror ? { recorder: observers.rbacMirror } : {}),
+      });
       ports.authorizer = mirrored;
       grants = mirrored.grants;
       waits.push(mirrored.ready());

@@ -6,7 +6,7 @@
 import type { AdmissionChain } from '../admission/chain.ts';
 import type { PluginDefinition } from '../admission/plugin.ts';
 import { loadAdmissionConfigurationFlag } from '../config/admission-configuration.ts';
-import { selectPlugins as selectFrom, type PluginSelection, type PluginSelectionFlags } from '../config/plugins.ts';
+import { type PluginSelection, type PluginSelectionFlags, selectPlugins as selectFrom } from '../config/plugins.ts';
 import type { ServeConfig } from '../config/serve-config.ts';
 import type { AdmissionMetrics } from '../observability/metrics.ts';
 import { rbacMirrorRecorder } from '../observability/rbac-mirror-metrics.ts';
@@ -18,9 +18,9 @@ import type { Backend, BackendConfig, ClusterObservers } from './backend.ts';
 import { buildChain } from './chain.ts';
 import { loadLocalBackend } from './local.ts';
 
-export type { Backend, BackendConfig } from './backend.ts';
 export type { Management, ManagementOverrides } from '../registration/manager.ts';
-export { loadLocalAuthorizer, type LocalAuthorizer } from './local.ts';
+export type { Backend, BackendConfig } from './backend.ts';
+export { type LocalAuthorizer, loadLocalAuthorizer } from './local.ts';
 
 /** The compiled-in plugin list and the default set, for the flag parsers. */
 export const pluginCatalog = { ordered: orderedPlugins, defaults: defaultEnabledPlugins } as const;
@@ -48,7 +48,12 @@ function enabledPlugins(selection: PluginSelection): readonly PluginDefinition[]
   return orderedPlugins.filter((definition) => selection.enabled.includes(definition.name));
 }
 
-async function createBackend(config: BackendConfig, logger: Logger, enabled: readonly PluginDefinition[], observers: ClusterObservers = {}): Promise<Backend> {
+async function createBackend(
+  config: BackendConfig,
+  logger: Logger,
+  enabled: readonly PluginDefinition[],
+  observers: ClusterObservers = {},
+): Promise<Backend> {
   if (config.clusterState !== undefined) return loadLocalBackend(config.clusterState, logger, config.featureGates);
   const cluster = await import('./cluster.ts');
   return cluster.createClusterBackend(cluster.loadKubeConfig(config.kubeconfig), config, logger, enabled, observers);
@@ -77,7 +82,11 @@ export interface Admission {
 export async function composeAdmission(options: AdmissionOptions): Promise<Admission> {
   const { selection, logger, metrics } = options;
   const enabled = enabledPlugins(selection);
-  const admission = await loadAdmissionConfigurationFlag(options.admissionControlConfigFile, selection.enabled, orderedPlugins.map((p) => p.name)).catch((error: Error) => {
+  const admission = await loadAdmissionConfigurationFlag(
+    options.admissionControlConfigFile,
+    selection.enabled,
+    orderedPlugins.map((p) => p.name),
+  ).catch((error: Error) => {
     throw new StartupError(error.message, true);
   });
   for (const warning of admission.warnings) options.warn(warning);
@@ -104,15 +113,25 @@ export async function composeAdmission(options: AdmissionOptions): Promise<Admis
 }
 
 /** Starts the in-cluster management `serve` was asked for (registration, self-managed TLS), if any. */
-export async function startManagement(config: ServeConfig, logger: Logger, overrides?: ManagementOverrides): Promise<Management | undefined> {
+export async function startManagement(
+  config: ServeConfig,
+  logger: Logger,
+  overrides?: ManagementOverrides,
+): Promise<Management | undefined> {
   const management = config.management;
-  if (management === undefined || (management.webhookConfiguration === undefined && management.selfManagedTls === undefined)) return undefined;
+  if (management === undefined || (management.webhookConfiguration === undefined && management.selfManagedTls === undefined))
+    return undefined;
   const { startClusterManagement } = await import('./management.ts');
   return startClusterManagement(config, logger, overrides);
 }
 
 /** `unregister`: deletes both webhook configurations of this name from the cluster (with ownedBy, only those that Helm release installed). */
-export async function unregister(kubeconfig: string | undefined, name: string, timeoutMs: number, ownedBy?: HelmRelease): Promise<Unregistered[]> {
+export async function unregister(
+  kubeconfig: string | undefined,
+  name: string,
+  timeoutMs: number,
+  ownedBy?: HelmRelease,
+): Promise<Unregistered[]> {
   const { unregisterFromCluster } = await import('./management.ts');
   return unregisterFromCluster(kubeconfig, name, timeoutMs, ownedBy);
 }

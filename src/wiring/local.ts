@@ -2,13 +2,13 @@
 // static discovery and in-memory lookups. It serves `review`, `authorize` and `serve --cluster-state`.
 // Its feature gates are those of the release its built-in discovery describes (1.34: the
 // VolumeAttributesClass gate GA and on, as in every release since), with --feature-gates on top.
-import { loadClusterStateFile, type ClusterState } from '../adapters/local/cluster-state.ts';
+import { type ClusterState, loadClusterStateFile } from '../adapters/local/cluster-state.ts';
+import { builtInDiscoveryVersion } from '../adapters/local/discovery-snapshot.ts';
 import { createLocalLookups } from '../adapters/local/lookups.ts';
 import { createRbacAuthorizer, type RbacAuthorizer } from '../adapters/local/rbac/index.ts';
-import { builtInDiscoveryVersion } from '../adapters/local/discovery-snapshot.ts';
 import { createLocalRestMapper } from '../adapters/local/rest-mapper.ts';
 import { systemClock, systemRandom } from '../ports/clock.ts';
-import { featureGatesAt, type FeatureGateOverrides } from '../ports/feature-gates.ts';
+import { type FeatureGateOverrides, featureGatesAt } from '../ports/feature-gates.ts';
 import type { Ports } from '../ports/index.ts';
 import type { Logger } from '../ports/logger.ts';
 import type { Backend } from './backend.ts';

@@ -5,8 +5,8 @@ import { createKubeRequests } from '../adapters/cluster/kube.ts';
 import { clusterWebhookConfigurations } from '../adapters/cluster/webhook-configurations.ts';
 import type { ServeConfig } from '../config/serve-config.ts';
 import type { Logger } from '../ports/logger.ts';
-import { startManagement, type Management, type ManagementOverrides } from '../registration/manager.ts';
-import { unregisterWebhooks, type HelmRelease, type Unregistered } from '../registration/unregister.ts';
+import { type Management, type ManagementOverrides, startManagement } from '../registration/manager.ts';
+import { type HelmRelease, type Unregistered, unregisterWebhooks } from '../registration/unregister.ts';
 import { loadKubeConfig } from './cluster.ts';
 
 /** Each call to the API server the management loop makes is bounded by this. */
@@ -20,9 +20,17 @@ export async function startClusterManagement(config: ServeConfig, logger: Logger
   const name = management.webhookConfiguration;
   return startManagement(
     {
-      ...(tls !== undefined ? { certificates: { store: clusterCertificateSecret(kubeConfig, requests, tls.secret, callTimeoutMs), policy: tls.policy } } : {}),
+      ...(tls !== undefined
+        ? { certificates: { store: clusterCertificateSecret(kubeConfig, requests, tls.secret, callTimeoutMs), policy: tls.policy } }
+        : {}),
       ...(name !== undefined
-        ? { registration: { store: clusterWebhookConfigurations(kubeConfig, requests, callTimeoutMs), name, caBundleFile: management.webhookCaBundleFile } }
+        ? {
+            registration: {
+              store: clusterWebhookConfigurations(kubeConfig, requests, callTimeoutMs),
+              name,
+              caBundleFile: management.webhookCaBundleFile,
+            },
+          }
         : {}),
       files: { certFile: config.tlsCertFile, keyFile: config.tlsPrivateKeyFile },
       reconcileIntervalMs: management.reconcileIntervalMs,
@@ -34,7 +42,12 @@ export async function startClusterManagement(config: ServeConfig, logger: Logger
 }
 
 /** Deletes both webhook configurations of this name (with ownedBy, only those that release installed); each call bounded by timeoutMs. */
-export async function unregisterFromCluster(kubeconfig: string | undefined, name: string, timeoutMs: number, ownedBy?: HelmRelease): Promise<Unregistered[]> {
+export async function unregisterFromCluster(
+  kubeconfig: string | undefined,
+  name: string,
+  timeoutMs: number,
+  ownedBy?: HelmRelease,
+): Promise<Unregistered[]> {
   const kubeConfig = loadKubeConfig(kubeconfig);
   const requests = createKubeRequests(kubeConfig);
   try {

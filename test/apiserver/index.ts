@@ -26,13 +26,14 @@
 // - bench/apiserver.ts, bench/rbac-mirror-apiserver.ts (used by bench/run.ts, bench/rbac-mirror.ts): a
 //   fast SubjectAccessReview, discovery and RBAC server in a process of its own, so the benchmark
 //   measures the webhook and not an API server.
-export { startStandInApiServer, type StandInApiServer, type StandInOptions } from './server.ts';
-export type { Fault, FaultOptions } from './faults.ts';
-export type { Route, RouteRequest, RouteResponder, EventStream } from './routes.ts';
-export type { ResourceType, StoredObject, WatchEvent } from './object-store.ts';
+
 export type { RecordedRequest } from './call-log.ts';
-export { subjectAccessReviewRouteName } from './subject-access-review.ts';
-export { ruleTableAuthorizer, type AuthorizationRule } from './rule-table-authorizer.ts';
-export { namespaceType, rbacTypes, roleType, clusterRoleType, roleBindingType, clusterRoleBindingType } from './resource-types.ts';
-export { storeRbacAuthorizer } from './store-rbac-authorizer.ts';
+export type { Fault, FaultOptions } from './faults.ts';
+export type { ResourceType, StoredObject, WatchEvent } from './object-store.ts';
 export { putRbac, type RbacObjects } from './put-rbac.ts';
+export { clusterRoleBindingType, clusterRoleType, namespaceType, rbacTypes, roleBindingType, roleType } from './resource-types.ts';
+export type { EventStream, Route, RouteRequest, RouteResponder } from './routes.ts';
+export { type AuthorizationRule, ruleTableAuthorizer } from './rule-table-authorizer.ts';
+export { type StandInApiServer, type StandInOptions, startStandInApiServer } from './server.ts';
+export { storeRbacAuthorizer } from './store-rbac-authorizer.ts';
+export { subjectAccessReviewRouteName } from './subject-access-review.ts';

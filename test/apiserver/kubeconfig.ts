@@ -6,7 +6,12 @@ export function kubeconfigYaml(options: { server: string; caCert: string; token:
   return stringify({
     apiVersion: 'v1',
     kind: 'Config',
-    clusters: [{ name: 'stand-in', cluster: { server: options.server, 'certificate-authority-data': Buffer.from(options.caCert).toString('base64') } }],
+    clusters: [
+      {
+        name: 'stand-in',
+        cluster: { server: options.server, 'certificate-authority-data': Buffer.from(options.caCert).toString('base64') },
+      },
+    ],
     users: [{ name: 'stand-in-admin', user: { token: options.token } }],
     contexts: [{ name: 'stand-in', context: { cluster: 'stand-in', user: 'stand-in-admin' } }],
     'current-context': 'stand-in',

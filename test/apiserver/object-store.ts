@@ -116,7 +116,13 @@ export class ObjectStore {
    * Events for a type after resourceVersion `since` (replayed from the log), then live ones,
    * until the returned function is called.
    */
-  watch(type: ResourceType, namespace: string | undefined, since: number, onEvent: (event: WatchEvent) => void, onDropped?: () => void): () => void {
+  watch(
+    type: ResourceType,
+    namespace: string | undefined,
+    since: number,
+    onEvent: (event: WatchEvent) => void,
+    onDropped?: () => void,
+  ): () => void {
     const key = resourceKey(type);
     const wanted = (e: LoggedEvent) => e.resourceKey === key && (namespace === undefined || e.namespace === namespace);
     for (const event of this.#log) {
@@ -151,7 +157,13 @@ export class ObjectStore {
   }
 
   #emit(type: ResourceType, namespace: string, eventType: WatchEventType, object: StoredObject): void {
-    const event: LoggedEvent = { type: eventType, object, resourceKey: resourceKey(type), namespace, resourceVersion: this.#resourceVersion };
+    const event: LoggedEvent = {
+      type: eventType,
+      object,
+      resourceKey: resourceKey(type),
+      namespace,
+      resourceVersion: this.#resourceVersion,
+    };
     this.#log.push(event);
     for (const listener of [...this.#listeners.keys()]) listener(event);
   }

@@ -1,8 +1,9 @@
 // Generic GET / LIST / WATCH endpoints over the object store for one resource type, on the same
 // paths kube-apiserver serves them (core group under /api, others under /apis).
-import { badRequest, notFound } from './status.ts';
+
 import type { ObjectStore, ResourceType, StoredObject } from './object-store.ts';
 import type { Route } from './routes.ts';
+import { badRequest, notFound } from './status.ts';
 
 function groupVersionPath(type: ResourceType): string {
   return type.group === '' ? `/api/${type.version}` : `/apis/${type.group}/${type.version}`;
@@ -18,7 +19,12 @@ const isList = (query: URLSearchParams) => !isWatch(query);
  * now; the watch from the first page's resourceVersion replays what changed meanwhile, so a cache
  * filled this way ends up exactly where a snapshot would have left it.
  */
-function listPage(store: ObjectStore, type: ResourceType, namespace: string | undefined, query: URLSearchParams): { error: string } | { metadata: Record<string, unknown>; items: StoredObject[] } {
+function listPage(
+  store: ObjectStore,
+  type: ResourceType,
+  namespace: string | undefined,
+  query: URLSearchParams,
+): { error: string } | { metadata: Record<string, unknown>; items: StoredObject[] } {
   const limit = Number(query.get('limit') ?? 0);
   const token = query.get('continue');
   let resourceVersion = store.resourceVersion;
@@ -36,7 +42,9 @@ function listPage(store: ObjectStore, type: ResourceType, namespace: string | un
   const metadata: Record<string, unknown> = { resourceVersion };
   const last = page.items[page.items.length - 1];
   if (page.remaining > 0 && last !== undefined) {
-    metadata.continue = Buffer.from(JSON.stringify({ rv: resourceVersion, after: `${last.metadata?.namespace ?? ''}/${last.metadata?.name ?? ''}` })).toString('base64url');
+    metadata.continue = Buffer.from(
+      JSON.stringify({ rv: resourceVersion, after: `${last.metadata?.namespace ?? ''}/${last.metadata?.name ?? ''}` }),
+    ).toString('base64url');
     metadata.remainingItemCount = page.remaining;
   }
   const items = page.items;
@@ -46,7 +54,9 @@ function listPage(store: ObjectStore, type: ResourceType, namespace: string | un
 /** Route names: "get serviceaccounts", "list serviceaccounts", "watch serviceaccounts". */
 export function resourceRoutes(store: ObjectStore, type: ResourceType): Route[] {
   const base = groupVersionPath(type);
-  const collectionPaths = type.namespaced ? [`${base}/namespaces/:namespace/${type.resource}`, `${base}/${type.resource}`] : [`${base}/${type.resource}`];
+  const collectionPaths = type.namespaced
+    ? [`${base}/namespaces/:namespace/${type.resource}`, `${base}/${type.resource}`]
+    : [`${base}/${type.resource}`];
   const itemPath = type.namespaced ? `${base}/namespaces/:namespace/${type.resource}/:name` : `${base}/${type.resource}/:name`;
   const apiVersion = type.group === '' ? type.version : `${type.group}/${type.version}`;
 
@@ -85,14 +95,24 @@ export function resourceRoutes(store: ObjectStore, type: ResourceType): Route[] 
         handle(request, respond) {
           const since = Number(request.query.get('resourceVersion') ?? store.resourceVersion) || 0;
           const stream = respond.stream();
-          const stop = store.watch(type, request.params.namespace, since, (event) => stream.send(event), () => stream.end());
+          const stop = store.watch(
+            type,
+            request.params.namespace,
+            since,
+            (event) => stream.send(event),
+            () => stream.end(),
+          );
           const timeoutSeconds = Number(request.query.get('timeoutSeconds') ?? 0);
           const timer = timeoutSeconds > 0 ? setTimeout(() => stream.end(), timeoutSeconds * 1000) : undefined;
-          request.signal.addEventListener('abort', () => {
-            stop();
-            clearTimeout(timer);
-            stream.end();
-          }, { once: true });
+          request.signal.addEventListener(
+            'abort',
+            () => {
+              stop();
+              clearTimeout(timer);
+              stream.end();
+            },
+            { once: true },
+          );
         },
       },
     );

@@ -5,9 +5,27 @@ import type { ResourceType } from './object-store.ts';
 export const namespaceType: ResourceType = { group: '', version: 'v1', resource: 'namespaces', kind: 'Namespace', namespaced: false };
 
 /** rbac.authorization.k8s.io/v1: what kube-apiserver's RBAC authorizer (and the RBAC mirror) reads. */
-export const roleType: ResourceType = { group: 'rbac.authorization.k8s.io', version: 'v1', resource: 'roles', kind: 'Role', namespaced: true };
-export const clusterRoleType: ResourceType = { group: 'rbac.authorization.k8s.io', version: 'v1', resource: 'clusterroles', kind: 'ClusterRole', namespaced: false };
-export const roleBindingType: ResourceType = { group: 'rbac.authorization.k8s.io', version: 'v1', resource: 'rolebindings', kind: 'RoleBinding', namespaced: true };
+export const roleType: ResourceType = {
+  group: 'rbac.authorization.k8s.io',
+  version: 'v1',
+  resource: 'roles',
+  kind: 'Role',
+  namespaced: true,
+};
+export const clusterRoleType: ResourceType = {
+  group: 'rbac.authorization.k8s.io',
+  version: 'v1',
+  resource: 'clusterroles',
+  kind: 'ClusterRole',
+  namespaced: false,
+};
+export const roleBindingType: ResourceType = {
+  group: 'rbac.authorization.k8s.io',
+  version: 'v1',
+  resource: 'rolebindings',
+  kind: 'RoleBinding',
+  namespaced: true,
+};
 export const clusterRoleBindingType: ResourceType = {
   group: 'rbac.authorization.k8s.io',
   version: 'v1',

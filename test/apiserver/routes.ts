@@ -44,7 +44,12 @@ export interface RouteMatch {
   params: Record<string, string>;
 }
 
-export function matchRoute(routes: readonly Route[], method: string, path: string, query: URLSearchParams): RouteMatch | 'method-not-allowed' | undefined {
+export function matchRoute(
+  routes: readonly Route[],
+  method: string,
+  path: string,
+  query: URLSearchParams,
+): RouteMatch | 'method-not-allowed' | undefined {
   const segments = path.split('/').filter((s) => s !== '');
   let pathMatched = false;
   for (const route of routes) {

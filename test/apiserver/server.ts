@@ -2,19 +2,28 @@
 // token authentication, a route registry, per-endpoint call counts and fault injection, so the real
 // @kubernetes/client-node can be exercised end to end without a cluster.
 import { randomBytes } from 'node:crypto';
-import { createServer, type Server } from 'node:https';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { createServer, type Server } from 'node:https';
 import type { Socket } from 'node:net';
 import { KubeConfig } from '@kubernetes/client-node';
 import type { Authorizer } from '../../src/ports/authorizer.ts';
 import { generateCertificates } from '../../src/tls/generate.ts';
 import { CallLog } from './call-log.ts';
-import { FaultTable, type Fault, type FaultOptions } from './faults.ts';
+import { type Fault, type FaultOptions, FaultTable } from './faults.ts';
 import { kubeconfigYaml } from './kubeconfig.ts';
 import { ObjectStore, type ResourceType } from './object-store.ts';
 import { resourceRoutes } from './resource-routes.ts';
-import { matchRoute, type EventStream, type Route, type RouteResponder } from './routes.ts';
-import { badRequest, methodNotAllowed, pathNotFound, serverError, statusForCode, tooManyRequests, unauthorized, type ApiStatus } from './status.ts';
+import { type EventStream, matchRoute, type Route, type RouteResponder } from './routes.ts';
+import {
+  type ApiStatus,
+  badRequest,
+  methodNotAllowed,
+  pathNotFound,
+  serverError,
+  statusForCode,
+  tooManyRequests,
+  unauthorized,
+} from './status.ts';
 import { subjectAccessReviewRoute } from './subject-access-review.ts';
 import { writeRoutes } from './write-routes.ts';
 
@@ -59,7 +68,8 @@ export async function startStandInApiServer(options: StandInOptions = {}): Promi
   const faults = new FaultTable();
   const store = new ObjectStore();
   const routes: Route[] = [...(options.routes ?? [])];
-  if (options.authorizer !== undefined) routes.push(subjectAccessReviewRoute(typeof options.authorizer === 'function' ? options.authorizer(store) : options.authorizer));
+  if (options.authorizer !== undefined)
+    routes.push(subjectAccessReviewRoute(typeof options.authorizer === 'function' ? options.authorizer(store) : options.authorizer));
   for (const type of options.resources ?? []) routes.push(...resourceRoutes(store, type));
   for (const type of options.writableResources ?? []) routes.push(...resourceRoutes(store, type), ...writeRoutes(store, type));
 
@@ -130,7 +140,10 @@ export async function startStandInApiServer(options: StandInOptions = {}): Promi
           return;
       }
     }
-    await match.route.handle({ method, path: url.pathname, params: match.params, query: url.searchParams, headers: req.headers, body, signal }, responder(res));
+    await match.route.handle(
+      { method, path: url.pathname, params: match.params, query: url.searchParams, headers: req.headers, body, signal },
+      responder(res),
+    );
   }
 
   await new Promise<void>((resolve, reject) => {

@@ -1,12 +1,19 @@
 // The stand-in API server, driven by the real @kubernetes/client-node: routes, Status errors,
 // authentication, the object store's GET/LIST/WATCH, call counting, faults and clean shutdown.
-import { afterEach, describe, expect, it } from 'vitest';
+
 import { ApiException, AuthorizationV1Api, CoreV1Api, KubeConfig, NodeV1Api, Watch } from '@kubernetes/client-node';
-import { ruleTableAuthorizer, startStandInApiServer, subjectAccessReviewRouteName, type StandInApiServer } from './index.ts';
+import { afterEach, describe, expect, it } from 'vitest';
+import { ruleTableAuthorizer, type StandInApiServer, startStandInApiServer, subjectAccessReviewRouteName } from './index.ts';
 import type { ResourceType } from './object-store.ts';
 
 const serviceAccounts: ResourceType = { group: '', version: 'v1', resource: 'serviceaccounts', kind: 'ServiceAccount', namespaced: true };
-const runtimeClasses: ResourceType = { group: 'node.k8s.io', version: 'v1', resource: 'runtimeclasses', kind: 'RuntimeClass', namespaced: false };
+const runtimeClasses: ResourceType = {
+  group: 'node.k8s.io',
+  version: 'v1',
+  resource: 'runtimeclasses',
+  kind: 'RuntimeClass',
+  namespaced: false,
+};
 
 let api: StandInApiServer | undefined;
 afterEach(async () => {
@@ -33,7 +40,10 @@ describe('stand-in API server', () => {
   it('answers SubjectAccessReviews from the given authorizer and records the request body', async () => {
     const authorizer = ruleTableAuthorizer([
       { matches: (a) => a.resourceAttributes?.verb === 'get', result: { decision: 'allow', reason: 'get is fine' } },
-      { matches: (a) => a.resourceAttributes?.verb === 'delete', result: { decision: 'deny', reason: 'never delete', error: 'role "x" not found' } },
+      {
+        matches: (a) => a.resourceAttributes?.verb === 'delete',
+        result: { decision: 'deny', reason: 'never delete', error: 'role "x" not found' },
+      },
     ]);
     api = await startStandInApiServer({ authorizer });
     const client = api.kubeConfig.makeApiClient(AuthorizationV1Api);
@@ -58,7 +68,8 @@ describe('stand-in API server', () => {
       kind: 'Status',
       code: 422,
       reason: 'Invalid',
-      message: 'SubjectAccessReview.authorization.k8s.io "" is invalid: spec.resourceAttributes: Invalid value: "null": exactly one of nonResourceAttributes or resourceAttributes must be specified',
+      message:
+        'SubjectAccessReview.authorization.k8s.io "" is invalid: spec.resourceAttributes: Invalid value: "null": exactly one of nonResourceAttributes or resourceAttributes must be specified',
     });
   });
 
@@ -66,7 +77,11 @@ describe('stand-in API server', () => {
     api = await startStandInApiServer({ authorizer: ruleTableAuthorizer([]) });
     const other = new KubeConfig();
     other.loadFromString(api.kubeconfigYaml.replace(api.token, 'wrong-token'));
-    const error = await apiException(other.makeApiClient(AuthorizationV1Api).createSubjectAccessReview({ body: { spec: { user: 'a', nonResourceAttributes: { path: '/x', verb: 'get' } } } }));
+    const error = await apiException(
+      other
+        .makeApiClient(AuthorizationV1Api)
+        .createSubjectAccessReview({ body: { spec: { user: 'a', nonResourceAttributes: { path: '/x', verb: 'get' } } } }),
+    );
     expect(error.code).toBe(401);
     expect(api.calls.count(subjectAccessReviewRouteName)).toBe(0);
   });
@@ -91,7 +106,12 @@ describe('stand-in API server', () => {
 
     const missing = await apiException(core.readNamespacedServiceAccount({ name: 'nope', namespace: 'team-a' }));
     expect(missing.code).toBe(404);
-    expect(parsed(missing.body)).toMatchObject({ kind: 'Status', reason: 'NotFound', message: 'serviceaccounts "nope" not found', details: { name: 'nope', kind: 'serviceaccounts' } });
+    expect(parsed(missing.body)).toMatchObject({
+      kind: 'Status',
+      reason: 'NotFound',
+      message: 'serviceaccounts "nope" not found',
+      details: { name: 'nope', kind: 'serviceaccounts' },
+    });
     expect(api.calls.count('get serviceaccounts')).toBe(2);
     expect(api.calls.count('list serviceaccounts')).toBe(2);
   });
@@ -172,7 +192,10 @@ describe('stand-in API server', () => {
       api = await startStandInApiServer({ authorizer: ruleTableAuthorizer([]) });
       api.inject(subjectAccessReviewRouteName, { kind: 'hang' });
       const pending = api.kubeConfig.makeApiClient(AuthorizationV1Api).createSubjectAccessReview(review);
-      const outcome = pending.then(() => 'answered', () => 'failed');
+      const outcome = pending.then(
+        () => 'answered',
+        () => 'failed',
+      );
       const early = await Promise.race([outcome, new Promise((r) => setTimeout(() => r('still hanging'), 300))]);
       expect(early).toBe('still hanging');
       const started = performance.now();
@@ -184,7 +207,9 @@ describe('stand-in API server', () => {
 
   it('leaves no open server handles after close', async () => {
     api = await startStandInApiServer({ authorizer: ruleTableAuthorizer([]) });
-    await api.kubeConfig.makeApiClient(AuthorizationV1Api).createSubjectAccessReview({ body: { spec: { user: 'u', nonResourceAttributes: { path: '/', verb: 'get' } } } });
+    await api.kubeConfig
+      .makeApiClient(AuthorizationV1Api)
+      .createSubjectAccessReview({ body: { spec: { user: 'u', nonResourceAttributes: { path: '/', verb: 'get' } } } });
     const url = api.url;
     await api.close();
     await expect(fetch(`${url}/healthz`)).rejects.toThrow();

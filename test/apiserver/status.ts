@@ -66,7 +66,12 @@ export function invalid(group: string, kind: string, name: string, fieldErrors: 
 
 /** The max-in-flight filter's rejection (apiserver tooManyRequests), sent with a Retry-After header. */
 export function tooManyRequests(retryAfterSeconds: number): ApiStatus {
-  return failure(429, 'TooManyRequests', 'Too many requests, please try again later.', retryAfterSeconds > 0 ? { retryAfterSeconds } : undefined);
+  return failure(
+    429,
+    'TooManyRequests',
+    'Too many requests, please try again later.',
+    retryAfterSeconds > 0 ? { retryAfterSeconds } : undefined,
+  );
 }
 
 export function forbidden(message: string): ApiStatus {

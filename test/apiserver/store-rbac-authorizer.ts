@@ -3,8 +3,9 @@
 // bindings in the stand-in's own object store, read as stored (no aggregation at read time: that is
 // the aggregation controller's job, and it writes the rules into the store). The evaluator is
 // rebuilt only when the store has changed.
-import type { ClusterRole, ClusterRoleBinding, Role, RoleBinding } from '../../src/api/rbac.ts';
+
 import { createRbacAuthorizer, type RbacAuthorizer } from '../../src/adapters/local/rbac/index.ts';
+import type { ClusterRole, ClusterRoleBinding, Role, RoleBinding } from '../../src/api/rbac.ts';
 import type { Authorizer } from '../../src/ports/authorizer.ts';
 import type { ObjectStore } from './object-store.ts';
 import { clusterRoleBindingType, clusterRoleType, roleBindingType, roleType } from './resource-types.ts';

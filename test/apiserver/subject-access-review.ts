@@ -1,8 +1,8 @@
 // POST /apis/authorization.k8s.io/v1/subjectaccessreviews, as kube-apiserver's REST storage answers
 // it: validate the spec, ask the configured authorizer, echo the review back with its status (201).
 import type { AuthorizationAttributes, Authorizer, ResourceAttributes } from '../../src/ports/authorizer.ts';
-import { badRequest, invalid } from './status.ts';
 import type { Route } from './routes.ts';
+import { badRequest, invalid } from './status.ts';
 
 export const subjectAccessReviewRouteName = 'create subjectaccessreviews';
 
@@ -26,9 +26,15 @@ interface Review {
 function validate(spec: ReviewSpec): Array<{ field: string; message: string }> {
   const errors: Array<{ field: string; message: string }> = [];
   if (spec.resourceAttributes !== undefined && spec.nonResourceAttributes !== undefined) {
-    errors.push({ field: 'spec.nonResourceAttributes', message: 'Invalid value: "null": cannot be specified in combination with resourceAttributes' });
+    errors.push({
+      field: 'spec.nonResourceAttributes',
+      message: 'Invalid value: "null": cannot be specified in combination with resourceAttributes',
+    });
   } else if (spec.resourceAttributes === undefined && spec.nonResourceAttributes === undefined) {
-    errors.push({ field: 'spec.resourceAttributes', message: 'Invalid value: "null": exactly one of nonResourceAttributes or resourceAttributes must be specified' });
+    errors.push({
+      field: 'spec.resourceAttributes',
+      message: 'Invalid value: "null": exactly one of nonResourceAttributes or resourceAttributes must be specified',
+    });
   }
   if (!spec.user && (spec.groups ?? []).length === 0) {
     errors.push({ field: 'spec.user', message: 'Invalid value: "": at least one of user or group must be specified' });
@@ -55,7 +61,11 @@ export function subjectAccessReviewRoute(authorizer: Authorizer): Route {
     async handle(request, respond) {
       const review = request.body as Review | undefined;
       if (review === undefined || typeof review !== 'object' || review === null) {
-        respond.status(badRequest('the body of the request was in an unknown format - accepted media types include: application/json, application/yaml, application/vnd.kubernetes.protobuf'));
+        respond.status(
+          badRequest(
+            'the body of the request was in an unknown format - accepted media types include: application/json, application/yaml, application/vnd.kubernetes.protobuf',
+          ),
+        );
         return;
       }
       const spec = review.spec ?? {};

@@ -9,7 +9,11 @@ export interface ServedVersion {
   set(gitVersion: string, emulated?: { major: string; minor: string }): void;
 }
 
-export function serveVersion(server: Pick<StandInApiServer, 'addRoute'>, gitVersion: string, emulated?: { major: string; minor: string }): ServedVersion {
+export function serveVersion(
+  server: Pick<StandInApiServer, 'addRoute'>,
+  gitVersion: string,
+  emulated?: { major: string; minor: string },
+): ServedVersion {
   let info = versionInfo(gitVersion, emulated);
   server.addRoute({ name: versionRoute, method: 'GET', pattern: '/version', handle: (_request, respond) => respond.json(200, info) });
   return {

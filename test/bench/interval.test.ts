@@ -1,8 +1,8 @@
 // The benchmark's p99-ratio interval (bench/interval.ts): a statistic the docs quote, so it is
 // checked like code — against pooling done the slow way, and on slices whose answer is known.
 import { describe, expect, it } from 'vitest';
-import { percentile } from '../../bench/load.ts';
 import { ratioInterval, SortedSlices } from '../../bench/interval.ts';
+import { percentile } from '../../bench/load.ts';
 
 /** Deterministic latencies: `slices` slices of `size`, value f(slice, index). */
 const slices = (count: number, size: number, f: (slice: number, index: number) => number) =>
@@ -37,7 +37,11 @@ describe('ratioInterval', () => {
     const random = lcg(3);
     const baseline = slices(30, 1000, () => 0.2 + random());
     expect(ratioInterval(baseline, baseline, { quantile: 0.99 })).toEqual([1, 1]);
-    const [low, high] = ratioInterval(baseline, baseline.map((s) => s.map((x) => x * 1.5)), { quantile: 0.99 });
+    const [low, high] = ratioInterval(
+      baseline,
+      baseline.map((s) => s.map((x) => x * 1.5)),
+      { quantile: 0.99 },
+    );
     expect(low).toBeCloseTo(1.5, 12);
     expect(high).toBeCloseTo(1.5, 12);
   });

@@ -9,8 +9,11 @@ import { repoRoot } from '../deploy/tools.ts';
 
 function buildWithoutGo(env: Record<string, string>): Promise<{ code: number; stderr: string }> {
   return new Promise((resolve) => {
-    execFile(process.execPath, [join(repoRoot, 'control-plane', 'build.ts')], { cwd: repoRoot, env: { PATH: '/nonexistent', ...env }, timeout: 20_000 }, (error, _stdout, stderr) =>
-      resolve({ code: error === null ? 0 : typeof error.code === 'number' ? error.code : 1, stderr }),
+    execFile(
+      process.execPath,
+      [join(repoRoot, 'control-plane', 'build.ts')],
+      { cwd: repoRoot, env: { PATH: '/nonexistent', ...env }, timeout: 20_000 },
+      (error, _stdout, stderr) => resolve({ code: error === null ? 0 : typeof error.code === 'number' ? error.code : 1, stderr }),
     );
   });
 }
@@ -20,7 +23,11 @@ describe('control-plane/build.ts without a Go toolchain', () => {
     const home = await mkdtemp(join(tmpdir(), 'build-no-go-'));
     try {
       const result = await buildWithoutGo({ HOME: home });
-      expect(result).toEqual({ code: 0, stderr: 'control-plane: no Go toolchain on PATH, so kube-apiserver, kubectl and etcd cannot be built and the real-control-plane tests will be skipped\n' });
+      expect(result).toEqual({
+        code: 0,
+        stderr:
+          'control-plane: no Go toolchain on PATH, so kube-apiserver, kubectl and etcd cannot be built and the real-control-plane tests will be skipped\n',
+      });
     } finally {
       await rm(home, { recursive: true, force: true });
     }

@@ -7,14 +7,14 @@ import { X509Certificate } from 'node:crypto';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { CoreV1Api, KubeConfig, Watch, type V1Secret } from '@kubernetes/client-node';
+import { CoreV1Api, KubeConfig, type V1Secret, Watch } from '@kubernetes/client-node';
 import { afterAll, afterEach, beforeAll, beforeEach, expect, it } from 'vitest';
-import { startControlPlane, type ControlPlane } from '../../control-plane/control-plane.ts';
+import { type ControlPlane, startControlPlane } from '../../control-plane/control-plane.ts';
 import { clusterCertificateSecret } from '../../src/adapters/cluster/certificate-secret.ts';
 import { createKubeRequests, type KubeRequests } from '../../src/adapters/cluster/kube.ts';
-import { silentLogger } from '../../src/ports/logger.ts';
 import { CertificateController } from '../../src/certificates/controller.ts';
 import type { CertificatePolicy } from '../../src/certificates/policy.ts';
+import { silentLogger } from '../../src/ports/logger.ts';
 import { describeWithControlPlane } from './real-cluster.ts';
 
 const day = 86_400_000;
@@ -116,7 +116,11 @@ describeWithControlPlane('CertificateController against a real kube-apiserver', 
 
     // A second pass changes nothing anywhere.
     const again = await Promise.all(replicas.map((r) => r.controller.reconcile()));
-    expect(again.map((p) => [p.wroteSecret, p.wroteFiles])).toEqual([[false, false], [false, false], [false, false]]);
+    expect(again.map((p) => [p.wroteSecret, p.wroteFiles])).toEqual([
+      [false, false],
+      [false, false],
+      [false, false],
+    ]);
     expect((await stored()).metadata!.resourceVersion).toBe(resourceVersion);
   });
 
@@ -144,12 +148,18 @@ describeWithControlPlane('CertificateController against a real kube-apiserver', 
     const { controller } = replica('a', Date);
     await controller.reconcile();
     const name = secret.metadata!.name!;
-    await core.replaceNamespacedSecret({ namespace, name, body: { metadata: { name, namespace }, type: 'Opaque', data: { 'ca.crt': Buffer.from('junk').toString('base64') } } });
+    await core.replaceNamespacedSecret({
+      namespace,
+      name,
+      body: { metadata: { name, namespace }, type: 'Opaque', data: { 'ca.crt': Buffer.from('junk').toString('base64') } },
+    });
     expect((await controller.reconcile()).wroteSecret).toBe(true);
     expect(new X509Certificate(await decoded('tls.crt')).checkIssued(new X509Certificate(await decoded('ca.crt')))).toBe(true);
 
     // A replica whose identity RBAC gives nothing: kube-apiserver's own refusal.
     const forbidden = replica('forbidden', Date, await controlPlane.kubeconfigFor('system:serviceaccount:admission-chain:ac'));
-    await expect(forbidden.controller.reconcile()).rejects.toThrow(`secrets "${name}" is forbidden: User "system:serviceaccount:admission-chain:ac" cannot get resource "secrets" in API group "" in the namespace "admission-chain"`);
+    await expect(forbidden.controller.reconcile()).rejects.toThrow(
+      `secrets "${name}" is forbidden: User "system:serviceaccount:admission-chain:ac" cannot get resource "secrets" in API group "" in the namespace "admission-chain"`,
+    );
   });
 });

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { AdmissionregistrationV1Api, KubeConfig } from '@kubernetes/client-node';
 import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
-import { startControlPlane, type ControlPlane } from '../../control-plane/control-plane.ts';
+import { type ControlPlane, startControlPlane } from '../../control-plane/control-plane.ts';
 import { runCli, runMain } from '../support/cli.ts';
 import { describeWithControlPlane } from './real-cluster.ts';
 
@@ -30,16 +30,20 @@ describeWithControlPlane('admission-chain unregister against a real kube-apiserv
     kubeconfig = controlPlane.kubeconfigPath;
   }, 90_000);
   afterEach(async () => {
-    for (const { metadata } of (await api.listValidatingWebhookConfiguration()).items) await api.deleteValidatingWebhookConfiguration({ name: metadata!.name! });
-    for (const { metadata } of (await api.listMutatingWebhookConfiguration()).items) await api.deleteMutatingWebhookConfiguration({ name: metadata!.name! });
+    for (const { metadata } of (await api.listValidatingWebhookConfiguration()).items)
+      await api.deleteValidatingWebhookConfiguration({ name: metadata!.name! });
+    for (const { metadata } of (await api.listMutatingWebhookConfiguration()).items)
+      await api.deleteMutatingWebhookConfiguration({ name: metadata!.name! });
   });
   afterAll(async () => {
     await controlPlane?.stop();
     if (scratch !== undefined) await rm(scratch, { recursive: true, force: true });
   });
 
-  const createValidating = (name: string, annotations?: Annotations) => api.createValidatingWebhookConfiguration({ body: { metadata: { name, annotations }, webhooks: [] } });
-  const createMutating = (name: string, annotations?: Annotations) => api.createMutatingWebhookConfiguration({ body: { metadata: { name, annotations }, webhooks: [] } });
+  const createValidating = (name: string, annotations?: Annotations) =>
+    api.createValidatingWebhookConfiguration({ body: { metadata: { name, annotations }, webhooks: [] } });
+  const createMutating = (name: string, annotations?: Annotations) =>
+    api.createMutatingWebhookConfiguration({ body: { metadata: { name, annotations }, webhooks: [] } });
   const names = async () => [
     (await api.listValidatingWebhookConfiguration()).items.map((o) => o.metadata?.name),
     (await api.listMutatingWebhookConfiguration()).items.map((o) => o.metadata?.name),
@@ -52,7 +56,11 @@ describeWithControlPlane('admission-chain unregister against a real kube-apiserv
     }
     // The real process, once for this command.
     const result = await runCli(['unregister', '--webhook-configuration=ac', `--kubeconfig=${kubeconfig}`]);
-    expect(result).toEqual({ code: 0, stderr: '', stdout: 'ValidatingWebhookConfiguration ac: deleted\nMutatingWebhookConfiguration ac: deleted\n' });
+    expect(result).toEqual({
+      code: 0,
+      stderr: '',
+      stdout: 'ValidatingWebhookConfiguration ac: deleted\nMutatingWebhookConfiguration ac: deleted\n',
+    });
     expect(await names()).toEqual([['other'], ['other']]);
   });
 
@@ -61,8 +69,17 @@ describeWithControlPlane('admission-chain unregister against a real kube-apiserv
     // Installed by `helm install`: Helm's ownership annotations on both.
     await createValidating('ac', helm);
     await createMutating('ac', helm);
-    const uninstall = await runMain(['unregister', '--webhook-configuration=ac', '--owned-by-helm-release=admission-chain/ac', `--kubeconfig=${kubeconfig}`]);
-    expect(uninstall).toEqual({ code: 0, stderr: '', stdout: 'ValidatingWebhookConfiguration ac: deleted\nMutatingWebhookConfiguration ac: deleted\n' });
+    const uninstall = await runMain([
+      'unregister',
+      '--webhook-configuration=ac',
+      '--owned-by-helm-release=admission-chain/ac',
+      `--kubeconfig=${kubeconfig}`,
+    ]);
+    expect(uninstall).toEqual({
+      code: 0,
+      stderr: '',
+      stdout: 'ValidatingWebhookConfiguration ac: deleted\nMutatingWebhookConfiguration ac: deleted\n',
+    });
     expect(await names()).toEqual([[], []]);
 
     // Applied by kubectl from `helm template` (no Helm annotations), or by another release: kept, untouched.
@@ -70,18 +87,31 @@ describeWithControlPlane('admission-chain unregister against a real kube-apiserv
       await createValidating('ac', { 'kubectl.kubernetes.io/last-applied-configuration': '{}' }),
       await createMutating('ac', { ...helm, 'meta.helm.sh/release-name': 'other' }),
     ].map((o) => o.metadata?.resourceVersion);
-    const install = await runMain(['unregister', '--webhook-configuration=ac', '--owned-by-helm-release=admission-chain/ac', `--kubeconfig=${kubeconfig}`]);
+    const install = await runMain([
+      'unregister',
+      '--webhook-configuration=ac',
+      '--owned-by-helm-release=admission-chain/ac',
+      `--kubeconfig=${kubeconfig}`,
+    ]);
     expect(install).toEqual({
       code: 0,
       stderr: '',
-      stdout: 'ValidatingWebhookConfiguration ac: kept: not installed by Helm release admission-chain/ac\nMutatingWebhookConfiguration ac: kept: not installed by Helm release admission-chain/ac\n',
+      stdout:
+        'ValidatingWebhookConfiguration ac: kept: not installed by Helm release admission-chain/ac\nMutatingWebhookConfiguration ac: kept: not installed by Helm release admission-chain/ac\n',
     });
-    expect([(await api.readValidatingWebhookConfiguration({ name: 'ac' })).metadata?.resourceVersion, (await api.readMutatingWebhookConfiguration({ name: 'ac' })).metadata?.resourceVersion]).toEqual(kept);
+    expect([
+      (await api.readValidatingWebhookConfiguration({ name: 'ac' })).metadata?.resourceVersion,
+      (await api.readMutatingWebhookConfiguration({ name: 'ac' })).metadata?.resourceVersion,
+    ]).toEqual(kept);
   });
 
   it('succeeds when there is nothing to delete', async () => {
     const result = await runMain(['unregister', '--webhook-configuration=ac', `--kubeconfig=${kubeconfig}`]);
-    expect(result).toEqual({ code: 0, stderr: '', stdout: 'ValidatingWebhookConfiguration ac: not found\nMutatingWebhookConfiguration ac: not found\n' });
+    expect(result).toEqual({
+      code: 0,
+      stderr: '',
+      stdout: 'ValidatingWebhookConfiguration ac: not found\nMutatingWebhookConfiguration ac: not found\n',
+    });
   });
 
   it('fails with the API server’s reason when it may not delete', async () => {

@@ -4,9 +4,9 @@
 // what is written through the API.
 import { ApiextensionsV1Api, CoreV1Api, KubeConfig, NodeV1Api } from '@kubernetes/client-node';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { startControlPlane, type ControlPlane } from '../../control-plane/control-plane.ts';
-import { createClusterLookups, type ClusterLookups } from '../../src/adapters/cluster/lookups.ts';
-import { createClusterRestMapper, type ClusterRestMapper } from '../../src/adapters/cluster/rest-mapper.ts';
+import { type ControlPlane, startControlPlane } from '../../control-plane/control-plane.ts';
+import { type ClusterLookups, createClusterLookups } from '../../src/adapters/cluster/lookups.ts';
+import { type ClusterRestMapper, createClusterRestMapper } from '../../src/adapters/cluster/rest-mapper.ts';
 import { RestScope } from '../../src/ports/rest-mapper.ts';
 import { describeWithControlPlane } from './real-cluster.ts';
 
@@ -47,10 +47,15 @@ describeWithControlPlane('cluster adapters against a real kube-apiserver', () =>
   });
 
   const mappings = async (group: string, kind: string, versions: string[] = []) =>
-    (await mapper.mappingsFor({ group, kind }, versions)).map((m) => ({ resource: m.resource, namespaced: m.scope === RestScope.Namespace }));
+    (await mapper.mappingsFor({ group, kind }, versions)).map((m) => ({
+      resource: m.resource,
+      namespaced: m.scope === RestScope.Namespace,
+    }));
 
   it('maps built-in kinds as discovery serves them: namespaced and cluster-scoped, narrowed by version', async () => {
-    expect(await mappings('apps', 'Deployment')).toEqual([{ resource: { group: 'apps', version: 'v1', resource: 'deployments' }, namespaced: true }]);
+    expect(await mappings('apps', 'Deployment')).toEqual([
+      { resource: { group: 'apps', version: 'v1', resource: 'deployments' }, namespaced: true },
+    ]);
     expect(await mappings('', 'Node', ['v1'])).toEqual([{ resource: { group: '', version: 'v1', resource: 'nodes' }, namespaced: false }]);
     await expect(mapper.mappingsFor({ group: 'apps', kind: 'Deployment' }, ['v1beta1'])).rejects.toThrow();
     await expect(mapper.mappingsFor({ group: 'example.com', kind: 'Gadget' }, [])).rejects.toThrow();
@@ -65,12 +70,25 @@ describeWithControlPlane('cluster adapters against a real kube-apiserver', () =>
           group: 'example.com',
           scope: 'Cluster',
           names: { plural: 'gizmos', singular: 'gizmo', kind: 'Gizmo' },
-          versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object', x_kubernetes_preserve_unknown_fields: true } } }],
+          versions: [
+            {
+              name: 'v1',
+              served: true,
+              storage: true,
+              schema: { openAPIV3Schema: { type: 'object', x_kubernetes_preserve_unknown_fields: true } },
+            },
+          ],
         },
       },
     });
     // Discovery serves a CRD only once it is established; until then the miss is a miss.
-    await settles(async () => expect(await mappings('example.com', 'Gizmo')).toEqual([{ resource: { group: 'example.com', version: 'v1', resource: 'gizmos' }, namespaced: false }]), 20_000);
+    await settles(
+      async () =>
+        expect(await mappings('example.com', 'Gizmo')).toEqual([
+          { resource: { group: 'example.com', version: 'v1', resource: 'gizmos' }, namespaced: false },
+        ]),
+      20_000,
+    );
   });
 
   it('service accounts, secrets and runtime classes: the caches follow writes, live reads answer at once', async () => {
@@ -80,11 +98,24 @@ describeWithControlPlane('cluster adapters against a real kube-apiserver', () =>
     expect(lookups.serviceAccounts.cached('lookups', 'builder')).toBeUndefined();
     expect(await lookups.serviceAccounts.live('lookups', 'builder')).toBeUndefined();
 
-    await core.createNamespacedServiceAccount({ namespace: 'lookups', body: { metadata: { name: 'builder' }, imagePullSecrets: [{ name: 'registry' }] } });
-    await core.createNamespacedSecret({ namespace: 'lookups', body: { metadata: { name: 'registry' }, type: 'kubernetes.io/dockerconfigjson', data: { '.dockerconfigjson': Buffer.from('{"auths":{}}').toString('base64') } } });
+    await core.createNamespacedServiceAccount({
+      namespace: 'lookups',
+      body: { metadata: { name: 'builder' }, imagePullSecrets: [{ name: 'registry' }] },
+    });
+    await core.createNamespacedSecret({
+      namespace: 'lookups',
+      body: {
+        metadata: { name: 'registry' },
+        type: 'kubernetes.io/dockerconfigjson',
+        data: { '.dockerconfigjson': Buffer.from('{"auths":{}}').toString('base64') },
+      },
+    });
     await node.createRuntimeClass({ body: { metadata: { name: 'gvisor' }, handler: 'runsc', overhead: { podFixed: { memory: '64Mi' } } } });
 
-    expect(await lookups.serviceAccounts.live('lookups', 'builder')).toMatchObject({ metadata: { name: 'builder' }, imagePullSecrets: [{ name: 'registry' }] });
+    expect(await lookups.serviceAccounts.live('lookups', 'builder')).toMatchObject({
+      metadata: { name: 'builder' },
+      imagePullSecrets: [{ name: 'registry' }],
+    });
     await settles(() => {
       expect(lookups.serviceAccounts.cached('lookups', 'builder')).toMatchObject({ imagePullSecrets: [{ name: 'registry' }] });
       expect(lookups.secrets.cached('lookups', 'registry')).toMatchObject({ type: 'kubernetes.io/dockerconfigjson' });

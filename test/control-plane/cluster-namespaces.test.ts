@@ -6,15 +6,15 @@
 // test/integration/cluster-namespaces.test.ts.
 import { CoreV1Api, KubeConfig, RbacAuthorizationV1Api } from '@kubernetes/client-node';
 import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
-import { startControlPlane, type ControlPlane } from '../../control-plane/control-plane.ts';
-import { createClusterLookups, type ClusterLookups } from '../../src/adapters/cluster/lookups.ts';
+import { type ControlPlane, startControlPlane } from '../../control-plane/control-plane.ts';
+import { type ClusterLookups, createClusterLookups } from '../../src/adapters/cluster/lookups.ts';
 import { createPlugin } from '../../src/admission/plugin.ts';
-import { isStatusError, StatusError } from '../../src/api/status-error.ts';
 import type { Pod } from '../../src/api/core.ts';
-import { systemClock, systemRandom } from '../../src/ports/clock.ts';
-import { silentLogger } from '../../src/ports/logger.ts';
+import { isStatusError, StatusError } from '../../src/api/status-error.ts';
 import { definition as podNodeSelector } from '../../src/plugins/podnodeselector/index.ts';
 import { definition as podTolerationRestriction } from '../../src/plugins/podtolerationrestriction/index.ts';
+import { systemClock, systemRandom } from '../../src/ports/clock.ts';
+import { silentLogger } from '../../src/ports/logger.ts';
 import type { Backend } from '../../src/wiring/backend.ts';
 import { createClusterBackend } from '../../src/wiring/cluster.ts';
 import { podAttributes, requestContext } from '../support/attributes.ts';
@@ -34,7 +34,11 @@ async function namespaceReader(controlPlane: ControlPlane, admin: KubeConfig, us
   const rbac = admin.makeApiClient(RbacAuthorizationV1Api);
   await rbac.createClusterRole({ body: { metadata: { name: user }, rules: [{ apiGroups: [''], resources: ['namespaces'], verbs }] } });
   await rbac.createClusterRoleBinding({
-    body: { metadata: { name: user }, roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: user }, subjects: [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'User', name: user }] },
+    body: {
+      metadata: { name: user },
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: user },
+      subjects: [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'User', name: user }],
+    },
   });
   return kubeConfigOf(await controlPlane.kubeconfigFor(user));
 }
@@ -69,7 +73,11 @@ describeWithControlPlane('namespace lookups on the cluster backend, against a re
   it('caches names and annotations from the LIST (last-applied-configuration, labels, spec and status dropped)', async () => {
     await core.createNamespace({
       body: {
-        metadata: { name: 'team-a', labels: { tier: 'gold' }, annotations: { [selectorAnnotation]: 'pool=a', 'kubectl.kubernetes.io/last-applied-configuration': '{"big":"blob"}' } },
+        metadata: {
+          name: 'team-a',
+          labels: { tier: 'gold' },
+          annotations: { [selectorAnnotation]: 'pool=a', 'kubectl.kubernetes.io/last-applied-configuration': '{"big":"blob"}' },
+        },
       },
     });
     const lookups = await startLookups();
@@ -78,7 +86,12 @@ describeWithControlPlane('namespace lookups on the cluster backend, against a re
     expect(lookups.namespaces!.cached('', 'team-a')).toEqual({
       apiVersion: 'v1',
       kind: 'Namespace',
-      metadata: { name: 'team-a', uid: expect.any(String), resourceVersion: expect.any(String), annotations: { [selectorAnnotation]: 'pool=a' } },
+      metadata: {
+        name: 'team-a',
+        uid: expect.any(String),
+        resourceVersion: expect.any(String),
+        annotations: { [selectorAnnotation]: 'pool=a' },
+      },
     });
     expect(lookups.namespaces!.cached('', 'team-b')).toBeUndefined();
     expect(lookups.notReadyReasons()).toEqual([]);
@@ -88,20 +101,29 @@ describeWithControlPlane('namespace lookups on the cluster backend, against a re
     await core.createNamespace({ body: { metadata: { name: 'team-watched' } } });
     const lookups = await startLookups();
     expect(lookups.namespaces!.cached('', 'team-watched')?.metadata?.annotations).toBeUndefined();
-    await core.patchNamespace({ name: 'team-watched', body: [{ op: 'add', path: '/metadata/annotations', value: { [selectorAnnotation]: 'pool=b' } }] });
+    await core.patchNamespace({
+      name: 'team-watched',
+      body: [{ op: 'add', path: '/metadata/annotations', value: { [selectorAnnotation]: 'pool=b' } }],
+    });
     await core.createNamespace({ body: { metadata: { name: 'team-new' } } });
-    await eventually(() => lookups.namespaces!.cached('', 'team-watched')?.metadata?.annotations?.[selectorAnnotation] === 'pool=b', 'the annotation change');
+    await eventually(
+      () => lookups.namespaces!.cached('', 'team-watched')?.metadata?.annotations?.[selectorAnnotation] === 'pool=b',
+      'the annotation change',
+    );
     await eventually(() => lookups.namespaces!.cached('', 'team-new'), 'the new namespace');
   });
 
-  it('reads live: the namespace, or undefined for the server\'s NotFound', async () => {
+  it("reads live: the namespace, or undefined for the server's NotFound", async () => {
     const lookups = await startLookups();
     await core.createNamespace({ body: { metadata: { name: 'fresh' } } });
-    expect(await lookups.namespaces!.live('', 'fresh', AbortSignal.timeout(5_000))).toMatchObject({ kind: 'Namespace', metadata: { name: 'fresh' } });
+    expect(await lookups.namespaces!.live('', 'fresh', AbortSignal.timeout(5_000))).toMatchObject({
+      kind: 'Namespace',
+      metadata: { name: 'fresh' },
+    });
     expect(await lookups.namespaces!.live('', 'missing')).toBeUndefined();
   });
 
-  it('a live read the server refuses is a StatusError with the server\'s code and message', async () => {
+  it("a live read the server refuses is a StatusError with the server's code and message", async () => {
     // May list and watch (so the cache syncs) but not get: kube-apiserver's RBAC refuses the GET.
     const lookups = await startLookups(await namespaceReader(controlPlane, admin, 'namespace-lister', ['list', 'watch']));
     let failure: unknown;
@@ -114,7 +136,9 @@ describeWithControlPlane('namespace lookups on the cluster backend, against a re
     expect((failure as StatusError).code).toBe(403);
     // kube-apiserver's request info takes a namespace's own name as its namespace, so the refusal
     // says "in the namespace", not "at the cluster scope".
-    expect((failure as StatusError).status.message).toBe('namespaces "x" is forbidden: User "namespace-lister" cannot get resource "namespaces" in API group "" in the namespace "x"');
+    expect((failure as StatusError).status.message).toBe(
+      'namespaces "x" is forbidden: User "namespace-lister" cannot get resource "namespaces" in API group "" in the namespace "x"',
+    );
   });
 
   it('PodNodeSelector and PodTolerationRestriction on a backend that may read namespaces and nothing else', async () => {
@@ -134,15 +158,39 @@ describeWithControlPlane('namespace lookups on the cluster backend, against a re
     // SubjectAccessReview would not become ready (the stand-in counts that nothing else is asked).
     const reader = await namespaceReader(controlPlane, admin, 'namespace-reader', ['get', 'list', 'watch']);
     const enabled = [podNodeSelector, podTolerationRestriction];
-    backend = createClusterBackend(reader, { requestTimeoutMs: 5_000, sarAllowedTtlMs: 0, sarDeniedTtlMs: 0, discoveryRefreshIntervalMs: 0, clusterState: undefined, kubeconfig: undefined }, silentLogger, enabled);
+    backend = createClusterBackend(
+      reader,
+      {
+        requestTimeoutMs: 5_000,
+        sarAllowedTtlMs: 0,
+        sarDeniedTtlMs: 0,
+        discoveryRefreshIntervalMs: 0,
+        clusterState: undefined,
+        kubeconfig: undefined,
+      },
+      silentLogger,
+      enabled,
+    );
     await backend.ready();
     expect(backend.notReadyReasons()).toEqual([]);
 
     const ports = { ...backend.ports, clock: systemClock, random: systemRandom };
     const context = () => requestContext(AbortSignal.timeout(5_000));
-    const pod: Pod = { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'web', namespace: 'team-plugins' }, spec: { containers: [{ name: 'c', image: 'nginx' }] } };
-    for (const definition of enabled) await createPlugin(definition, ports, 'cluster').admit!(podAttributes({ namespace: 'team-plugins', name: 'web', object: pod }), context());
-    expect(pod.spec).toMatchObject({ nodeSelector: { pool: 'a' }, tolerations: [{ key: 'pool', operator: 'Equal', value: 'a', effect: 'NoSchedule' }] });
+    const pod: Pod = {
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: { name: 'web', namespace: 'team-plugins' },
+      spec: { containers: [{ name: 'c', image: 'nginx' }] },
+    };
+    for (const definition of enabled)
+      await createPlugin(definition, ports, 'cluster').admit!(
+        podAttributes({ namespace: 'team-plugins', name: 'web', object: pod }),
+        context(),
+      );
+    expect(pod.spec).toMatchObject({
+      nodeSelector: { pool: 'a' },
+      tolerations: [{ key: 'pool', operator: 'Equal', value: 'a', effect: 'NoSchedule' }],
+    });
 
     // A namespace created just now: found, from the cache or by a live GET.
     await core.createNamespace({ body: { metadata: { name: 'team-later', annotations: { [selectorAnnotation]: 'pool=b' } } } });
@@ -154,7 +202,10 @@ describeWithControlPlane('namespace lookups on the cluster backend, against a re
     const errors = [];
     for (const plugin of enabled) {
       try {
-        await createPlugin(plugin, ports, 'cluster').admit!(podAttributes({ namespace: 'gone', object: { spec: { tolerations: [{ key: 'x', operator: 'Exists' }] } } }), context());
+        await createPlugin(plugin, ports, 'cluster').admit!(
+          podAttributes({ namespace: 'gone', object: { spec: { tolerations: [{ key: 'x', operator: 'Exists' }] } } }),
+          context(),
+        );
       } catch (error) {
         if (!isStatusError(error)) throw error;
         errors.push(error.status.message);

@@ -17,7 +17,10 @@ describeWithControlPlane('npm run control-plane', () => {
     const binaries = findBinaries();
     if ('missing' in binaries) throw new Error(binaries.missing);
     const pinned = builds().find((b) => b.name === 'kubernetes')!.version;
-    const child = spawn(process.execPath, [join(repoRoot, 'control-plane', 'main.ts')], { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [join(repoRoot, 'control-plane', 'main.ts')], {
+      cwd: repoRoot,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
@@ -41,7 +44,10 @@ describeWithControlPlane('npm run control-plane', () => {
 
       const version = await runKubectl(home, kubeconfig, ['version', '-o', 'json'], { kubectl: binaries.kubectl });
       expect(version.code, version.stderr).toBe(0);
-      const { clientVersion, serverVersion } = JSON.parse(version.stdout) as { clientVersion: { gitVersion: string }; serverVersion: { gitVersion: string } };
+      const { clientVersion, serverVersion } = JSON.parse(version.stdout) as {
+        clientVersion: { gitVersion: string };
+        serverVersion: { gitVersion: string };
+      };
       expect(clientVersion.gitVersion).toBe(pinned);
       expect(serverVersion.gitVersion).toBe(pinned);
 

@@ -31,7 +31,14 @@ describeWithControlPlane('kubectl apply --dry-run=server, chart defaults (Always
     expect(result).toEqual({ code: 0, stdout: 'pod/web created (server dry run)\n', stderr: '' });
 
     const calls = await callsDuring(async () => {
-      result = await cluster.kubectl('apply', '--dry-run=server', '-f', 'examples/pod.yaml', '-o', 'jsonpath={.spec.containers[*].imagePullPolicy}');
+      result = await cluster.kubectl(
+        'apply',
+        '--dry-run=server',
+        '-f',
+        'examples/pod.yaml',
+        '-o',
+        'jsonpath={.spec.containers[*].imagePullPolicy}',
+      );
     });
     expect(result).toEqual({ code: 0, stdout: 'Always', stderr: '' });
     // Mutating first, then validating the mutated pod; the review is what kube-apiserver sends.
@@ -68,14 +75,17 @@ describeWithControlPlane('kubectl apply --dry-run=server, chart defaults (Always
   it.each([
     ['a ConfigMap (examples/configmap-owner-denied.yaml)', 'examples/configmap-owner-denied.yaml', 'configmaps', 'owned-config'],
     ['a pod (mutated by AlwaysPullImages, then denied by ORPE)', 'test/kubectl/fixtures/pod-owner-denied.yaml', 'pods', 'owned-web'],
-  ])('denies %s that sets blockOwnerDeletion, with the upstream message and kubectl printing the explanation', async (_what, file, resource, name) => {
-    const result = await cluster.kubectl('apply', '--dry-run=server', '--as=demo-user', '-f', file);
-    expect(result).toEqual({
-      code: 1,
-      stdout: '',
-      stderr: `${ownerDenialWarnings}Error from server (Forbidden): error when creating "${file}": ${deniedByValidatingWebhook(blockOwnerDeletionDenied(resource, name))}\n`,
-    });
-  });
+  ])(
+    'denies %s that sets blockOwnerDeletion, with the upstream message and kubectl printing the explanation',
+    async (_what, file, resource, name) => {
+      const result = await cluster.kubectl('apply', '--dry-run=server', '--as=demo-user', '-f', file);
+      expect(result).toEqual({
+        code: 1,
+        stdout: '',
+        stderr: `${ownerDenialWarnings}Error from server (Forbidden): error when creating "${file}": ${deniedByValidatingWebhook(blockOwnerDeletionDenied(resource, name))}\n`,
+      });
+    },
+  );
 
   it('the commands kubectl printed create exactly the Role and RoleBinding that admission-chain explain gives offline', async () => {
     const denied = await cluster.kubectl('apply', '--dry-run=server', '--as=demo-user', '-f', 'examples/configmap-owner-denied.yaml');
@@ -94,7 +104,17 @@ describeWithControlPlane('kubectl apply --dry-run=server, chart defaults (Always
     }
     const state = join(await mkdtemp(join(tmpdir(), 'explain-state-')), 'state.yaml');
     await writeFile(state, clusterState.map((f) => readFileSync(f, 'utf8')).join('\n---\n'));
-    const explained = await runMain(['explain', '-f', 'examples/configmap-owner-denied.yaml', '--user', 'demo-user', '--cluster-state', state, '-o', 'yaml']);
+    const explained = await runMain([
+      'explain',
+      '-f',
+      'examples/configmap-owner-denied.yaml',
+      '--user',
+      'demo-user',
+      '--cluster-state',
+      state,
+      '-o',
+      'yaml',
+    ]);
     expect(explained.code, explained.stderr).toBe(0);
     expect(created).toEqual(parseAllDocuments(explained.stdout).map((d) => d.toJS()));
   });
@@ -109,17 +129,30 @@ describeWithControlPlane('kubectl apply --dry-run=server, chart defaults (Always
 
     it.each([
       ['ConfigMap, strategic merge patch', 'examples/configmap-owner-denied.yaml', 'configmaps', 'owned-config', 'configmap/owned-config'],
-      ['custom resource, JSON merge patch', 'test/kubectl/fixtures/widget-owner-denied.yaml', 'widgets.example.com', 'gear', 'widget.example.com/gear'],
+      [
+        'custom resource, JSON merge patch',
+        'test/kubectl/fixtures/widget-owner-denied.yaml',
+        'widgets.example.com',
+        'gear',
+        'widget.example.com/gear',
+      ],
     ])('%s: denied for the scoped user, allowed for an admin', async (_what, file, resource, name, printed) => {
       const calls = await callsDuring(async () => {
         const denied = await cluster.kubectl('apply', '--dry-run=server', '--as=demo-user', '-f', file);
         expect(denied.code).toBe(1);
         expect(denied.stderr.startsWith(`${ownerDenialWarnings}Error from server (Forbidden): error when applying patch:\n`)).toBe(true);
-        expect(denied.stderr).toContain(`error when patching "${file}": ${deniedByValidatingWebhook(blockOwnerDeletionDenied(resource, name))}\n`);
+        expect(denied.stderr).toContain(
+          `error when patching "${file}": ${deniedByValidatingWebhook(blockOwnerDeletionDenied(resource, name))}\n`,
+        );
       });
       expect(calls).toHaveLength(1);
       const request = calls[0]!.review.request!;
-      expect(request).toMatchObject({ operation: 'UPDATE', name, userInfo: { username: 'demo-user', groups: ['system:authenticated'] }, options: { kind: 'UpdateOptions', dryRun: ['All'] } });
+      expect(request).toMatchObject({
+        operation: 'UPDATE',
+        name,
+        userInfo: { username: 'demo-user', groups: ['system:authenticated'] },
+        options: { kind: 'UpdateOptions', dryRun: ['All'] },
+      });
       expect(request.oldObject?.metadata?.ownerReferences?.[0]?.blockOwnerDeletion).toBeUndefined();
       expect(request.object?.metadata?.ownerReferences?.[0]).toMatchObject({ name: 'web', blockOwnerDeletion: true });
 
@@ -135,7 +168,14 @@ describeWithControlPlane('kubectl apply --dry-run=server, chart defaults (Always
     const calls = await callsDuring(async () => {
       const namespace = await cluster.kubectl('apply', '-f', 'test/kubectl/fixtures/opted-out-namespace.yaml');
       expect(namespace).toEqual({ code: 0, stdout: 'namespace/opted-out created\n', stderr: '' });
-      const pod = await cluster.kubectl('apply', '--dry-run=server', '-f', 'test/kubectl/fixtures/pod-opted-out.yaml', '-o', 'jsonpath={.spec.containers[*].imagePullPolicy}');
+      const pod = await cluster.kubectl(
+        'apply',
+        '--dry-run=server',
+        '-f',
+        'test/kubectl/fixtures/pod-opted-out.yaml',
+        '-o',
+        'jsonpath={.spec.containers[*].imagePullPolicy}',
+      );
       expect(pod).toEqual({ code: 0, stdout: 'IfNotPresent', stderr: '' });
     });
     expect(calls).toEqual([]);
@@ -146,7 +186,14 @@ describeWithControlPlane('kubectl apply --dry-run=server, chart defaults (Always
     expect(label).toEqual({ code: 0, stdout: 'namespace/admission-chain-demo labeled\n', stderr: '' });
     try {
       const calls = await callsDuring(async () => {
-        const pod = await cluster.kubectl('apply', '--dry-run=server', '-f', 'examples/pod.yaml', '-o', 'jsonpath={.spec.containers[*].imagePullPolicy}');
+        const pod = await cluster.kubectl(
+          'apply',
+          '--dry-run=server',
+          '-f',
+          'examples/pod.yaml',
+          '-o',
+          'jsonpath={.spec.containers[*].imagePullPolicy}',
+        );
         expect(pod).toEqual({ code: 0, stdout: 'IfNotPresent', stderr: '' });
       });
       expect(calls).toEqual([]);
@@ -154,7 +201,14 @@ describeWithControlPlane('kubectl apply --dry-run=server, chart defaults (Always
       const unlabel = await cluster.kubectl('label', 'namespace', 'admission-chain-demo', 'admission-chain.io/disabled-');
       expect(unlabel).toEqual({ code: 0, stdout: 'namespace/admission-chain-demo unlabeled\n', stderr: '' });
     }
-    const pod = await cluster.kubectl('apply', '--dry-run=server', '-f', 'examples/pod.yaml', '-o', 'jsonpath={.spec.containers[*].imagePullPolicy}');
+    const pod = await cluster.kubectl(
+      'apply',
+      '--dry-run=server',
+      '-f',
+      'examples/pod.yaml',
+      '-o',
+      'jsonpath={.spec.containers[*].imagePullPolicy}',
+    );
     expect(pod).toEqual({ code: 0, stdout: 'Always', stderr: '' });
   });
 
@@ -177,8 +231,16 @@ describeWithControlPlane('kubectl apply --dry-run=server, chart defaults (Always
   });
 
   it.each([
-    ['answers garbage', 'garbage' as const, /failed calling webhook "validate.admission-chain.io": failed to call webhook: couldn't get version\/kind; json parse error: invalid character 'o' in literal null \(expecting 'u'\)\n$/],
-    ['answers 500', 'error-500' as const, /failed calling webhook "validate.admission-chain.io": failed to call webhook: an error on the server \("the front failed on purpose"\) has prevented the request from succeeding/],
+    [
+      'answers garbage',
+      'garbage' as const,
+      /failed calling webhook "validate.admission-chain.io": failed to call webhook: couldn't get version\/kind; json parse error: invalid character 'o' in literal null \(expecting 'u'\)\n$/,
+    ],
+    [
+      'answers 500',
+      'error-500' as const,
+      /failed calling webhook "validate.admission-chain.io": failed to call webhook: an error on the server \("the front failed on purpose"\) has prevented the request from succeeding/,
+    ],
   ])('a webhook that %s fails the request under failurePolicy Fail', async (_what, behaviour, message) => {
     cluster.front.behaviour = behaviour;
     try {
@@ -201,7 +263,9 @@ describeWithControlPlane('kubectl apply --dry-run=server, chart defaults (Always
       const result = await cluster.kubectl('apply', '--dry-run=server', '-f', 'examples/pod.yaml');
       const elapsed = Date.now() - started;
       expect(result.code).toBe(1);
-      expect(result.stderr).toMatch(/failed calling webhook "validate.admission-chain.io": failed to call webhook: Post ".*\/validate\?timeout=\d+s": context deadline exceeded/);
+      expect(result.stderr).toMatch(
+        /failed calling webhook "validate.admission-chain.io": failed to call webhook: Post ".*\/validate\?timeout=\d+s": context deadline exceeded/,
+      );
       expect(elapsed).toBeGreaterThanOrEqual(timeoutSeconds! * 1000);
     } finally {
       cluster.front.behaviour = 'forward';
@@ -209,11 +273,21 @@ describeWithControlPlane('kubectl apply --dry-run=server, chart defaults (Always
     }
   });
 
-  it('the chart\'s matchConditions keep pods/status, leases and access reviews from the webhook, as kube-apiserver evaluates them', async () => {
+  it("the chart's matchConditions keep pods/status, leases and access reviews from the webhook, as kube-apiserver evaluates them", async () => {
     await cluster.kubectlOk('apply', '-f', 'examples/pod.yaml');
     try {
       const calls = await callsDuring(async () => {
-        await cluster.kubectlOk('patch', 'pod', 'web', '-n', 'admission-chain-demo', '--subresource=status', '--type=merge', '-p', '{"status":{"message":"from the kubelet"}}');
+        await cluster.kubectlOk(
+          'patch',
+          'pod',
+          'web',
+          '-n',
+          'admission-chain-demo',
+          '--subresource=status',
+          '--type=merge',
+          '-p',
+          '{"status":{"message":"from the kubelet"}}',
+        );
         await cluster.kubectlOk('apply', '--dry-run=server', '-f', 'test/control-plane/fixtures/lease-owned.yaml');
         await cluster.kubectlOk('auth', 'can-i', 'create', 'pods', '-n', 'admission-chain-demo');
       });
@@ -231,7 +305,10 @@ describeWithControlPlane('kubectl apply --dry-run=server, ORPE in warn mode and 
   let cluster: RealCluster;
   beforeAll(async () => {
     cluster = await demoRealCluster({
-      plugins: { OwnerReferencesPermissionEnforcement: { enabled: true, mode: 'warn' }, StorageObjectInUseProtection: { enabled: true, mode: 'enforce' } },
+      plugins: {
+        OwnerReferencesPermissionEnforcement: { enabled: true, mode: 'warn' },
+        StorageObjectInUseProtection: { enabled: true, mode: 'enforce' },
+      },
     });
   });
   afterAll(() => cluster?.close());

@@ -14,11 +14,11 @@ import { parseAllDocuments } from 'yaml';
 import { startControlPlane } from '../../control-plane/control-plane.ts';
 import { startChartWebhook } from '../deploy/chart-webhook.ts';
 import { projectConfigMapMounts } from '../deploy/config-map-mounts.ts';
-import { defaultNamespace, defaultRelease, isHook, runHelm, type KubeObject } from '../deploy/helm.ts';
+import { defaultNamespace, defaultRelease, isHook, type KubeObject, runHelm } from '../deploy/helm.ts';
 import { repoRoot } from '../deploy/tools.ts';
-import { runMain } from '../support/cli.ts';
 import { runKubectl } from '../kubectl/kubectl.ts';
 import type { WebhookConfiguration } from '../kubectl/webhook-configurations.ts';
+import { runMain } from '../support/cli.ts';
 import { describeWithControlPlane } from './real-cluster.ts';
 
 interface PodSpec {
@@ -38,16 +38,25 @@ describeWithControlPlane('a GitOps install (helm template | kubectl apply)', () 
     cleanups.push(() => rm(scratch, { recursive: true, force: true }));
     const rendered = runHelm('template');
     expect(rendered.status, rendered.stderr).toBe(0);
-    const objects = parseAllDocuments(rendered.stdout).map((d) => d.toJS() as KubeObject | null).filter((o): o is KubeObject => o !== null);
+    const objects = parseAllDocuments(rendered.stdout)
+      .map((d) => d.toJS() as KubeObject | null)
+      .filter((o): o is KubeObject => o !== null);
     const render = join(scratch, 'render.yaml');
     await writeFile(render, rendered.stdout);
 
     const controlPlane = await startControlPlane({ dir: join(scratch, 'control-plane') });
     cleanups.push(() => controlPlane.stop());
-    const kubectlAs = (kubeconfig: string) => (...args: string[]) => runKubectl(join(scratch, 'home'), kubeconfig, args, { cwd: repoRoot, kubectl: controlPlane.binaries.kubectl });
+    const kubectlAs =
+      (kubeconfig: string) =>
+      (...args: string[]) =>
+        runKubectl(join(scratch, 'home'), kubeconfig, args, { cwd: repoRoot, kubectl: controlPlane.binaries.kubectl });
     const kubectl = kubectlAs(controlPlane.kubeconfigPath);
     const configurations = async () => {
-      const lists = await Promise.all(['mutatingwebhookconfigurations', 'validatingwebhookconfigurations'].map(async (resource) => JSON.parse((await kubectl('get', resource, '-o', 'json')).stdout) as { items: WebhookConfiguration[] }));
+      const lists = await Promise.all(
+        ['mutatingwebhookconfigurations', 'validatingwebhookconfigurations'].map(
+          async (resource) => JSON.parse((await kubectl('get', resource, '-o', 'json')).stdout) as { items: WebhookConfiguration[] },
+        ),
+      );
       return lists.flatMap((list) => list.items);
     };
     /** A kubeconfig with a TokenRequest token of one of the render's ServiceAccounts. */
@@ -75,7 +84,8 @@ describeWithControlPlane('a GitOps install (helm template | kubectl apply)', () 
     const [hook] = job.spec.template.spec.containers;
     const hookKubeconfig = await serviceAccountKubeconfig(job.spec.template.spec.serviceAccountName);
     const runJob = () => runMain([...hook!.command.slice(2), ...hook!.args, `--kubeconfig=${hookKubeconfig}`]);
-    const kept = 'ValidatingWebhookConfiguration ac-admission-chain: kept: not installed by Helm release admission-chain/ac\n' +
+    const kept =
+      'ValidatingWebhookConfiguration ac-admission-chain: kept: not installed by Helm release admission-chain/ac\n' +
       'MutatingWebhookConfiguration ac-admission-chain: kept: not installed by Helm release admission-chain/ac\n';
     expect(await runJob()).toEqual({ code: 0, stderr: '', stdout: kept });
     expect(await configurations()).toHaveLength(2);

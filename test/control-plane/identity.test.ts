@@ -15,7 +15,7 @@ import { blockOwnerDeletionDenied, deniedByValidatingWebhook } from '../kubectl/
 import { describeWithControlPlane, type RealCluster } from './real-cluster.ts';
 import { demoRealCluster } from './scenarios.ts';
 
-describeWithControlPlane('the requester\'s identity reaches SubjectAccessReview whole (cluster backend)', () => {
+describeWithControlPlane("the requester's identity reaches SubjectAccessReview whole (cluster backend)", () => {
   let cluster: RealCluster;
   let scratch: string;
   beforeAll(async () => {
@@ -28,12 +28,17 @@ describeWithControlPlane('the requester\'s identity reaches SubjectAccessReview 
     if (scratch !== undefined) await rm(scratch, { recursive: true, force: true });
   });
 
-  it('a service account token: kube-apiserver\'s userInfo is what the webhook sees, and its group allows the owner check', async () => {
+  it("a service account token: kube-apiserver's userInfo is what the webhook sees, and its group allows the owner check", async () => {
     const token = (await cluster.kubectlOk('create', 'token', 'deployer', '-n', 'admission-chain-demo', '--duration=10m')).trim();
     const kubeconfig = join(scratch, 'deployer.kubeconfig');
     await writeFile(kubeconfig, cluster.controlPlane.kubeconfigWithToken(token), { mode: 0o600 });
     const before = cluster.webhookCalls.length;
-    const result = await runKubectl(join(scratch, 'home'), kubeconfig, ['apply', '--dry-run=server', '-f', 'examples/configmap-owner-denied.yaml'], { cwd: repoRoot, kubectl: cluster.controlPlane.binaries.kubectl });
+    const result = await runKubectl(
+      join(scratch, 'home'),
+      kubeconfig,
+      ['apply', '--dry-run=server', '-f', 'examples/configmap-owner-denied.yaml'],
+      { cwd: repoRoot, kubectl: cluster.controlPlane.binaries.kubectl },
+    );
     expect(result).toEqual({ code: 0, stdout: 'configmap/owned-config created (server dry run)\n', stderr: '' });
     const calls = cluster.webhookCalls.slice(before).filter((call) => call.webhook === 'validate.admission-chain.io');
     expect(calls).toHaveLength(1);
@@ -47,7 +52,14 @@ describeWithControlPlane('the requester\'s identity reaches SubjectAccessReview 
   });
 
   it('an impersonated user is allowed with the impersonated group and denied without it', async () => {
-    const withGroup = await cluster.kubectl('apply', '--dry-run=server', '--as=demo-user', '--as-group=system:serviceaccounts:admission-chain-demo', '-f', 'examples/configmap-owner-denied.yaml');
+    const withGroup = await cluster.kubectl(
+      'apply',
+      '--dry-run=server',
+      '--as=demo-user',
+      '--as-group=system:serviceaccounts:admission-chain-demo',
+      '-f',
+      'examples/configmap-owner-denied.yaml',
+    );
     expect(withGroup).toMatchObject({ code: 0, stdout: 'configmap/owned-config created (server dry run)\n' });
 
     const without = await cluster.kubectl('apply', '--dry-run=server', '--as=demo-user', '-f', 'examples/configmap-owner-denied.yaml');
@@ -57,9 +69,11 @@ describeWithControlPlane('the requester\'s identity reaches SubjectAccessReview 
     );
   });
 
-  it('without the chart\'s create on subjectaccessreviews, ORPE cannot ask and fails closed, saying why', async () => {
+  it("without the chart's create on subjectaccessreviews, ORPE cannot ask and fails closed, saying why", async () => {
     const clusterRole = `${defaultRelease}-admission-chain`;
-    const original = JSON.parse(await cluster.kubectlOk('get', 'clusterrole', clusterRole, '-o', 'json')) as { rules: Array<{ resources?: string[] }> };
+    const original = JSON.parse(await cluster.kubectlOk('get', 'clusterrole', clusterRole, '-o', 'json')) as {
+      rules: Array<{ resources?: string[] }>;
+    };
     const without = original.rules.filter((rule) => !(rule.resources ?? []).includes('subjectaccessreviews'));
     expect(without.length).toBe(original.rules.length - 1);
     await cluster.kubectlOk('patch', 'clusterrole', clusterRole, '--type=merge', '-p', JSON.stringify({ rules: without }));
@@ -70,7 +84,10 @@ describeWithControlPlane('the requester\'s identity reaches SubjectAccessReview 
         const token = (await cluster.kubectlOk('create', 'token', 'deployer', '-n', 'admission-chain-demo', '--duration=10m')).trim();
         const kubeconfig = join(scratch, 'deployer-again.kubeconfig');
         await writeFile(kubeconfig, cluster.controlPlane.kubeconfigWithToken(token), { mode: 0o600 });
-        return runKubectl(join(scratch, 'home'), kubeconfig, ['apply', '--dry-run=server', '-f', 'examples/configmap-owner-denied.yaml'], { cwd: repoRoot, kubectl: cluster.controlPlane.binaries.kubectl });
+        return runKubectl(join(scratch, 'home'), kubeconfig, ['apply', '--dry-run=server', '-f', 'examples/configmap-owner-denied.yaml'], {
+          cwd: repoRoot,
+          kubectl: cluster.controlPlane.binaries.kubectl,
+        });
       };
       let result = await asDeployer();
       for (let attempt = 0; attempt < 50 && result.code === 0; attempt++) {
@@ -78,13 +95,17 @@ describeWithControlPlane('the requester\'s identity reaches SubjectAccessReview 
         result = await asDeployer();
       }
       expect(result.code).toBe(1);
-      expect(result.stderr).toMatch(/admission webhook "validate.admission-chain.io" denied the request: configmaps "owned-config" is forbidden: /);
+      expect(result.stderr).toMatch(
+        /admission webhook "validate.admission-chain.io" denied the request: configmaps "owned-config" is forbidden: /,
+      );
       // Upstream's message, with the authorizer's error where upstream prints it, naming the webhook's own identity.
       expect(result.stderr).toContain(
         `${blockOwnerDeletionDenied('configmaps', 'owned-config').replace(/<nil>$/, '')}subjectaccessreviews.authorization.k8s.io is forbidden: ` +
           `User "system:serviceaccount:${defaultNamespace}:${clusterRole}" cannot create resource "subjectaccessreviews" in API group "authorization.k8s.io" at the cluster scope\n`,
       );
-      expect(result.stderr).toMatch(/^Warning: the authorizer could not answer whether user "system:serviceaccount:admission[^"]*" may update deployments\/finalizers/m);
+      expect(result.stderr).toMatch(
+        /^Warning: the authorizer could not answer whether user "system:serviceaccount:admission[^"]*" may update deployments\/finalizers/m,
+      );
     } finally {
       await cluster.kubectlOk('patch', 'clusterrole', clusterRole, '--type=merge', '-p', JSON.stringify({ rules: original.rules }));
     }

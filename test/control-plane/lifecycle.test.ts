@@ -10,12 +10,12 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
-import { runMain } from '../support/cli.ts';
 import type { KubeObject } from '../deploy/helm.ts';
 import { isHook } from '../deploy/helm.ts';
 import { clusterState, fixture } from '../kubectl/scenarios.ts';
 import type { WebhookConfiguration } from '../kubectl/webhook-configurations.ts';
-import { describeWithControlPlane, startRealCluster, type RealCluster } from './real-cluster.ts';
+import { runMain } from '../support/cli.ts';
+import { describeWithControlPlane, type RealCluster, startRealCluster } from './real-cluster.ts';
 import { demoRealCluster } from './scenarios.ts';
 
 let cluster: RealCluster | undefined;
@@ -39,7 +39,8 @@ async function probesRefused(target: RealCluster, count = 3, timeoutMs = 20_000)
   const until = target.front.probes + count;
   const deadline = Date.now() + timeoutMs;
   while (target.front.probes < until) {
-    if (Date.now() > deadline) throw new Error(`the webhook probed ${target.front.probes - until + count} times within ${timeoutMs}ms, not ${count}`);
+    if (Date.now() > deadline)
+      throw new Error(`the webhook probed ${target.front.probes - until + count} times within ${timeoutMs}ms, not ${count}`);
     await sleep(50);
   }
 }
@@ -47,12 +48,17 @@ async function probesRefused(target: RealCluster, count = 3, timeoutMs = 20_000)
 /** The admission_chain_webhook_configuration_registered gauge, per kind. */
 async function registeredGauge(target: RealCluster): Promise<Record<string, number>> {
   const gauge: Record<string, number> = {};
-  for (const match of (await target.webhookMetrics()).matchAll(/^admission_chain_webhook_configuration_registered\{kind="([^"]+)"\} (\d+)$/gm)) gauge[match[1]!] = Number(match[2]);
+  for (const match of (await target.webhookMetrics()).matchAll(
+    /^admission_chain_webhook_configuration_registered\{kind="([^"]+)"\} (\d+)$/gm,
+  ))
+    gauge[match[1]!] = Number(match[2]);
   return gauge;
 }
 
-const pullPolicy = (target: RealCluster, name: string) => target.kubectl('get', 'pod', name, '-n', 'admission-chain-demo', '-o', 'jsonpath={.spec.containers[*].imagePullPolicy}');
-const validatingPolicy = async (target: RealCluster) => (await target.configurations()).find((c) => c.kind === 'ValidatingWebhookConfiguration')?.webhooks?.[0]?.failurePolicy;
+const pullPolicy = (target: RealCluster, name: string) =>
+  target.kubectl('get', 'pod', name, '-n', 'admission-chain-demo', '-o', 'jsonpath={.spec.containers[*].imagePullPolicy}');
+const validatingPolicy = async (target: RealCluster) =>
+  (await target.configurations()).find((c) => c.kind === 'ValidatingWebhookConfiguration')?.webhooks?.[0]?.failurePolicy;
 
 describeWithControlPlane('before a replica answers', () => {
   it('the configurations hold no webhooks, so pods in other namespaces are created untouched, until the webhook registers itself', async () => {
@@ -88,11 +94,20 @@ describeWithControlPlane('before a replica answers', () => {
     await c.registered();
     const validating = (await c.configurations()).find((o) => o.kind === 'ValidatingWebhookConfiguration');
     expect(validating?.webhooks?.map((w) => [w.name, w.failurePolicy])).toEqual([['validate.admission-chain.io', 'Fail']]);
-    const template = JSON.parse((validating?.metadata.annotations as Record<string, string>)['admission-chain.io/webhooks'] ?? '[]') as Array<Record<string, unknown>>;
+    const template = JSON.parse(
+      (validating?.metadata.annotations as Record<string, string>)['admission-chain.io/webhooks'] ?? '[]',
+    ) as Array<Record<string, unknown>>;
     // What kube-apiserver stores is the template plus the defaults it fills in.
     expect(validating?.webhooks?.[0]).toMatchObject(template[0]!);
     await c.kubectlOk('delete', 'pod', 'web', '-n', 'admission-chain-demo');
-    const result = await c.kubectl('apply', '--dry-run=server', '-f', 'examples/pod.yaml', '-o', 'jsonpath={.spec.containers[*].imagePullPolicy}');
+    const result = await c.kubectl(
+      'apply',
+      '--dry-run=server',
+      '-f',
+      'examples/pod.yaml',
+      '-o',
+      'jsonpath={.spec.containers[*].imagePullPolicy}',
+    );
     expect(result).toEqual({ code: 0, stdout: 'Always', stderr: '' });
   });
 });
@@ -109,8 +124,19 @@ describeWithControlPlane('an installation with its plugins enforcing', () => {
     expect(await validatingPolicy(c)).toBe('Fail');
     c.front.behaviour = 'reset';
     try {
-      const edited = await c.kubectl('patch', 'validatingwebhookconfiguration', 'ac-admission-chain', '--type=json', '-p', '[{"op":"replace","path":"/webhooks/0/failurePolicy","value":"Ignore"}]');
-      expect(edited).toEqual({ code: 0, stdout: 'validatingwebhookconfiguration.admissionregistration.k8s.io/ac-admission-chain patched\n', stderr: '' });
+      const edited = await c.kubectl(
+        'patch',
+        'validatingwebhookconfiguration',
+        'ac-admission-chain',
+        '--type=json',
+        '-p',
+        '[{"op":"replace","path":"/webhooks/0/failurePolicy","value":"Ignore"}]',
+      );
+      expect(edited).toEqual({
+        code: 0,
+        stdout: 'validatingwebhookconfiguration.admissionregistration.k8s.io/ac-admission-chain patched\n',
+        stderr: '',
+      });
       // The webhook wants Fail back, and asks first whether a replica answers: nobody does.
       await probesRefused(c);
       expect(await validatingPolicy(c)).toBe('Ignore');
@@ -126,7 +152,17 @@ describeWithControlPlane('an installation with its plugins enforcing', () => {
     // A pod owned by a Deployment (blockOwnerDeletion: an admin may set it), as controllers create them.
     expect((await c.kubectl('apply', '-f', 'test/kubectl/fixtures/pod-owner-denied.yaml')).code).toBe(0);
     const status = await callsDuring(c, async () => {
-      const patched = await c.kubectl('patch', 'pod', 'owned-web', '-n', 'admission-chain-demo', '--subresource=status', '--type=merge', '-p', '{"status":{"phase":"Running"}}');
+      const patched = await c.kubectl(
+        'patch',
+        'pod',
+        'owned-web',
+        '-n',
+        'admission-chain-demo',
+        '--subresource=status',
+        '--type=merge',
+        '-p',
+        '{"status":{"phase":"Running"}}',
+      );
       expect(patched).toEqual({ code: 0, stdout: 'pod/owned-web patched\n', stderr: '' });
     });
     expect(status).toEqual([]);
@@ -141,7 +177,9 @@ describeWithControlPlane('an installation with its plugins enforcing', () => {
 
   it('uninstall: the pre-delete hook, as its own ServiceAccount, removes both configurations while the webhook still runs; they stay gone, and pods are then created without it', async () => {
     const hooks = c.rendered.filter(isHook);
-    const job = hooks.find((o) => o.kind === 'Job') as KubeObject & { spec: { template: { spec: { serviceAccountName: string; containers: Array<{ command: string[]; args: string[] }> } } } };
+    const job = hooks.find((o) => o.kind === 'Job') as KubeObject & {
+      spec: { template: { spec: { serviceAccountName: string; containers: Array<{ command: string[]; args: string[] }> } } };
+    };
     expect(job.metadata.annotations?.['helm.sh/hook']).toBe('pre-delete');
     const [container] = job.spec.template.spec.containers;
     expect(container?.command).toEqual(['node', 'dist/cli/run.js', 'unregister']);
@@ -149,11 +187,19 @@ describeWithControlPlane('an installation with its plugins enforcing', () => {
     // `helm install` marks what it installs as the release's (kubectl applied the bare rendering);
     // the hook deletes only configurations carrying that ownership.
     for (const resource of ['mutatingwebhookconfiguration', 'validatingwebhookconfiguration']) {
-      await c.kubectlOk('annotate', resource, 'ac-admission-chain', 'meta.helm.sh/release-name=ac', 'meta.helm.sh/release-namespace=admission-chain');
+      await c.kubectlOk(
+        'annotate',
+        resource,
+        'ac-admission-chain',
+        'meta.helm.sh/release-name=ac',
+        'meta.helm.sh/release-namespace=admission-chain',
+      );
     }
     // The hook's ServiceAccount and RBAC, created before the Job as Helm creates hooks by weight.
     await c.apply(...hooks.filter((o) => o.kind !== 'Job'));
-    const token = (await c.kubectlOk('create', 'token', job.spec.template.spec.serviceAccountName, '-n', 'admission-chain', '--duration=10m')).trim();
+    const token = (
+      await c.kubectlOk('create', 'token', job.spec.template.spec.serviceAccountName, '-n', 'admission-chain', '--duration=10m')
+    ).trim();
     const scratch = await mkdtemp(join(tmpdir(), 'unregister-'));
     scratches.push(scratch);
     const kubeconfig = join(scratch, 'hook.kubeconfig');
@@ -162,7 +208,9 @@ describeWithControlPlane('an installation with its plugins enforcing', () => {
     // The Job's command, as the image runs it (dist/cli/run.js is src/cli/run.ts's main), with the Job's identity.
     const { code, stdout, stderr } = await runMain([...container!.command.slice(2), ...container!.args, `--kubeconfig=${kubeconfig}`]);
     expect({ code, stderr }).toEqual({ code: 0, stderr: '' });
-    expect(stdout).toBe('ValidatingWebhookConfiguration ac-admission-chain: deleted\nMutatingWebhookConfiguration ac-admission-chain: deleted\n');
+    expect(stdout).toBe(
+      'ValidatingWebhookConfiguration ac-admission-chain: deleted\nMutatingWebhookConfiguration ac-admission-chain: deleted\n',
+    );
     expect(await c.configurations()).toEqual([]);
 
     // The running replicas cannot bring them back (they may only patch, never create): once the
@@ -182,7 +230,9 @@ describeWithControlPlane('an installation with its plugins enforcing', () => {
     // Run again (a retried hook), it finds nothing to delete and still succeeds.
     const again = await runMain(['unregister', ...container!.args, `--kubeconfig=${kubeconfig}`]);
     expect(again.code, again.stderr).toBe(0);
-    expect(again.stdout).toBe('ValidatingWebhookConfiguration ac-admission-chain: not found\nMutatingWebhookConfiguration ac-admission-chain: not found\n');
+    expect(again.stdout).toBe(
+      'ValidatingWebhookConfiguration ac-admission-chain: not found\nMutatingWebhookConfiguration ac-admission-chain: not found\n',
+    );
   });
 });
 
@@ -190,21 +240,36 @@ describeWithControlPlane('self-managed TLS', () => {
   it('the webhook fills the chart’s empty Secret with a CA and a serving certificate, injects the CA, and kube-apiserver calls it through that certificate', async () => {
     cluster = await demoRealCluster({ tls: { mode: 'self-managed' } });
     const c = cluster;
-    const secret = JSON.parse(await c.kubectlOk('get', 'secret', 'ac-admission-chain-tls', '-n', 'admission-chain', '-o', 'json')) as { data: Record<string, string> };
+    const secret = JSON.parse(await c.kubectlOk('get', 'secret', 'ac-admission-chain-tls', '-n', 'admission-chain', '-o', 'json')) as {
+      data: Record<string, string>;
+    };
     const decoded = (key: string) => Buffer.from(secret.data[key] ?? '', 'base64').toString('utf8');
     const ca = new X509Certificate(decoded('ca.crt'));
     const serving = new X509Certificate(decoded('tls.crt'));
     expect(ca.ca).toBe(true);
     expect(serving.checkIssued(ca)).toBe(true);
-    expect(serving.checkHost('ac-admission-chain.admission-chain.svc', { subject: 'never' })).toBe('ac-admission-chain.admission-chain.svc');
+    expect(serving.checkHost('ac-admission-chain.admission-chain.svc', { subject: 'never' })).toBe(
+      'ac-admission-chain.admission-chain.svc',
+    );
     // The webhooks.url host, which kube-apiserver dials here, is covered too.
     expect(serving.checkIP('127.0.0.1')).toBe('127.0.0.1');
     for (const configuration of (await c.configurations()) as WebhookConfiguration[]) {
-      expect(configuration.webhooks?.map((w) => Buffer.from(w.clientConfig.caBundle ?? '', 'base64').toString('utf8'))).toEqual([decoded('ca.crt')]);
+      expect(configuration.webhooks?.map((w) => Buffer.from(w.clientConfig.caBundle ?? '', 'base64').toString('utf8'))).toEqual([
+        decoded('ca.crt'),
+      ]);
     }
-    const result = await c.kubectl('apply', '--dry-run=server', '-f', 'examples/pod.yaml', '-o', 'jsonpath={.spec.containers[*].imagePullPolicy}');
+    const result = await c.kubectl(
+      'apply',
+      '--dry-run=server',
+      '-f',
+      'examples/pod.yaml',
+      '-o',
+      'jsonpath={.spec.containers[*].imagePullPolicy}',
+    );
     expect(result).toEqual({ code: 0, stdout: 'Always', stderr: '' });
     // Not a hand-made object: the pod kube-apiserver admitted went through the webhook.
-    expect(c.webhookCalls.at(-1)?.review.request?.object).toMatchObject({ metadata: { name: fixture('examples/pod.yaml').metadata?.name } });
+    expect(c.webhookCalls.at(-1)?.review.request?.object).toMatchObject({
+      metadata: { name: fixture('examples/pod.yaml').metadata?.name },
+    });
   });
 });

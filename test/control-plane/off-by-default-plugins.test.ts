@@ -6,17 +6,25 @@
 // AdmissionConfiguration file the chart mounts.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { parse } from 'yaml';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { parse } from 'yaml';
 import { repoRoot } from '../deploy/tools.ts';
 import { describeWithControlPlane, type RealCluster } from './real-cluster.ts';
 import { demoRealCluster } from './scenarios.ts';
 
-const tenantPinning = parse(readFileSync(join(repoRoot, 'examples/values/tenant-pinning.yaml'), 'utf8')) as { plugins: Record<string, unknown>; webhooks: unknown };
+const tenantPinning = parse(readFileSync(join(repoRoot, 'examples/values/tenant-pinning.yaml'), 'utf8')) as {
+  plugins: Record<string, unknown>;
+  webhooks: unknown;
+};
 const enforcing = { enabled: true, mode: 'enforce' };
 const values = {
   ...tenantPinning,
-  plugins: { ...tenantPinning.plugins, ExtendedResourceToleration: enforcing, LimitPodHardAntiAffinityTopology: enforcing, DenyServiceExternalIPs: enforcing },
+  plugins: {
+    ...tenantPinning.plugins,
+    ExtendedResourceToleration: enforcing,
+    LimitPodHardAntiAffinityTopology: enforcing,
+    DenyServiceExternalIPs: enforcing,
+  },
 };
 
 // kube-apiserver's own warning on every write of a Service with externalIPs.
@@ -27,7 +35,8 @@ const defaultTolerationSeconds = ['not-ready', 'unreachable']
   .map((condition) => `{"effect":"NoExecute","key":"node.kubernetes.io/${condition}","operator":"Exists","tolerationSeconds":300}`)
   .join(',');
 
-const denied = (phase: 'mutate' | 'validate', message: string) => `admission webhook "${phase}.admission-chain.io" denied the request: ${message}`;
+const denied = (phase: 'mutate' | 'validate', message: string) =>
+  `admission webhook "${phase}.admission-chain.io" denied the request: ${message}`;
 
 describeWithControlPlane('kubectl apply --dry-run=server, tenant pinning and the other off-by-default plugins', () => {
   let cluster: RealCluster;
@@ -50,16 +59,25 @@ describeWithControlPlane('kubectl apply --dry-run=server, tenant pinning and the
   };
 
   it('the server runs the AdmissionConfiguration file the chart mounts, and no cluster-state file', () => {
-    const args = (cluster.rendered.find((o) => o.kind === 'Deployment') as unknown as { spec: { template: { spec: { containers: { args: string[] }[] } } } }).spec.template.spec.containers[0]!.args;
+    const args = (
+      cluster.rendered.find((o) => o.kind === 'Deployment') as unknown as {
+        spec: { template: { spec: { containers: { args: string[] }[] } } };
+      }
+    ).spec.template.spec.containers[0]!.args;
     expect(args).toContain('--admission-control-config-file=/etc/admission-chain/admission/admission-configuration.yaml');
-    expect(args).toContain('--plugins=LimitPodHardAntiAffinityTopology,AlwaysPullImages,PodNodeSelector,PodTolerationRestriction,ExtendedResourceToleration,OwnerReferencesPermissionEnforcement,DenyServiceExternalIPs');
+    expect(args).toContain(
+      '--plugins=LimitPodHardAntiAffinityTopology,AlwaysPullImages,PodNodeSelector,PodTolerationRestriction,ExtendedResourceToleration,OwnerReferencesPermissionEnforcement,DenyServiceExternalIPs',
+    );
   });
 
   it('docs/deploy.md, "Pin tenants to node pools": every command prints what the page shows', async () => {
     const commands = documentedConsole(readFileSync(join(repoRoot, 'docs/deploy.md'), 'utf8'), '### Pin tenants to node pools');
     expect(commands.map((c) => c.args.at(-1))).toEqual([
-      'jsonpath={.spec.nodeSelector}', 'jsonpath={.spec.tolerations}',
-      'examples/tenant-pinning/pod-other-pool.yaml', 'examples/tenant-pinning/pod-unlisted-label.yaml', 'examples/tenant-pinning/pod-gpu-toleration.yaml',
+      'jsonpath={.spec.nodeSelector}',
+      'jsonpath={.spec.tolerations}',
+      'examples/tenant-pinning/pod-other-pool.yaml',
+      'examples/tenant-pinning/pod-unlisted-label.yaml',
+      'examples/tenant-pinning/pod-gpu-toleration.yaml',
     ]);
     for (const { args, output } of commands) {
       const result = await cluster.kubectl(...args);
@@ -70,10 +88,24 @@ describeWithControlPlane('kubectl apply --dry-run=server, tenant pinning and the
   it('a pod in the tenant namespace gets its node selector and default toleration (and memory pressure: it is not BestEffort)', async () => {
     const created = await cluster.kubectl('apply', '--dry-run=server', '-f', 'examples/tenant-pinning/pod.yaml');
     expect(created).toEqual({ code: 0, stdout: 'pod/api created (server dry run)\n', stderr: '' });
-    const nodeSelector = await cluster.kubectl('apply', '--dry-run=server', '-f', 'examples/tenant-pinning/pod.yaml', '-o', 'jsonpath={.spec.nodeSelector}');
+    const nodeSelector = await cluster.kubectl(
+      'apply',
+      '--dry-run=server',
+      '-f',
+      'examples/tenant-pinning/pod.yaml',
+      '-o',
+      'jsonpath={.spec.nodeSelector}',
+    );
     expect(nodeSelector).toEqual({ code: 0, stdout: '{"pool":"team-a"}', stderr: '' });
     const calls = await callsDuring(async () => {
-      const tolerations = await cluster.kubectl('apply', '--dry-run=server', '-f', 'examples/tenant-pinning/pod.yaml', '-o', 'jsonpath={.spec.tolerations}');
+      const tolerations = await cluster.kubectl(
+        'apply',
+        '--dry-run=server',
+        '-f',
+        'examples/tenant-pinning/pod.yaml',
+        '-o',
+        'jsonpath={.spec.tolerations}',
+      );
       expect(tolerations).toEqual({
         code: 0,
         stdout: `[${defaultTolerationSeconds},{"effect":"NoSchedule","key":"pool","operator":"Equal","value":"team-a"},{"effect":"NoSchedule","key":"node.kubernetes.io/memory-pressure","operator":"Exists"}]`,
@@ -82,7 +114,9 @@ describeWithControlPlane('kubectl apply --dry-run=server, tenant pinning and the
     });
     // kube-apiserver's DefaultTolerationSeconds ran before the webhook: the whitelist has to allow them.
     expect(calls.map((c) => c.webhook)).toEqual(['mutate.admission-chain.io', 'validate.admission-chain.io']);
-    expect((calls[0]?.review.request?.object as { spec: { tolerations: unknown } }).spec.tolerations).toEqual(JSON.parse(`[${defaultTolerationSeconds}]`));
+    expect((calls[0]?.review.request?.object as { spec: { tolerations: unknown } }).spec.tolerations).toEqual(
+      JSON.parse(`[${defaultTolerationSeconds}]`),
+    );
   });
 
   it('a pod asking for another pool is denied, with upstream’s message', async () => {
@@ -124,9 +158,20 @@ describeWithControlPlane('kubectl apply --dry-run=server, tenant pinning and the
   });
 
   it('a pod requesting an extended resource tolerates its taint', async () => {
-    const result = await cluster.kubectl('apply', '--dry-run=server', '-f', 'test/kubectl/fixtures/pod-extended-resource.yaml', '-o', 'jsonpath={.spec.tolerations}');
+    const result = await cluster.kubectl(
+      'apply',
+      '--dry-run=server',
+      '-f',
+      'test/kubectl/fixtures/pod-extended-resource.yaml',
+      '-o',
+      'jsonpath={.spec.tolerations}',
+    );
     // Requests of extended resources alone leave the pod BestEffort: no memory-pressure toleration.
-    expect(result).toEqual({ code: 0, stdout: `[${defaultTolerationSeconds},{"effect":"NoSchedule","key":"example.com/gpu","operator":"Exists"}]`, stderr: '' });
+    expect(result).toEqual({
+      code: 0,
+      stdout: `[${defaultTolerationSeconds},{"effect":"NoSchedule","key":"example.com/gpu","operator":"Exists"}]`,
+      stderr: '',
+    });
   });
 
   it('required anti-affinity per zone is denied, per node allowed', async () => {
@@ -166,7 +211,17 @@ describeWithControlPlane('kubectl apply --dry-run=server, tenant pinning and the
     // web-legacy was created, with its external IP, before the webhook registered (beforeAll).
     const kept = await cluster.kubectl('label', '--dry-run=server', '-n', 'admission-chain-demo', 'service', 'web-legacy', 'tier=edge');
     expect(kept).toEqual({ code: 0, stdout: 'service/web-legacy labeled (server dry run)\n', stderr: externalIPsDeprecated });
-    const added = await cluster.kubectl('patch', '--dry-run=server', '-n', 'admission-chain-demo', 'service', 'web-legacy', '--type=merge', '-p', '{"spec":{"externalIPs":["203.0.113.10","203.0.113.11"]}}');
+    const added = await cluster.kubectl(
+      'patch',
+      '--dry-run=server',
+      '-n',
+      'admission-chain-demo',
+      'service',
+      'web-legacy',
+      '--type=merge',
+      '-p',
+      '{"spec":{"externalIPs":["203.0.113.10","203.0.113.11"]}}',
+    );
     // Only the IP being added is named: the one the Service had may stay.
     expect(added).toEqual({
       code: 1,

@@ -34,21 +34,28 @@
 // 20 questions: 10-15 s of the file's 25 s on two cores while other work shares them).
 import { CoreV1Api, KubeConfig, RbacAuthorizationV1Api } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startControlPlane, type ControlPlane } from '../../control-plane/control-plane.ts';
+import { type ControlPlane, startControlPlane } from '../../control-plane/control-plane.ts';
+import { type ClusterAuthorizer, createClusterAuthorizer } from '../../src/adapters/cluster/authorizer.ts';
+import { createKubeRequests, type KubeRequests } from '../../src/adapters/cluster/kube.ts';
+import { createRbacMirrorAuthorizer, type RbacMirrorAuthorizer } from '../../src/adapters/cluster/rbac-mirror-authorizer.ts';
+import { type ClusterRestMapper, createClusterRestMapper } from '../../src/adapters/cluster/rest-mapper.ts';
+import { createRbacAuthorizer } from '../../src/adapters/local/rbac/index.ts';
+import { type RbacRequest, rbacRequestFrom } from '../../src/adapters/local/rbac/request.ts';
+import { ruleAllows } from '../../src/adapters/local/rbac/rule-matching.ts';
+import {
+  appliesToRows,
+  authorizerCases,
+  defaultRuleResolverRows,
+  type RbacTableState,
+  ruleMatchesCases,
+  staticRoles1,
+} from '../../src/adapters/local/rbac/testdata/upstream-cases.ts';
 import type { ClusterRole, ClusterRoleBinding, PolicyRule, Role, RoleBinding } from '../../src/api/rbac.ts';
 import type { UserInfo } from '../../src/api/types.ts';
-import { createClusterAuthorizer, type ClusterAuthorizer } from '../../src/adapters/cluster/authorizer.ts';
-import { createKubeRequests, type KubeRequests } from '../../src/adapters/cluster/kube.ts';
-import { createClusterRestMapper, type ClusterRestMapper } from '../../src/adapters/cluster/rest-mapper.ts';
-import { createRbacMirrorAuthorizer, type RbacMirrorAuthorizer } from '../../src/adapters/cluster/rbac-mirror-authorizer.ts';
-import { createRbacAuthorizer } from '../../src/adapters/local/rbac/index.ts';
-import { rbacRequestFrom, type RbacRequest } from '../../src/adapters/local/rbac/request.ts';
-import { ruleAllows } from '../../src/adapters/local/rbac/rule-matching.ts';
-import { appliesToRows, authorizerCases, defaultRuleResolverRows, ruleMatchesCases, staticRoles1, type RbacTableState } from '../../src/adapters/local/rbac/testdata/upstream-cases.ts';
 import { ownerReferencesPermissionEnforcement } from '../../src/plugins/ownerreferences/index.ts';
 import { allUpstreamCases, attributesFor, expectedMessage } from '../../src/plugins/ownerreferences/testdata/upstream-cases.ts';
-import type { AuthorizationRecorder } from '../../src/ports/recorders.ts';
 import type { AuthorizationAttributes, AuthorizationResult, Authorizer } from '../../src/ports/authorizer.ts';
+import type { AuthorizationRecorder } from '../../src/ports/recorders.ts';
 import { seededRandom } from '../../src/util/seeded-random.ts';
 import { requestContext } from '../support/attributes.ts';
 import { recordingAuthorizer } from '../support/authorizers.ts';
@@ -70,7 +77,9 @@ const noObjects: Objects = { roles: [], roleBindings: [], clusterRoles: [], clus
 
 /** The state a table row describes, with names for the objects upstream's builders leave unnamed. */
 function named(state: RbacTableState): Objects {
-  const name = <T extends Role | RoleBinding>(prefix: string) => (object: T, i: number): T => ({ ...object, metadata: { ...object.metadata, name: object.metadata?.name || `${prefix}-${i}` } });
+  const name =
+    <T extends Role | RoleBinding>(prefix: string) =>
+    (object: T, i: number): T => ({ ...object, metadata: { ...object.metadata, name: object.metadata?.name || `${prefix}-${i}` } });
   return {
     roles: (state.roles ?? []).map(name<Role>('role')),
     clusterRoles: (state.clusterRoles ?? []).map(name<ClusterRole>('clusterrole')),
@@ -85,11 +94,23 @@ function storable(rule: PolicyRule, namespaced: boolean): PolicyRule[] {
   const resources = present(rule.resources);
   const urls = present(rule.nonResourceURLs);
   return [
-    ...(resources.length > 0 ? [{ verbs: rule.verbs, apiGroups: rule.apiGroups ?? [], resources, ...(rule.resourceNames ? { resourceNames: rule.resourceNames } : {}) }] : []),
+    ...(resources.length > 0
+      ? [
+          {
+            verbs: rule.verbs,
+            apiGroups: rule.apiGroups ?? [],
+            resources,
+            ...(rule.resourceNames ? { resourceNames: rule.resourceNames } : {}),
+          },
+        ]
+      : []),
     ...(urls.length > 0 && !namespaced ? [{ verbs: rule.verbs, nonResourceURLs: urls }] : []),
   ];
 }
-const stored = <T extends Role | ClusterRole>(role: T, namespaced: boolean): T => ({ ...role, rules: (role.rules ?? []).flatMap((rule) => storable(rule, namespaced)) });
+const stored = <T extends Role | ClusterRole>(role: T, namespaced: boolean): T => ({
+  ...role,
+  rules: (role.rules ?? []).flatMap((rule) => storable(rule, namespaced)),
+});
 
 /** A SubjectAccessReview must name a user or a group; kube-apiserver refuses one that names neither. */
 const askable = (user: UserInfo) => Boolean(user.username) || (user.groups ?? []).length > 0;
@@ -126,7 +147,7 @@ interface Asked {
   local?: Answer;
 }
 
-describeWithControlPlane('RBAC fidelity: the RBAC mirror, our evaluator and kube-apiserver\'s RBAC authorizer', () => {
+describeWithControlPlane("RBAC fidelity: the RBAC mirror, our evaluator and kube-apiserver's RBAC authorizer", () => {
   let controlPlane: ControlPlane;
   let kubeConfig: KubeConfig;
   let rbac: RbacAuthorizationV1Api;
@@ -234,16 +255,24 @@ describeWithControlPlane('RBAC fidelity: the RBAC mirror, our evaluator and kube
     const options = () => pool.options();
     await ensureNamespaces([sentinelNamespace, ...[...next.roles, ...next.roleBindings].map((o) => o.metadata!.namespace!)]);
     await Promise.all([
-      writeKind(previous.roles, next.roles.map((o) => stored(o, true)), {
-        create: (o) => rbac.createNamespacedRole({ namespace: o.metadata!.namespace!, body: o as never }, options()),
-        replace: (o) => rbac.replaceNamespacedRole({ ...ref(o), body: o as never }, options()),
-        remove: (o) => rbac.deleteNamespacedRole(ref(o), options()),
-      }),
-      writeKind(previous.clusterRoles, next.clusterRoles.map((o) => stored(o, false)), {
-        create: (o) => rbac.createClusterRole({ body: o as never }, options()),
-        replace: (o) => rbac.replaceClusterRole({ ...clusterRef(o), body: o as never }, options()),
-        remove: (o) => rbac.deleteClusterRole(clusterRef(o), options()),
-      }),
+      writeKind(
+        previous.roles,
+        next.roles.map((o) => stored(o, true)),
+        {
+          create: (o) => rbac.createNamespacedRole({ namespace: o.metadata!.namespace!, body: o as never }, options()),
+          replace: (o) => rbac.replaceNamespacedRole({ ...ref(o), body: o as never }, options()),
+          remove: (o) => rbac.deleteNamespacedRole(ref(o), options()),
+        },
+      ),
+      writeKind(
+        previous.clusterRoles,
+        next.clusterRoles.map((o) => stored(o, false)),
+        {
+          create: (o) => rbac.createClusterRole({ body: o as never }, options()),
+          replace: (o) => rbac.replaceClusterRole({ ...clusterRef(o), body: o as never }, options()),
+          remove: (o) => rbac.deleteClusterRole(clusterRef(o), options()),
+        },
+      ),
       writeKind(previous.roleBindings, next.roleBindings, {
         create: (o) => rbac.createNamespacedRoleBinding({ namespace: o.metadata!.namespace!, body: o as never }, options()),
         replace: (o) => rbac.replaceNamespacedRoleBinding({ ...ref(o), body: o as never }, options()),
@@ -261,25 +290,53 @@ describeWithControlPlane('RBAC fidelity: the RBAC mirror, our evaluator and kube
     const subjects = [{ kind: 'User', apiGroup: rbacGroup, name: user }];
     const role = { metadata: { name: 'equality-sentinel', namespace: sentinelNamespace }, rules: [rule(`role-${round}`)] };
     const clusterRole = { metadata: { name: 'equality-sentinel' }, rules: [rule(`clusterrole-${round}`)] };
-    const roleBinding = { metadata: { name: 'equality-sentinel', namespace: sentinelNamespace }, roleRef: { apiGroup: rbacGroup, kind: 'Role', name: 'equality-sentinel' }, subjects };
-    const clusterRoleBinding = { metadata: { name: 'equality-sentinel' }, roleRef: { apiGroup: rbacGroup, kind: 'ClusterRole', name: 'equality-sentinel' }, subjects };
+    const roleBinding = {
+      metadata: { name: 'equality-sentinel', namespace: sentinelNamespace },
+      roleRef: { apiGroup: rbacGroup, kind: 'Role', name: 'equality-sentinel' },
+      subjects,
+    };
+    const clusterRoleBinding = {
+      metadata: { name: 'equality-sentinel' },
+      roleRef: { apiGroup: rbacGroup, kind: 'ClusterRole', name: 'equality-sentinel' },
+      subjects,
+    };
     await Promise.all([
-      put(() => rbac.createNamespacedRole({ namespace: sentinelNamespace, body: role }, options()), () => rbac.replaceNamespacedRole({ ...ref(role), body: role }, options())),
-      put(() => rbac.createClusterRole({ body: clusterRole }, options()), () => rbac.replaceClusterRole({ ...clusterRef(clusterRole), body: clusterRole }, options())),
-      put(() => rbac.createNamespacedRoleBinding({ namespace: sentinelNamespace, body: roleBinding }, options()), () => rbac.replaceNamespacedRoleBinding({ ...ref(roleBinding), body: roleBinding }, options())),
-      put(() => rbac.createClusterRoleBinding({ body: clusterRoleBinding }, options()), () => rbac.replaceClusterRoleBinding({ ...clusterRef(clusterRoleBinding), body: clusterRoleBinding }, options())),
+      put(
+        () => rbac.createNamespacedRole({ namespace: sentinelNamespace, body: role }, options()),
+        () => rbac.replaceNamespacedRole({ ...ref(role), body: role }, options()),
+      ),
+      put(
+        () => rbac.createClusterRole({ body: clusterRole }, options()),
+        () => rbac.replaceClusterRole({ ...clusterRef(clusterRole), body: clusterRole }, options()),
+      ),
+      put(
+        () => rbac.createNamespacedRoleBinding({ namespace: sentinelNamespace, body: roleBinding }, options()),
+        () => rbac.replaceNamespacedRoleBinding({ ...ref(roleBinding), body: roleBinding }, options()),
+      ),
+      put(
+        () => rbac.createClusterRoleBinding({ body: clusterRoleBinding }, options()),
+        () => rbac.replaceClusterRoleBinding({ ...clusterRef(clusterRoleBinding), body: clusterRoleBinding }, options()),
+      ),
     ]);
     const questions = [sentinelQuestion(user, `role-${round}`, sentinelNamespace), sentinelQuestion(user, `clusterrole-${round}`, '')];
-    const realCaughtUp = async () => (await Promise.all(questions.map((q) => sarOnly.authorize(q)))).every((result) => result.decision === 'allow');
+    const realCaughtUp = async () =>
+      (await Promise.all(questions.map((q) => sarOnly.authorize(q)))).every((result) => result.decision === 'allow');
     const mirrorCaughtUp = () => questions.every((q) => typeof mirrored.mirror.evaluate(q) === 'object');
-    for (const deadline = Date.now() + 20_000; !(mirrorCaughtUp() && (await realCaughtUp())); await new Promise((resolve) => setTimeout(resolve, 5))) {
+    for (
+      const deadline = Date.now() + 20_000;
+      !(mirrorCaughtUp() && (await realCaughtUp()));
+      await new Promise((resolve) => setTimeout(resolve, 5))
+    ) {
       if (Date.now() > deadline) throw new Error(`kube-apiserver's RBAC authorizer or the mirror did not see round ${round} within 20 s`);
     }
     return next;
   }
 
   /** Each question asked of kube-apiserver, the mirror alone, the composed authorizer and, where given, our evaluator. */
-  async function ask(questions: ReadonlyArray<{ attributes: AuthorizationAttributes; expected?: boolean }>, local?: Objects): Promise<Asked[]> {
+  async function ask(
+    questions: ReadonlyArray<{ attributes: AuthorizationAttributes; expected?: boolean }>,
+    local?: Objects,
+  ): Promise<Asked[]> {
     const evaluator = local === undefined ? undefined : createRbacAuthorizer(local, { aggregation: 'as-stored' });
     return Promise.all(
       questions.map(async ({ attributes, expected }) => {
@@ -300,7 +357,8 @@ describeWithControlPlane('RBAC fidelity: the RBAC mirror, our evaluator and kube
   }
 
   /** RBAC never denies, so an allow that is not kube-apiserver's would let someone in, and a missing one would refuse them. */
-  const compositionWrong = (a: Asked) => a.mirrorAllows !== (a.real.decision === 'allow') || a.composedBy !== (a.mirrorAllows ? 'rbac-mirror' : 'subjectaccessreview');
+  const compositionWrong = (a: Asked) =>
+    a.mirrorAllows !== (a.real.decision === 'allow') || a.composedBy !== (a.mirrorAllows ? 'rbac-mirror' : 'subjectaccessreview');
 
   /** Table rows: kube-apiserver gives the row's answer; our evaluator and the composed authorizer give kube-apiserver's, word for word. */
   const tableDisagreements = (answers: readonly Asked[]) =>
@@ -333,18 +391,36 @@ describeWithControlPlane('RBAC fidelity: the RBAC mirror, our evaluator and kube
       rbac.listRoleBindingForAllNamespaces({}, pool.options()),
       rbac.listClusterRoleBinding({}, pool.options()),
     ]);
-    return { roles: roles.items, clusterRoles: clusterRoles.items, roleBindings: roleBindings.items, clusterRoleBindings: clusterRoleBindings.items } as Objects;
+    return {
+      roles: roles.items,
+      clusterRoles: clusterRoles.items,
+      roleBindings: roleBindings.items,
+      clusterRoleBindings: clusterRoleBindings.items,
+    } as Objects;
   }
 
   const toAttributes = (request: RbacRequest, username: string): AuthorizationAttributes =>
     request.resourceRequest
-      ? { user: { username }, resourceAttributes: { verb: request.verb, namespace: request.namespace, group: request.apiGroup, resource: request.resource, subresource: request.subresource, name: request.name } }
+      ? {
+          user: { username },
+          resourceAttributes: {
+            verb: request.verb,
+            namespace: request.namespace,
+            group: request.apiGroup,
+            resource: request.resource,
+            subresource: request.subresource,
+            name: request.name,
+          },
+        }
       : { user: { username }, nonResourceAttributes: { verb: request.verb, path: request.path } };
 
   describe('the upstream RBAC tables', () => {
     it.each(authorizerCases)('TestAuthorizer $name', async (testCase) => {
       await load(testCase);
-      const rows = [...testCase.shouldPass.map((attributes) => ({ attributes, expected: true })), ...testCase.shouldFail.map((attributes) => ({ attributes, expected: false }))];
+      const rows = [
+        ...testCase.shouldPass.map((attributes) => ({ attributes, expected: true })),
+        ...testCase.shouldFail.map((attributes) => ({ attributes, expected: false })),
+      ];
       // Our evaluator is given the rules as upstream wrote them, not as stored.
       expect(tableDisagreements(await ask(rows, named(testCase)))).toEqual([]);
     });
@@ -352,9 +428,22 @@ describeWithControlPlane('RBAC fidelity: the RBAC mirror, our evaluator and kube
     it.each(ruleMatchesCases)('TestRuleMatches $name', async ({ rule, rows }) => {
       const objects = await load({
         clusterRoles: [{ metadata: { name: 'rule' }, rules: [rule] }],
-        clusterRoleBindings: [{ metadata: { name: 'rule' }, roleRef: { apiGroup: rbacGroup, kind: 'ClusterRole', name: 'rule' }, subjects: [{ kind: 'User', name: 'u' }] }],
+        clusterRoleBindings: [
+          {
+            metadata: { name: 'rule' },
+            roleRef: { apiGroup: rbacGroup, kind: 'ClusterRole', name: 'rule' },
+            subjects: [{ kind: 'User', name: 'u' }],
+          },
+        ],
       });
-      expect(tableDisagreements(await ask(rows.map(([request, expected]) => ({ attributes: toAttributes(request, 'u'), expected })), objects))).toEqual([]);
+      expect(
+        tableDisagreements(
+          await ask(
+            rows.map(([request, expected]) => ({ attributes: toAttributes(request, 'u'), expected })),
+            objects,
+          ),
+        ),
+      ).toEqual([]);
     });
 
     // Each row asked about every rule of the static roles: allowed exactly when one of its effective rules covers it.
@@ -364,11 +453,20 @@ describeWithControlPlane('RBAC fidelity: the RBAC mirror, our evaluator and kube
         const concrete = (values: string[] | undefined, instead: string) => (values?.[0] === '*' ? instead : (values?.[0] ?? ''));
         const attributes: AuthorizationAttributes = {
           user,
-          resourceAttributes: { verb: concrete(rule.verbs, 'escalate'), namespace, group: concrete(rule.apiGroups, 'example.com'), resource: concrete(rule.resources, 'widgets') },
+          resourceAttributes: {
+            verb: concrete(rule.verbs, 'escalate'),
+            namespace,
+            group: concrete(rule.apiGroups, 'example.com'),
+            resource: concrete(rule.resources, 'widgets'),
+          },
         };
         return { attributes, expected: effectiveRules.some((effective) => ruleAllows(rbacRequestFrom(attributes), effective)) };
       });
-    const resolverRows = defaultRuleResolverRows.map((row, index) => ({ ...row, index, described: `${JSON.stringify(row.user)} in ${JSON.stringify(row.namespace)}` }));
+    const resolverRows = defaultRuleResolverRows.map((row, index) => ({
+      ...row,
+      index,
+      described: `${JSON.stringify(row.user)} in ${JSON.stringify(row.namespace)}`,
+    }));
 
     it('TestDefaultRuleResolver: every row a SubjectAccessReview can ask, asked about every rule of the static roles', async () => {
       const objects = await load(staticRoles1);
@@ -384,7 +482,11 @@ describeWithControlPlane('RBAC fidelity: the RBAC mirror, our evaluator and kube
         const evaluator = createRbacAuthorizer(objects, { aggregation: 'as-stored' });
         const wrong = resolverQuestions(row).filter(({ attributes, expected }) => {
           const verdict = mirrored.mirror.evaluate(attributes);
-          return verdict === 'not-synced' || (typeof verdict === 'object') !== expected || (evaluator.evaluate(attributes).decision === 'allow') !== expected;
+          return (
+            verdict === 'not-synced' ||
+            (typeof verdict === 'object') !== expected ||
+            (evaluator.evaluate(attributes).decision === 'allow') !== expected
+          );
         });
         expect(wrong).toEqual([]);
       });
@@ -399,7 +501,15 @@ describeWithControlPlane('RBAC fidelity: the RBAC mirror, our evaluator and kube
           ? { clusterRoles: [everything], clusterRoleBindings: [{ metadata: { name: 'subjects' }, ...binding }] }
           : { clusterRoles: [everything], roleBindings: [{ metadata: { name: 'subjects', namespace: row.namespace }, ...binding }] },
       );
-      const answers = await ask([{ attributes: { user: row.user, resourceAttributes: { verb: 'get', namespace: row.namespace ?? '', resource: 'pods' } }, expected: row.appliesTo }], objects);
+      const answers = await ask(
+        [
+          {
+            attributes: { user: row.user, resourceAttributes: { verb: 'get', namespace: row.namespace ?? '', resource: 'pods' } },
+            expected: row.appliesTo,
+          },
+        ],
+        objects,
+      );
       expect(tableDisagreements(answers)).toEqual([]);
     });
   });
@@ -413,7 +523,10 @@ describeWithControlPlane('RBAC fidelity: the RBAC mirror, our evaluator and kube
       for (let i = 0; i < randomStates && failures.length === 0; i++) {
         const state = generator.state();
         await load(state);
-        const answers = await ask(Array.from({ length: questionsPerState }, () => ({ attributes: generator.question(state) })), await everything());
+        const answers = await ask(
+          Array.from({ length: questionsPerState }, () => ({ attributes: generator.question(state) })),
+          await everything(),
+        );
         asked += answers.length;
         allowedByMirror += answers.filter((a) => a.mirrorAllows).length;
         const wrong = randomDisagreements(answers);
@@ -438,7 +551,12 @@ describeWithControlPlane('RBAC fidelity: the RBAC mirror, our evaluator and kube
     const run = async (c: (typeof allUpstreamCases)[number], authorizer: Authorizer) => {
       const recorded = recordingAuthorizer(authorizer);
       const context = requestContext(AbortSignal.timeout(10_000));
-      const error = await outcome(() => ownerReferencesPermissionEnforcement(recorded, c.hangingRestMapper ? neverReturningRestMapper : mapper).validate(attributesFor(c), context));
+      const error = await outcome(() =>
+        ownerReferencesPermissionEnforcement(recorded, c.hangingRestMapper ? neverReturningRestMapper : mapper).validate(
+          attributesFor(c),
+          context,
+        ),
+      );
       return { message: error?.message, path: context.annotations.path, answeredBy: recorded.results.map((r) => r.answeredBy) };
     };
     /** Counts the SubjectAccessReviews an authorizer put on the wire (each one kube-apiserver answered). */

@@ -10,15 +10,15 @@ import { join } from 'node:path';
 import { describe, it } from 'vitest';
 import { stringify } from 'yaml';
 import { findBinaries } from '../../control-plane/binaries.ts';
-import { startControlPlane, type ControlPlane, type ControlPlaneOptions } from '../../control-plane/control-plane.ts';
+import { type ControlPlane, type ControlPlaneOptions, startControlPlane } from '../../control-plane/control-plane.ts';
 import { generateCertificates } from '../../src/tls/generate.ts';
 import { deepMerge, startChartWebhook } from '../deploy/chart-webhook.ts';
 import { projectConfigMapMounts } from '../deploy/config-map-mounts.ts';
-import { defaultNamespace, defaultRelease, isHook, only, renderChart, type KubeObject } from '../deploy/helm.ts';
+import { defaultNamespace, defaultRelease, isHook, type KubeObject, only, renderChart } from '../deploy/helm.ts';
 import { repoRoot } from '../deploy/tools.ts';
-import { runKubectl, type KubectlResult } from '../kubectl/kubectl.ts';
+import { type KubectlResult, runKubectl } from '../kubectl/kubectl.ts';
 import type { WebhookConfiguration } from '../kubectl/webhook-configurations.ts';
-import { startWebhookFront, type FrontTls, type WebhookCall, type WebhookFront } from './webhook-front.ts';
+import { type FrontTls, startWebhookFront, type WebhookCall, type WebhookFront } from './webhook-front.ts';
 
 export interface RealCluster {
   controlPlane: ControlPlane;
@@ -67,21 +67,33 @@ export async function startRealCluster(options: RealClusterOptions = {}): Promis
     for (const cleanup of cleanups.reverse()) await cleanup().catch(() => {});
   };
   try {
-    const controlPlaneOptions: ControlPlaneOptions = { apiServerArgs: [inTreeTwins, ...(options.apiServerArgs ?? [])], dir: join(scratch, 'control-plane') };
+    const controlPlaneOptions: ControlPlaneOptions = {
+      apiServerArgs: [inTreeTwins, ...(options.apiServerArgs ?? [])],
+      dir: join(scratch, 'control-plane'),
+    };
     const controlPlane = await startControlPlane(controlPlaneOptions);
     cleanups.push(() => controlPlane.stop());
 
     const serviceName = `${defaultRelease}-admission-chain`;
-    const certs = await generateCertificates({ commonName: '127.0.0.1', ipAddresses: ['127.0.0.1'], dnsNames: [`${serviceName}.${defaultNamespace}.svc`] });
+    const certs = await generateCertificates({
+      commonName: '127.0.0.1',
+      ipAddresses: ['127.0.0.1'],
+      dnsNames: [`${serviceName}.${defaultNamespace}.svc`],
+    });
     const certFile = join(scratch, 'tls.crt');
     const keyFile = join(scratch, 'tls.key');
     await writeFile(certFile, certs.cert);
     await writeFile(keyFile, certs.key, { mode: 0o600 });
-    const front = await startWebhookFront({ cert: certs.cert, key: certs.key, ca: certs.caCert }, (path) => (path === '/mutate' ? 'mutate.admission-chain.io' : path === '/validate' ? 'validate.admission-chain.io' : path));
+    const front = await startWebhookFront({ cert: certs.cert, key: certs.key, ca: certs.caCert }, (path) =>
+      path === '/mutate' ? 'mutate.admission-chain.io' : path === '/validate' ? 'validate.admission-chain.io' : path,
+    );
     cleanups.push(() => front.close());
 
     const values = deepMerge(
-      { tls: { mode: 'secret', secret: { name: `${serviceName}-tls`, caBundle: Buffer.from(certs.caCert).toString('base64') } }, webhooks: { url: front.url } },
+      {
+        tls: { mode: 'secret', secret: { name: `${serviceName}-tls`, caBundle: Buffer.from(certs.caCert).toString('base64') } },
+        webhooks: { url: front.url },
+      },
       options.values ?? {},
     );
     const rendered = renderChart({ values });
@@ -97,7 +109,13 @@ export async function startRealCluster(options: RealClusterOptions = {}): Promis
     // What `helm install` creates, hooks aside, in the release's namespace.
     await kubectlOk('create', 'namespace', defaultNamespace);
     const release = join(scratch, 'release.yaml');
-    await writeFile(release, rendered.filter((o) => !isHook(o)).map((o) => `---\n${stringify(o)}`).join(''));
+    await writeFile(
+      release,
+      rendered
+        .filter((o) => !isHook(o))
+        .map((o) => `---\n${stringify(o)}`)
+        .join(''),
+    );
     await kubectlOk('apply', '-n', defaultNamespace, '-f', release);
 
     let clusterStateFile: string | undefined;
@@ -108,10 +126,13 @@ export async function startRealCluster(options: RealClusterOptions = {}): Promis
     }
     const mounts = await projectConfigMapMounts(rendered, join(scratch, 'pod'));
     // With self-managed TLS the webhook issues its certificate into this Secret (NAMESPACE/NAME).
-    const selfManagedSecret = deploymentArgs(rendered).find((arg) => arg.startsWith('--self-managed-tls-secret='))?.split('=')[1];
+    const selfManagedSecret = deploymentArgs(rendered)
+      .find((arg) => arg.startsWith('--self-managed-tls-secret='))
+      ?.split('=')[1];
     // The webhook talks to the API server as in its pod: with a token of the chart's ServiceAccount,
     // so the chart's ClusterRole and Role are what every plugin and the registration get.
-    const serviceAccount = only<KubeObject & { spec: { template: { spec: { serviceAccountName: string } } } }>(rendered, 'Deployment').spec.template.spec.serviceAccountName;
+    const serviceAccount = only<KubeObject & { spec: { template: { spec: { serviceAccountName: string } } } }>(rendered, 'Deployment').spec
+      .template.spec.serviceAccountName;
     const token = (await kubectlOk('create', 'token', serviceAccount, '-n', defaultNamespace, '--duration=2h')).trim();
     const webhookKubeconfig = join(scratch, 'webhook.kubeconfig');
     await writeFile(webhookKubeconfig, controlPlane.kubeconfigWithToken(token), { mode: 0o600 });
@@ -120,7 +141,9 @@ export async function startRealCluster(options: RealClusterOptions = {}): Promis
 
     const configurations = async () => {
       const lists = await Promise.all(
-        ['mutatingwebhookconfigurations', 'validatingwebhookconfigurations'].map(async (resource) => JSON.parse(await kubectlOk('get', resource, '-o', 'json')) as { items: WebhookConfiguration[] }),
+        ['mutatingwebhookconfigurations', 'validatingwebhookconfigurations'].map(
+          async (resource) => JSON.parse(await kubectlOk('get', resource, '-o', 'json')) as { items: WebhookConfiguration[] },
+        ),
       );
       return lists.flatMap((list) => list.items);
     };
@@ -179,7 +202,9 @@ export async function startRealCluster(options: RealClusterOptions = {}): Promis
 }
 
 function deploymentArgs(rendered: KubeObject[]): string[] {
-  const deployment = rendered.find((o) => o.kind === 'Deployment') as (KubeObject & { spec: { template: { spec: { containers: Array<{ args?: string[] }> } } } }) | undefined;
+  const deployment = rendered.find((o) => o.kind === 'Deployment') as
+    | (KubeObject & { spec: { template: { spec: { containers: Array<{ args?: string[] }> } } } })
+    | undefined;
   return deployment?.spec.template.spec.containers[0]?.args ?? [];
 }
 

@@ -27,10 +27,24 @@ async function clusterWithSidecarInjector(values: Record<string, unknown>): Prom
   const cluster = await demoRealCluster(values);
   try {
     const injector = await startTestWebhook((request, path) => {
-      cluster.webhookCalls.push({ webhook: injectorName, path, review: { apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview', request }, userAgent: '' });
+      cluster.webhookCalls.push({
+        webhook: injectorName,
+        path,
+        review: { apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview', request },
+        userAgent: '',
+      });
       const containers = ((request.object as KubeObject).spec as { containers: Array<{ name: string }> }).containers;
       if (containers.some((c) => c.name === 'proxy')) return { allowed: true };
-      return { allowed: true, patchOperations: [{ op: 'add', path: '/spec/containers/-', value: { name: 'proxy', image: 'registry.example/proxy:1.0', imagePullPolicy: 'IfNotPresent' } }] };
+      return {
+        allowed: true,
+        patchOperations: [
+          {
+            op: 'add',
+            path: '/spec/containers/-',
+            value: { name: 'proxy', image: 'registry.example/proxy:1.0', imagePullPolicy: 'IfNotPresent' },
+          },
+        ],
+      };
     });
     await cluster.apply({
       apiVersion: 'admissionregistration.k8s.io/v1',
@@ -68,7 +82,10 @@ describeWithControlPlane('a sidecar injector after our mutating webhook', () => 
   let ifNeeded: WithInjector;
   let never: WithInjector;
   beforeAll(async () => {
-    [ifNeeded, never] = await Promise.all([clusterWithSidecarInjector({}), clusterWithSidecarInjector({ webhooks: { mutating: { reinvocationPolicy: 'Never' } } })]);
+    [ifNeeded, never] = await Promise.all([
+      clusterWithSidecarInjector({}),
+      clusterWithSidecarInjector({ webhooks: { mutating: { reinvocationPolicy: 'Never' } } }),
+    ]);
   });
   afterAll(async () => {
     await Promise.all([ifNeeded?.cluster.close(), never?.cluster.close()]);
@@ -76,7 +93,10 @@ describeWithControlPlane('a sidecar injector after our mutating webhook', () => 
   });
 
   it('the configurations kube-apiserver holds: ours sorts first, with the reinvocation policy the chart set', async () => {
-    for (const [{ cluster }, policy] of [[ifNeeded, 'IfNeeded'], [never, 'Never']] as const) {
+    for (const [{ cluster }, policy] of [
+      [ifNeeded, 'IfNeeded'],
+      [never, 'Never'],
+    ] as const) {
       const mutating = (await cluster.configurations()).filter((c) => c.kind === 'MutatingWebhookConfiguration');
       expect(mutating.map((c) => [c.metadata.name, c.webhooks?.map((w) => [w.name, w.reinvocationPolicy])])).toEqual([
         ['ac-admission-chain', [['mutate.admission-chain.io', policy]]],
@@ -89,13 +109,28 @@ describeWithControlPlane('a sidecar injector after our mutating webhook', () => 
   it('IfNeeded (chart default): our webhook is called again and the sidecar pulls Always too', async () => {
     const { cluster } = ifNeeded;
     const before = cluster.webhookCalls.length;
-    const result = await cluster.kubectl('apply', '--dry-run=server', '-f', 'examples/pod.yaml', '-o', 'jsonpath={.spec.containers[*].name}={.spec.containers[*].imagePullPolicy}');
+    const result = await cluster.kubectl(
+      'apply',
+      '--dry-run=server',
+      '-f',
+      'examples/pod.yaml',
+      '-o',
+      'jsonpath={.spec.containers[*].name}={.spec.containers[*].imagePullPolicy}',
+    );
     expect(result).toEqual({ code: 0, stdout: 'web proxy=Always Always', stderr: '' });
     const calls = cluster.webhookCalls.slice(before);
-    expect(calls.map((c) => c.webhook)).toEqual(['mutate.admission-chain.io', injectorName, 'mutate.admission-chain.io', 'validate.admission-chain.io']);
+    expect(calls.map((c) => c.webhook)).toEqual([
+      'mutate.admission-chain.io',
+      injectorName,
+      'mutate.admission-chain.io',
+      'validate.admission-chain.io',
+    ]);
     // The reinvocation sees the injected container.
     const reinvoked = calls[2]!.review.request!.object as { spec: { containers: Array<{ name: string; imagePullPolicy: string }> } };
-    expect(reinvoked.spec.containers).toMatchObject([{ name: 'web', imagePullPolicy: 'Always' }, { name: 'proxy', imagePullPolicy: 'IfNotPresent' }]);
+    expect(reinvoked.spec.containers).toMatchObject([
+      { name: 'web', imagePullPolicy: 'Always' },
+      { name: 'proxy', imagePullPolicy: 'IfNotPresent' },
+    ]);
   });
 
   it('Never: the validating phase sees the unmutated sidecar and denies the pod', async () => {

@@ -3,7 +3,7 @@
 // custom resource and demo-user's rights on it) applied to the API server, which authorizes kubectl
 // with them too, plus the owner Deployment every ownerReference names.
 import { clusterState } from '../kubectl/scenarios.ts';
-import { startRealCluster, type RealCluster } from './real-cluster.ts';
+import { type RealCluster, startRealCluster } from './real-cluster.ts';
 
 export interface DemoOptions {
   /** 'cluster': the webhook reads the API server through client-node, as in a pod; default the cluster-state files. */
@@ -17,7 +17,11 @@ export interface DemoOptions {
  * default is warn), unless the values say otherwise.
  */
 export async function demoRealCluster(values: Record<string, unknown> = {}, options: DemoOptions = {}): Promise<RealCluster> {
-  const cluster = await startRealCluster({ values: { pluginMode: 'enforce', ...values }, startWebhook: options.startWebhook ?? true, ...(options.backend === 'cluster' ? {} : { clusterState }) });
+  const cluster = await startRealCluster({
+    values: { pluginMode: 'enforce', ...values },
+    startWebhook: options.startWebhook ?? true,
+    ...(options.backend === 'cluster' ? {} : { clusterState }),
+  });
   try {
     for (const file of clusterState) await cluster.kubectlOk('apply', '-f', file);
     await cluster.kubectlOk('wait', '--for=condition=Established', 'crd/widgets.example.com', '--timeout=30s');

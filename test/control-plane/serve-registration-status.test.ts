@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { AdmissionregistrationV1Api, KubeConfig } from '@kubernetes/client-node';
 import { afterAll, afterEach, beforeAll, beforeEach, expect, it } from 'vitest';
-import { startControlPlane, type ControlPlane } from '../../control-plane/control-plane.ts';
+import { type ControlPlane, startControlPlane } from '../../control-plane/control-plane.ts';
 import { runServer } from '../../src/cli/serve.ts';
 import { templateAnnotation } from '../../src/registration/template.ts';
 import { generateCertificates } from '../../src/tls/generate.ts';
@@ -35,7 +35,11 @@ async function until(check: () => Promise<void> | void, timeoutMs = 8_000): Prom
   }
 }
 
-const series = (exposition: string) => [...exposition.matchAll(/^admission_chain_webhook_configuration_registered\{kind="(\w+)"\} (\d+)$/gm)].map(([, kind, value]) => [kind, Number(value)]);
+const series = (exposition: string) =>
+  [...exposition.matchAll(/^admission_chain_webhook_configuration_registered\{kind="(\w+)"\} (\d+)$/gm)].map(([, kind, value]) => [
+    kind,
+    Number(value),
+  ]);
 
 describeWithControlPlane('serve reports whether its webhook configurations are registered (real kube-apiserver)', () => {
   beforeAll(async () => {
@@ -65,9 +69,19 @@ describeWithControlPlane('serve reports whether its webhook configurations are r
     await writeFile(caFile, certs.caCert);
     const kubeconfig = join(scratch, 'kubeconfig');
     await writeFile(kubeconfig, controlPlane.kubeconfigYaml, { mode: 0o600 });
-    const template = [{ name: 'validate.admission-chain.io', admissionReviewVersions: ['v1'], sideEffects: 'None', failurePolicy: 'Fail', clientConfig: { service: { name: 'ac', namespace: 'admission-chain', path: '/validate', port: 443 } } }];
+    const template = [
+      {
+        name: 'validate.admission-chain.io',
+        admissionReviewVersions: ['v1'],
+        sideEffects: 'None',
+        failurePolicy: 'Fail',
+        clientConfig: { service: { name: 'ac', namespace: 'admission-chain', path: '/validate', port: 443 } },
+      },
+    ];
     // As the chart installs it: no webhooks yet, the template for them in an annotation.
-    await api.createValidatingWebhookConfiguration({ body: { metadata: { name: 'ac', annotations: { [templateAnnotation]: JSON.stringify(template) } }, webhooks: [] } });
+    await api.createValidatingWebhookConfiguration({
+      body: { metadata: { name: 'ac', annotations: { [templateAnnotation]: JSON.stringify(template) } }, webhooks: [] },
+    });
 
     const config = testServeConfig({
       tlsCertFile: certFile,
@@ -85,22 +99,46 @@ describeWithControlPlane('serve reports whether its webhook configurations are r
     // The Service leads nowhere until the test routes it to the webhook.
     let routed = false;
     let port = 1;
-    const server = await runServer(config, { stdout: log.destination }, { redirect: (host, p) => (host === 'ac.admission-chain.svc' ? { host: '127.0.0.1', port: routed ? port : 1 } : { host, port: p }) });
+    const server = await runServer(
+      config,
+      { stdout: log.destination },
+      { redirect: (host, p) => (host === 'ac.admission-chain.svc' ? { host: '127.0.0.1', port: routed ? port : 1 } : { host, port: p }) },
+    );
     stop = () => server.shutdown();
     port = server.port;
     const scrape = async () => series(await (await fetch(`http://127.0.0.1:${server.metricsPort}/metrics`)).text());
-    const changes = () => log.lines().filter((l) => String(l.msg).includes('as the chart asked')).map((l) => [l.level, l.msg, l.kind, l.state]);
+    const changes = () =>
+      log
+        .lines()
+        .filter((l) => String(l.msg).includes('as the chart asked'))
+        .map((l) => [l.level, l.msg, l.kind, l.state]);
 
-    await until(() => expect(changes()).toEqual([[40, 'webhook configuration not registered as the chart asked', 'ValidatingWebhookConfiguration', 'waiting']]));
+    await until(() =>
+      expect(changes()).toEqual([
+        [40, 'webhook configuration not registered as the chart asked', 'ValidatingWebhookConfiguration', 'waiting'],
+      ]),
+    );
     expect(await scrape()).toEqual([['ValidatingWebhookConfiguration', 0]]);
 
     routed = true;
     await until(async () => expect(await scrape()).toEqual([['ValidatingWebhookConfiguration', 1]]));
-    expect(changes().at(-1)).toEqual([30, 'webhook configuration registered as the chart asked', 'ValidatingWebhookConfiguration', 'written']);
+    expect(changes().at(-1)).toEqual([
+      30,
+      'webhook configuration registered as the chart asked',
+      'ValidatingWebhookConfiguration',
+      'written',
+    ]);
     // What kube-apiserver now holds, with its defaults filled in: the template's webhook, pointed at the Service with the CA.
     const written = await api.readValidatingWebhookConfiguration({ name: 'ac' });
     expect(written.webhooks).toEqual([
-      expect.objectContaining({ name: 'validate.admission-chain.io', failurePolicy: 'Fail', clientConfig: { service: { name: 'ac', namespace: 'admission-chain', path: '/validate', port: 443 }, caBundle: Buffer.from(certs.caCert).toString('base64') } }),
+      expect.objectContaining({
+        name: 'validate.admission-chain.io',
+        failurePolicy: 'Fail',
+        clientConfig: {
+          service: { name: 'ac', namespace: 'admission-chain', path: '/validate', port: 443 },
+          caBundle: Buffer.from(certs.caCert).toString('base64'),
+        },
+      }),
     ]);
 
     // Deleted by hand (or by a Job run at install): nothing can bring it back, and the gauge says so.

@@ -10,7 +10,7 @@ import { demoRealCluster } from './scenarios.ts';
 
 const noise = Array.from({ length: 10 }, (_, i) => `${i}${'x'.repeat(1000)}`);
 
-describeWithControlPlane('warnings past kube-apiserver\'s budget', () => {
+describeWithControlPlane("warnings past kube-apiserver's budget", () => {
   let cluster: RealCluster;
   let noisy: TestWebhook;
   beforeAll(async () => {
@@ -43,7 +43,7 @@ describeWithControlPlane('warnings past kube-apiserver\'s budget', () => {
     await noisy?.close();
   });
 
-  it('the other webhook\'s warnings are cut to 256 runes; the explanation and the denial arrive whole', async () => {
+  it("the other webhook's warnings are cut to 256 runes; the explanation and the denial arrive whole", async () => {
     const file = 'examples/configmap-owner-denied.yaml';
     const result = await cluster.kubectl('apply', '--dry-run=server', '--as=demo-user', '-f', file);
     expect(result).toEqual({

@@ -5,8 +5,7 @@
 // issued itself, as the pod behind the Service would. It can also misbehave on demand — refuse,
 // stall past the webhook's timeout or answer garbage — the faults kube-apiserver's failurePolicy is
 // about; refusing applies to the probe too, as a Service that reaches no pod does.
-import { request as httpsRequest } from 'node:https';
-import { createServer, type Server } from 'node:https';
+import { createServer, request as httpsRequest, type Server } from 'node:https';
 import type { Socket } from 'node:net';
 import type { AdmissionReview } from '../../src/admission/review.ts';
 
@@ -77,7 +76,12 @@ export async function startWebhookFront(initial: FrontTls, webhookOf: (path: str
       const body = Buffer.concat(chunks);
       let call: WebhookCall | undefined;
       if (path.includes('timeout=')) {
-        call = { webhook: webhookOf(path.split('?')[0] ?? path), path, review: JSON.parse(body.toString('utf8')) as AdmissionReview, userAgent: req.headers['user-agent'] ?? '' };
+        call = {
+          webhook: webhookOf(path.split('?')[0] ?? path),
+          path,
+          review: JSON.parse(body.toString('utf8')) as AdmissionReview,
+          userAgent: req.headers['user-agent'] ?? '',
+        };
         front.calls.push(call);
       } else {
         front.probes++;
@@ -98,10 +102,18 @@ export async function startWebhookFront(initial: FrontTls, webhookOf: (path: str
           res.writeHead(500, { 'content-type': 'text/plain' }).end('the front failed on purpose');
           return;
         case 'forward':
-          forward(front.target!, tls.ca, path, req.headers, body, (status, headers, answer) => {
-            if (call !== undefined && status === 200) call.answer = JSON.parse(answer.toString('utf8')) as AdmissionReview;
-            res.writeHead(status, headers).end(answer);
-          }, () => req.socket.destroy());
+          forward(
+            front.target!,
+            tls.ca,
+            path,
+            req.headers,
+            body,
+            (status, headers, answer) => {
+              if (call !== undefined && status === 200) call.answer = JSON.parse(answer.toString('utf8')) as AdmissionReview;
+              res.writeHead(status, headers).end(answer);
+            },
+            () => req.socket.destroy(),
+          );
       }
     });
   });
@@ -125,15 +137,18 @@ function forward(
   fail: () => void,
 ): void {
   const { host: _host, connection: _connection, ...passed } = headers;
-  const req = httpsRequest({ host: '127.0.0.1', port, path, method: 'POST', ca, headers: { ...passed, 'content-length': body.length }, agent: false }, (res) => {
-    const chunks: Buffer[] = [];
-    res.on('data', (chunk: Buffer) => chunks.push(chunk));
-    res.on('end', () => {
-      const { connection: _c, 'transfer-encoding': _t, 'keep-alive': _k, ...kept } = res.headers;
-      answer(res.statusCode ?? 502, kept, Buffer.concat(chunks));
-    });
-    res.on('error', fail);
-  });
+  const req = httpsRequest(
+    { host: '127.0.0.1', port, path, method: 'POST', ca, headers: { ...passed, 'content-length': body.length }, agent: false },
+    (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (chunk: Buffer) => chunks.push(chunk));
+      res.on('end', () => {
+        const { connection: _c, 'transfer-encoding': _t, 'keep-alive': _k, ...kept } = res.headers;
+        answer(res.statusCode ?? 502, kept, Buffer.concat(chunks));
+      });
+      res.on('error', fail);
+    },
+  );
   req.on('error', fail);
   req.end(body);
 }

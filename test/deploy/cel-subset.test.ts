@@ -6,7 +6,11 @@ import { evaluateCelSubset } from './cel-subset.ts';
 const ownerReferenceWrite =
   '(object != null && has(object.metadata) && has(object.metadata.ownerReferences)) || (oldObject != null && has(oldObject.metadata) && has(oldObject.metadata.ownerReferences))';
 const podsOrOwnerReferenceWrite = `(request.resource.group == '' && request.resource.resource == 'pods') || ${ownerReferenceWrite}`;
-const request = (group: string, resource: string) => ({ resource: { group, version: 'v1', resource }, subResource: '', operation: 'UPDATE' });
+const request = (group: string, resource: string) => ({
+  resource: { group, version: 'v1', resource },
+  subResource: '',
+  operation: 'UPDATE',
+});
 const owner = { apiVersion: 'v1', kind: 'ConfigMap', name: 'owner', uid: 'u1' };
 const event = { kind: 'Event', metadata: { name: 'e', namespace: 'ns' } };
 const configMap = { kind: 'ConfigMap', metadata: { name: 'c', namespace: 'ns' } };
@@ -21,7 +25,13 @@ describe('the chart’s owner-reference condition', () => {
     ['a ConfigMap losing its ownerReferences (only the old object has them)', request('', 'configmaps'), configMap, ownedConfigMap, true],
     ['an object without metadata', request('', 'configmaps'), { kind: 'ConfigMap' }, null, false],
     ['no object at all', request('', 'configmaps'), null, null, false],
-    ['ownerReferences present but null still counts as present (has() checks the key)', request('', 'configmaps'), { metadata: { ownerReferences: null } }, null, true],
+    [
+      'ownerReferences present but null still counts as present (has() checks the key)',
+      request('', 'configmaps'),
+      { metadata: { ownerReferences: null } },
+      null,
+      true,
+    ],
   ])('%s → %s', (_label, req, object, oldObject, sent) => {
     expect(evaluateCelSubset(ownerReferenceWrite, { request: req, object, oldObject })).toBe(sent);
   });
@@ -55,7 +65,7 @@ describe('the subset', () => {
   });
 
   it.each([
-    ['a function other than has()', "size(object.metadata) == 1"],
+    ['a function other than has()', 'size(object.metadata) == 1'],
     ['an unknown variable', "params.x == 'y'"],
     ['a variable name with a known prefix', 'objects != null'],
     ['has() without a field selection', 'has(object)'],

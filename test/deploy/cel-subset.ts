@@ -5,7 +5,9 @@
 // there or selecting from null (CEL's "no such key" / "no matching overload" errors).
 const identifier = '[A-Za-z_][A-Za-z0-9_]*';
 const pathPattern = `(?:request|oldObject|object)\\b(?:\\.${identifier})*`;
-const allowedToken = new RegExp(`^(\\s+|!=|==|!|&&|\\|\\||\\(|\\)|\\[|\\]|,|in\\b|null\\b|'[^'\\\\]*'|has\\(${pathPattern}\\)|${pathPattern})`);
+const allowedToken = new RegExp(
+  `^(\\s+|!=|==|!|&&|\\|\\||\\(|\\)|\\[|\\]|,|in\\b|null\\b|'[^'\\\\]*'|has\\(${pathPattern}\\)|${pathPattern})`,
+);
 const isPath = (token: string): boolean => new RegExp(`^${pathPattern}$`).test(token);
 const isString = (token: string): boolean => token.startsWith("'");
 
@@ -25,7 +27,10 @@ export function evaluateCelSubset(expression: string, variables: CelVariables): 
     rest = rest.slice(match[0].length);
   }
   const javascript = translate(tokens, expression);
-  const evaluate = new Function('$path', '$has', `"use strict"; return (${javascript});`) as (path: (segments: string[]) => unknown, has: (segments: string[]) => boolean) => unknown;
+  const evaluate = new Function('$path', '$has', `"use strict"; return (${javascript});`) as (
+    path: (segments: string[]) => unknown,
+    has: (segments: string[]) => boolean,
+  ) => unknown;
   const roots = { request: variables.request, object: variables.object ?? null, oldObject: variables.oldObject ?? null };
   const result = evaluate(
     (segments) => select(roots, segments),
@@ -45,7 +50,8 @@ function translate(tokens: string[], expression: string): string {
       if (tokens[i + 2] !== '[') throw new Error(`'in' needs a list literal: ${expression}`);
       const end = tokens.indexOf(']', i + 3);
       const items = tokens.slice(i + 3, end);
-      if (end < 0 || !items.every((item, k) => (k % 2 === 0 ? isString(item) : item === ','))) throw new Error(`'in' needs a flat list of strings: ${expression}`);
+      if (end < 0 || !items.every((item, k) => (k % 2 === 0 ? isString(item) : item === ',')))
+        throw new Error(`'in' needs a flat list of strings: ${expression}`);
       out.push(`[${items.join('')}].includes(${pathCall('$path', token)})`);
       i = end;
     } else if (token === 'in') {

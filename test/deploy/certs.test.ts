@@ -1,12 +1,12 @@
 // certs/generate.ts, run as the CLI it is: the files it writes, their modes, the names the serving
 // certificate is valid for, that the CA really signed it (a TLS handshake proves it), and --if-missing.
 import { spawnSync } from 'node:child_process';
-import { X509Certificate, createPrivateKey } from 'node:crypto';
-import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { createPrivateKey, X509Certificate } from 'node:crypto';
 import { once } from 'node:events';
+import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { AddressInfo } from 'node:net';
 import * as tls from 'node:tls';
 import { afterEach, describe, expect, it } from 'vitest';
 import { repoRoot } from './tools.ts';
@@ -45,10 +45,17 @@ describe('certs/generate.ts', () => {
     expect(existsSync(join(out, 'ca.key'))).toBe(false);
     const cert = readFileSync(join(out, 'tls.crt'), 'utf8');
     const ca = new X509Certificate(readFileSync(join(out, 'ca.crt')));
-    expect(sans(cert)).toEqual([
-      'DNS:localhost', 'DNS:webhook', 'DNS:webhook.platform', 'DNS:webhook.platform.svc', 'DNS:webhook.platform.svc.cluster.local',
-      'IP Address:0:0:0:0:0:0:0:1', 'IP Address:127.0.0.1',
-    ].sort());
+    expect(sans(cert)).toEqual(
+      [
+        'DNS:localhost',
+        'DNS:webhook',
+        'DNS:webhook.platform',
+        'DNS:webhook.platform.svc',
+        'DNS:webhook.platform.svc.cluster.local',
+        'IP Address:0:0:0:0:0:0:0:1',
+        'IP Address:127.0.0.1',
+      ].sort(),
+    );
     const serving = new X509Certificate(cert);
     expect(ca.ca).toBe(true);
     expect(serving.ca).toBe(false);
@@ -74,7 +81,9 @@ describe('certs/generate.ts', () => {
   it('serves TLS that a client trusting only ca.crt accepts for svc.ns.svc, and rejects for other names', async () => {
     const out = scratch();
     expect(runGenerate(['--service', 'ac', '--namespace', 'ns', '--out', out]).status).toBe(0);
-    const server = tls.createServer({ cert: readFileSync(join(out, 'tls.crt')), key: readFileSync(join(out, 'tls.key')) }, (socket) => socket.end('ok'));
+    const server = tls.createServer({ cert: readFileSync(join(out, 'tls.crt')), key: readFileSync(join(out, 'tls.key')) }, (socket) =>
+      socket.end('ok'),
+    );
     server.listen(0, '127.0.0.1');
     await once(server, 'listening');
     const { port } = server.address() as AddressInfo;
@@ -140,4 +149,3 @@ describe('certs/generate.ts', () => {
     expect(spawnSync('git', ['check-ignore', '-q', 'certs/README.md'], { cwd: repoRoot }).status).toBe(1);
   });
 });
-

@@ -6,7 +6,7 @@ import { Command } from 'commander';
 import { describe, expect, it } from 'vitest';
 import { addServeOptions, parseServeConfig, type RawServeOptions } from '../../src/config/serve-config.ts';
 import { defaultEnabledPlugins, orderedPlugins } from '../../src/plugins/index.ts';
-import { only, renderChart, runHelm, type ChartInput, type KubeObject } from './helm.ts';
+import { type ChartInput, type KubeObject, only, renderChart, runHelm } from './helm.ts';
 import { validateKubernetesObject } from './kube-schema.ts';
 
 interface Rule {
@@ -18,7 +18,8 @@ interface Rule {
 
 const render = (input: ChartInput = {}) => {
   const objects = renderChart(input);
-  const container = (only(objects, 'Deployment') as KubeObject & { spec: { template: { spec: { containers: { args: string[] }[] } } } }).spec.template.spec.containers[0]!;
+  const container = (only(objects, 'Deployment') as KubeObject & { spec: { template: { spec: { containers: { args: string[] }[] } } } })
+    .spec.template.spec.containers[0]!;
   const roles = objects.filter((o) => o.kind === 'ClusterRole') as Array<KubeObject & { rules: Rule[] }>;
   return { objects, args: container.args, rules: roles.flatMap((role) => role.rules) };
 };
@@ -36,7 +37,13 @@ describe('chart: authorization.authorizer', () => {
   it('rbac-mirror: the flag, and list/watch on the four RBAC resources (no get, no write, nothing else)', () => {
     const { objects, args, rules } = render({ values: mirror });
     expect(args).toContain('--authorizer=rbac-mirror');
-    expect(rbacReads(rules)).toEqual([{ apiGroups: ['rbac.authorization.k8s.io'], resources: ['roles', 'clusterroles', 'rolebindings', 'clusterrolebindings'], verbs: ['list', 'watch'] }]);
+    expect(rbacReads(rules)).toEqual([
+      {
+        apiGroups: ['rbac.authorization.k8s.io'],
+        resources: ['roles', 'clusterroles', 'rolebindings', 'clusterrolebindings'],
+        verbs: ['list', 'watch'],
+      },
+    ]);
     // SubjectAccessReview stays: everything the mirror does not allow is still asked.
     expect(rules).toContainEqual({ apiGroups: ['authorization.k8s.io'], resources: ['subjectaccessreviews'], verbs: ['create'] });
     validateKubernetesObject(only(objects, 'ClusterRole'));
@@ -51,7 +58,9 @@ describe('chart: authorization.authorizer', () => {
   });
 
   it('rbac-mirror without OwnerReferencesPermissionEnforcement grants no RBAC reads: nothing would ask', () => {
-    const { rules } = render({ values: { ...mirror, plugins: { OwnerReferencesPermissionEnforcement: { enabled: false, mode: 'enforce' } } } });
+    const { rules } = render({
+      values: { ...mirror, plugins: { OwnerReferencesPermissionEnforcement: { enabled: false, mode: 'enforce' } } },
+    });
     expect(rbacReads(rules)).toEqual([]);
   });
 

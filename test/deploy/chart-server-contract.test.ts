@@ -5,8 +5,8 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Command } from 'commander';
-import { parse } from 'yaml';
 import { afterAll, describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
 import * as build from '../../build/entries.ts';
 import { loadAdmissionConfigurationFlag } from '../../src/config/admission-configuration.ts';
 import { addServeOptions, parseServeConfig, type RawServeOptions } from '../../src/config/serve-config.ts';
@@ -15,7 +15,7 @@ import { parseConfiguration as parseNodeSelectorConfiguration } from '../../src/
 import { parseConfiguration as parseTolerationConfiguration } from '../../src/plugins/podtolerationrestriction/configuration.ts';
 import { testPorts } from '../support/ports.ts';
 import { projectConfigMapMounts } from './config-map-mounts.ts';
-import { chartDir, only, renderChart, type KubeObject } from './helm.ts';
+import { chartDir, type KubeObject, only, renderChart } from './helm.ts';
 import { repoRoot } from './tools.ts';
 
 interface Container {
@@ -51,7 +51,9 @@ describe('chart ↔ server contract', () => {
 
   it('values.yaml lists every plugin in the server’s order, and the schema knows each of them', () => {
     const values = parse(readFileSync(join(chartDir, 'values.yaml'), 'utf8')) as { plugins: Record<string, unknown> };
-    const schema = JSON.parse(readFileSync(join(chartDir, 'values.schema.json'), 'utf8')) as { properties: { plugins: { properties: Record<string, unknown> } } };
+    const schema = JSON.parse(readFileSync(join(chartDir, 'values.schema.json'), 'utf8')) as {
+      properties: { plugins: { properties: Record<string, unknown> } };
+    };
     expect(Object.keys(values.plugins)).toEqual(pluginNames);
     expect(Object.keys(schema.properties.plugins.properties).sort()).toEqual([...pluginNames].sort());
   });
@@ -71,15 +73,24 @@ describe('chart ↔ server contract', () => {
     expect(config.plugins.enabled).toEqual(pluginNames.filter((n) => defaultEnabledPlugins.includes(n)));
     expect(config.plugins.enabled.map((name) => config.plugins.modes[name])).toEqual(config.plugins.enabled.map(() => 'warn'));
     expect(config).toMatchObject({
-      port: 8443, metricsPort: 8080, logLevel: 'info', requestTimeoutMs: 9000, shutdownDelayMs: 15000, drainTimeoutMs: 10000,
-      tlsCertFile: '/etc/admission-chain/tls/tls.crt', tlsPrivateKeyFile: '/etc/admission-chain/tls/tls.key', clusterState: undefined,
+      port: 8443,
+      metricsPort: 8080,
+      logLevel: 'info',
+      requestTimeoutMs: 9000,
+      shutdownDelayMs: 15000,
+      drainTimeoutMs: 10000,
+      tlsCertFile: '/etc/admission-chain/tls/tls.crt',
+      tlsPrivateKeyFile: '/etc/admission-chain/tls/tls.key',
+      clusterState: undefined,
     });
   });
 
   it('pluginMode enforce: no --plugin-mode at all, and the server enforces, as serve and the CLI do when no mode is given', () => {
     const { config, container } = serverConfigFor({ pluginMode: 'enforce' });
     expect(container.args.filter((a) => a.startsWith('--plugin-mode'))).toEqual([]);
-    expect(config.plugins.enabled.map((name) => config.plugins.modes[name] ?? 'enforce')).toEqual(config.plugins.enabled.map(() => 'enforce'));
+    expect(config.plugins.enabled.map((name) => config.plugins.modes[name] ?? 'enforce')).toEqual(
+      config.plugins.enabled.map(() => 'enforce'),
+    );
     // And every plugin, with no mode given to the server at all.
     const serve = addServeOptions(new Command('serve')).exitOverride().allowExcessArguments(false);
     serve.parse(['--tls-cert-file=c', '--tls-private-key-file=k', `--plugins=${pluginNames.join(',')}`], { from: 'user' });
@@ -88,9 +99,11 @@ describe('chart ↔ server contract', () => {
   });
 
   it('a plugin’s own mode overrides pluginMode, either way', () => {
-    const warnButOrpe = serverConfigFor({ plugins: { OwnerReferencesPermissionEnforcement: { enabled: true, mode: 'enforce' } } }).config.plugins.modes;
+    const warnButOrpe = serverConfigFor({ plugins: { OwnerReferencesPermissionEnforcement: { enabled: true, mode: 'enforce' } } }).config
+      .plugins.modes;
     expect([warnButOrpe.AlwaysPullImages, warnButOrpe.OwnerReferencesPermissionEnforcement ?? 'enforce']).toEqual(['warn', 'enforce']);
-    const enforceButApi = serverConfigFor({ pluginMode: 'enforce', plugins: { AlwaysPullImages: { enabled: true, mode: 'audit' } } }).config.plugins.modes;
+    const enforceButApi = serverConfigFor({ pluginMode: 'enforce', plugins: { AlwaysPullImages: { enabled: true, mode: 'audit' } } }).config
+      .plugins.modes;
     expect([enforceButApi.AlwaysPullImages, enforceButApi.OwnerReferencesPermissionEnforcement ?? 'enforce']).toEqual(['audit', 'enforce']);
   });
 
@@ -98,12 +111,21 @@ describe('chart ↔ server contract', () => {
     expect(serverConfigFor(enableOnly([name])).config.plugins.enabled).toEqual([name]);
   });
 
-  it.each(pluginNames.map((name) => [name]))('only %s: the chart installs a configuration for each phase the server runs it in, which is what registration reports on', (name) => {
-    const definition = orderedPlugins.find((p) => p.name === name)!;
-    const plugin = definition.create(testPorts(Object.fromEntries(definition.needs.map((need) => [need, {}]))) as never);
-    const kinds = serverConfigFor(enableOnly([name])).objects.filter((o) => o.kind.endsWith('WebhookConfiguration')).map((o) => o.kind).sort();
-    expect(kinds).toEqual([...(plugin.admit ? ['MutatingWebhookConfiguration'] : []), ...(plugin.validate ? ['ValidatingWebhookConfiguration'] : [])]);
-  });
+  it.each(pluginNames.map((name) => [name]))(
+    'only %s: the chart installs a configuration for each phase the server runs it in, which is what registration reports on',
+    (name) => {
+      const definition = orderedPlugins.find((p) => p.name === name)!;
+      const plugin = definition.create(testPorts(Object.fromEntries(definition.needs.map((need) => [need, {}]))) as never);
+      const kinds = serverConfigFor(enableOnly([name]))
+        .objects.filter((o) => o.kind.endsWith('WebhookConfiguration'))
+        .map((o) => o.kind)
+        .sort();
+      expect(kinds).toEqual([
+        ...(plugin.admit ? ['MutatingWebhookConfiguration'] : []),
+        ...(plugin.validate ? ['ValidatingWebhookConfiguration'] : []),
+      ]);
+    },
+  );
 
   it('every plugin, with modes: the server runs all of them in its order with those modes', () => {
     const modes = { [pluginNames[0] as string]: 'warn', [pluginNames.at(-1) as string]: 'audit' };
@@ -121,7 +143,12 @@ describe('chart ↔ server contract', () => {
         secret: { namespace: 'admission-chain', name: 'ac-admission-chain-tls' },
         policy: {
           commonName: 'ac-admission-chain.admission-chain.svc',
-          names: ['ac-admission-chain.admission-chain.svc', 'ac-admission-chain', 'ac-admission-chain.admission-chain', 'ac-admission-chain.admission-chain.svc.cluster.local'],
+          names: [
+            'ac-admission-chain.admission-chain.svc',
+            'ac-admission-chain',
+            'ac-admission-chain.admission-chain',
+            'ac-admission-chain.admission-chain.svc.cluster.local',
+          ],
           durationMs: 2160 * 3_600_000,
           renewBeforeMs: 720 * 3_600_000,
           caDurationMs: 87600 * 3_600_000,
@@ -133,7 +160,11 @@ describe('chart ↔ server contract', () => {
 
   it('cert-manager: the server injects the ca.crt cert-manager writes into its mounted Secret', () => {
     const { config, container } = serverConfigFor({ tls: { mode: 'cert-manager' } });
-    expect(config.management).toMatchObject({ webhookConfiguration: 'ac-admission-chain', webhookCaBundleFile: '/etc/admission-chain/tls/ca.crt', selfManagedTls: undefined });
+    expect(config.management).toMatchObject({
+      webhookConfiguration: 'ac-admission-chain',
+      webhookCaBundleFile: '/etc/admission-chain/tls/ca.crt',
+      selfManagedTls: undefined,
+    });
     expect(config.tlsCertFile.startsWith('/etc/admission-chain/tls/')).toBe(true);
     expect(container.args.filter((a) => a.startsWith('--tls-'))).toHaveLength(2);
   });
@@ -167,8 +198,12 @@ describe('chart ↔ server contract: the AdmissionConfiguration file', () => {
     expect(loaded.warnings).toEqual([]);
     return {
       enabled: config.plugins.enabled,
-      nodeSelector: config.plugins.enabled.includes('PodNodeSelector') ? parseNodeSelectorConfiguration(loaded.configurations.for('PodNodeSelector'), 'PodNodeSelector') : undefined,
-      tolerations: config.plugins.enabled.includes('PodTolerationRestriction') ? parseTolerationConfiguration(loaded.configurations.for('PodTolerationRestriction'), 'PodTolerationRestriction') : undefined,
+      nodeSelector: config.plugins.enabled.includes('PodNodeSelector')
+        ? parseNodeSelectorConfiguration(loaded.configurations.for('PodNodeSelector'), 'PodNodeSelector')
+        : undefined,
+      tolerations: config.plugins.enabled.includes('PodTolerationRestriction')
+        ? parseTolerationConfiguration(loaded.configurations.for('PodTolerationRestriction'), 'PodTolerationRestriction')
+        : undefined,
       sections: ['PodNodeSelector', 'PodTolerationRestriction'].filter((name) => loaded.configurations.for(name) !== undefined),
     };
   }
@@ -191,7 +226,10 @@ describe('chart ↔ server contract: the AdmissionConfiguration file', () => {
             // Helm holds numbers as floats; a million seconds must not become 1e+06 on the way.
             { key: 'node.kubernetes.io/unreachable', operator: 'Exists', effect: 'NoExecute', tolerationSeconds: 1000000 },
           ],
-          whitelist: [{ operator: 'Exists', effect: 'NoSchedule' }, { key: 'pool', operator: 'Equal', value: 'true' }],
+          whitelist: [
+            { operator: 'Exists', effect: 'NoSchedule' },
+            { key: 'pool', operator: 'Equal', value: 'true' },
+          ],
         },
       },
     });
@@ -202,7 +240,13 @@ describe('chart ↔ server contract: the AdmissionConfiguration file', () => {
         ['clusterDefaultNodeSelector', new Map([['pool', 'general']])],
         ['no', new Map([['pool', 'no']])],
         ['on', new Map()],
-        ['team-a', new Map([['pool', 'team-a'], ['env', 'prod']])],
+        [
+          'team-a',
+          new Map([
+            ['pool', 'team-a'],
+            ['env', 'prod'],
+          ]),
+        ],
       ]),
     });
     expect(read?.tolerations).toEqual({
@@ -210,7 +254,10 @@ describe('chart ↔ server contract: the AdmissionConfiguration file', () => {
         { key: 'pool', operator: 'Equal', value: 'general', effect: 'NoSchedule' },
         { key: 'node.kubernetes.io/unreachable', operator: 'Exists', effect: 'NoExecute', tolerationSeconds: 1000000 },
       ],
-      whitelist: [{ operator: 'Exists', effect: 'NoSchedule' }, { key: 'pool', operator: 'Equal', value: 'true' }],
+      whitelist: [
+        { operator: 'Exists', effect: 'NoSchedule' },
+        { key: 'pool', operator: 'Equal', value: 'true' },
+      ],
     });
   });
 
@@ -226,7 +273,9 @@ describe('chart ↔ server contract: the AdmissionConfiguration file', () => {
   });
 
   it('neither plugin: no file, no flag, no ConfigMap', async () => {
-    expect(await serverReads(enableOnly(pluginNames.filter((n) => n !== 'PodNodeSelector' && n !== 'PodTolerationRestriction')))).toBeUndefined();
+    expect(
+      await serverReads(enableOnly(pluginNames.filter((n) => n !== 'PodNodeSelector' && n !== 'PodTolerationRestriction'))),
+    ).toBeUndefined();
     expect(renderChart().some((o) => o.kind === 'ConfigMap')).toBe(false);
   });
 

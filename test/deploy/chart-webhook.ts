@@ -5,10 +5,10 @@ import { Writable } from 'node:stream';
 import { Command } from 'commander';
 import { runServer } from '../../src/cli/serve.ts';
 import { addServeOptions, parseServeConfig, type RawServeOptions } from '../../src/config/serve-config.ts';
-import type { Redirect } from '../../src/registration/probe.ts';
 import { defaultEnabledPlugins, orderedPlugins } from '../../src/plugins/index.ts';
+import type { Redirect } from '../../src/registration/probe.ts';
 import type { ProjectedMounts } from './config-map-mounts.ts';
-import { only, type KubeObject } from './helm.ts';
+import { type KubeObject, only } from './helm.ts';
 
 interface Container {
   args: string[];
@@ -26,12 +26,7 @@ export interface ChartWebhookFiles {
  * `admission-chain serve` with the rendered Deployment's args (paths into mounted ConfigMaps pointed at
  * their projected files), then local overrides (last flag wins).
  */
-export async function startChartWebhook(
-  rendered: KubeObject[],
-  files: ChartWebhookFiles,
-  redirect?: Redirect,
-  extraArgs: string[] = [],
-) {
+export async function startChartWebhook(rendered: KubeObject[], files: ChartWebhookFiles, redirect?: Redirect, extraArgs: string[] = []) {
   const deployment = only<KubeObject & { spec: { template: { spec: { containers: Container[] } } } }>(rendered, 'Deployment');
   const chartArgs = (deployment.spec.template.spec.containers[0]?.args ?? []).map((arg) => {
     const [flag, value] = arg.split(/=(.*)/s) as [string, string | undefined];
@@ -63,8 +58,7 @@ export function deepMerge(base: Record<string, unknown>, over: Record<string, un
   const result: Record<string, unknown> = { ...base };
   for (const [key, value] of Object.entries(over)) {
     const current = result[key];
-    result[key] =
-      isRecord(current) && isRecord(value) ? deepMerge(current, value) : value;
+    result[key] = isRecord(current) && isRecord(value) ? deepMerge(current, value) : value;
   }
   return result;
 }

@@ -5,13 +5,26 @@
 import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { parse } from 'yaml';
 import { describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
 import { generateCertificates } from '../../src/tls/generate.ts';
-import { chartDir, defaultNamespace, defaultRelease, isHook, kindsOf, only, renderChart, runHelm, runHelmArgs, testImageRepository, type ChartInput, type KubeObject } from './helm.ts';
+import {
+  type ChartInput,
+  chartDir,
+  defaultNamespace,
+  defaultRelease,
+  isHook,
+  type KubeObject,
+  kindsOf,
+  only,
+  renderChart,
+  runHelm,
+  runHelmArgs,
+  testImageRepository,
+} from './helm.ts';
 import { hasKubernetesSchema, validateKubernetesObject } from './kube-schema.ts';
 import { repoRoot } from './tools.ts';
-import { webhookIsCalled, type MatchCondition, type RuleWithOperations, type WebhookRequest } from './webhook-match.ts';
+import { type MatchCondition, type RuleWithOperations, type WebhookRequest, webhookIsCalled } from './webhook-match.ts';
 
 const fullname = `${defaultRelease}-admission-chain`;
 const examplesValuesDir = join(repoRoot, 'examples', 'values');
@@ -55,11 +68,21 @@ interface PodSpec {
   securityContext: Record<string, unknown>;
   containers: Container[];
   volumes: { name: string; secret?: { secretName: string }; emptyDir?: unknown }[];
-  affinity: { podAntiAffinity?: { preferredDuringSchedulingIgnoredDuringExecution: { podAffinityTerm: { topologyKey: string; labelSelector: { matchLabels: Record<string, string> } } }[] } };
+  affinity: {
+    podAntiAffinity?: {
+      preferredDuringSchedulingIgnoredDuringExecution: {
+        podAffinityTerm: { topologyKey: string; labelSelector: { matchLabels: Record<string, string> } };
+      }[];
+    };
+  };
   topologySpreadConstraints?: { topologyKey: string; whenUnsatisfiable: string; labelSelector: { matchLabels: Record<string, string> } }[];
 }
 interface Deployment extends KubeObject {
-  spec: { replicas?: number; selector: { matchLabels: Record<string, string> }; template: { metadata: { labels: Record<string, string> }; spec: PodSpec } };
+  spec: {
+    replicas?: number;
+    selector: { matchLabels: Record<string, string> };
+    template: { metadata: { labels: Record<string, string> }; spec: PodSpec };
+  };
 }
 
 /** The webhooks a configuration gets: rendered in it, or (registerWhenReady) in its template annotation. */
@@ -76,7 +99,8 @@ const webhookOf = (objects: KubeObject[], kind: 'MutatingWebhookConfiguration' |
 };
 /** A real CA certificate as tls.secret.caBundle wants it (the chart refuses anything else). */
 const testCaBundle = Buffer.from((await generateCertificates({ commonName: 'test-ca' })).caCert).toString('base64');
-const containerOf = (objects: KubeObject[]): Container => only<Deployment>(objects, 'Deployment').spec.template.spec.containers[0] as Container;
+const containerOf = (objects: KubeObject[]): Container =>
+  only<Deployment>(objects, 'Deployment').spec.template.spec.containers[0] as Container;
 const rulesSummary = (rules: RuleWithOperations[]): string[] =>
   rules.map((r) => `${r.apiGroups.join(',') || 'core'}/${r.resources.join(',')}@${r.scope}:${r.operations.join(',')}`).sort();
 const allPluginsOff = {
@@ -97,9 +121,16 @@ const onlyPlugins = (...names: (keyof typeof allPluginsOff)[]): Record<string, u
 });
 
 // Custom resources without a schema in kubernetes-models; anything else must validate.
-const customResourceKinds = new Set(['cert-manager.io/v1/Issuer', 'cert-manager.io/v1/Certificate', 'monitoring.coreos.com/v1/ServiceMonitor', 'monitoring.coreos.com/v1/PrometheusRule']);
+const customResourceKinds = new Set([
+  'cert-manager.io/v1/Issuer',
+  'cert-manager.io/v1/Certificate',
+  'monitoring.coreos.com/v1/ServiceMonitor',
+  'monitoring.coreos.com/v1/PrometheusRule',
+]);
 
-const exampleValuesFiles = readdirSync(examplesValuesDir).filter((f) => f.endsWith('.yaml')).sort();
+const exampleValuesFiles = readdirSync(examplesValuesDir)
+  .filter((f) => f.endsWith('.yaml'))
+  .sort();
 /** What each example's install command adds on the command line (its header says so). */
 const exampleCommandLine: Record<string, Record<string, unknown>> = {
   'bring-your-own-tls.yaml': { tls: { secret: { caBundle: testCaBundle } } },
@@ -109,20 +140,135 @@ const matrix: [string, ChartInput][] = [
   ['default values', {}],
   ['bring-your-own TLS', { values: { tls: { mode: 'secret', secret: { name: 'my-tls', caBundle: testCaBundle } } } }],
   ['cert-manager', { values: { tls: { mode: 'cert-manager' } } }],
-  ['cert-manager with an existing ClusterIssuer and the webhooks rendered at once', { values: { tls: { mode: 'cert-manager', certManager: { issuerRef: { name: 'platform-ca', kind: 'ClusterIssuer' } } }, webhooks: { registerWhenReady: false } } }],
-  ['URL mode on hostNetwork with extra volumes and a client CA', { values: { webhooks: { url: 'https://webhook.example.com:10260' }, hostNetwork: true, containerPorts: { webhook: 10260, metrics: 10261 }, extraVolumes: [{ name: 'extra', configMap: { name: 'extra' } }], extraVolumeMounts: [{ name: 'extra', mountPath: '/etc/extra' }], tls: { clientCA: { enabled: true, existingSecret: 'apiserver-client-ca' } } } }],
-  ['NetworkPolicy on', { values: { networkPolicy: { enabled: true, webhookFrom: [{ ipBlock: { cidr: '10.0.0.0/16' } }], metricsFrom: [{ namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'monitoring' } } }] } } }],
-  ['every plugin, warn and audit modes', { values: { plugins: { ...onlyPlugins(...everyPlugin).plugins as object, RuntimeClass: { enabled: true, mode: 'audit' }, OwnerReferencesPermissionEnforcement: { enabled: true, mode: 'warn' }, PodTolerationRestriction: { enabled: true, mode: 'warn' } } } }],
+  [
+    'cert-manager with an existing ClusterIssuer and the webhooks rendered at once',
+    {
+      values: {
+        tls: { mode: 'cert-manager', certManager: { issuerRef: { name: 'platform-ca', kind: 'ClusterIssuer' } } },
+        webhooks: { registerWhenReady: false },
+      },
+    },
+  ],
+  [
+    'URL mode on hostNetwork with extra volumes and a client CA',
+    {
+      values: {
+        webhooks: { url: 'https://webhook.example.com:10260' },
+        hostNetwork: true,
+        containerPorts: { webhook: 10260, metrics: 10261 },
+        extraVolumes: [{ name: 'extra', configMap: { name: 'extra' } }],
+        extraVolumeMounts: [{ name: 'extra', mountPath: '/etc/extra' }],
+        tls: { clientCA: { enabled: true, existingSecret: 'apiserver-client-ca' } },
+      },
+    },
+  ],
+  [
+    'NetworkPolicy on',
+    {
+      values: {
+        networkPolicy: {
+          enabled: true,
+          webhookFrom: [{ ipBlock: { cidr: '10.0.0.0/16' } }],
+          metricsFrom: [{ namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'monitoring' } } }],
+        },
+      },
+    },
+  ],
+  [
+    'every plugin, warn and audit modes',
+    {
+      values: {
+        plugins: {
+          ...(onlyPlugins(...everyPlugin).plugins as object),
+          RuntimeClass: { enabled: true, mode: 'audit' },
+          OwnerReferencesPermissionEnforcement: { enabled: true, mode: 'warn' },
+          PodTolerationRestriction: { enabled: true, mode: 'warn' },
+        },
+      },
+    },
+  ],
   ...everyPlugin.map((plugin): [string, ChartInput] => [`only ${plugin}`, { values: onlyPlugins(plugin) }]),
-  ['PodNodeSelector and PodTolerationRestriction configured', { values: { plugins: { PodNodeSelector: { enabled: true, mode: 'enforce', clusterDefaultNodeSelector: 'pool=general', namespaceWhitelists: { 'team-a': 'pool=team-a,env=prod', sandbox: '' } }, PodTolerationRestriction: { enabled: true, mode: 'audit', defaultTolerations: [{ key: 'pool', operator: 'Equal', value: 'general', effect: 'NoSchedule' }], whitelist: [{ key: 'pool', operator: 'Exists' }, { operator: 'Exists', effect: 'NoExecute', tolerationSeconds: 300 }] } } } }],
+  [
+    'PodNodeSelector and PodTolerationRestriction configured',
+    {
+      values: {
+        plugins: {
+          PodNodeSelector: {
+            enabled: true,
+            mode: 'enforce',
+            clusterDefaultNodeSelector: 'pool=general',
+            namespaceWhitelists: { 'team-a': 'pool=team-a,env=prod', sandbox: '' },
+          },
+          PodTolerationRestriction: {
+            enabled: true,
+            mode: 'audit',
+            defaultTolerations: [{ key: 'pool', operator: 'Equal', value: 'general', effect: 'NoSchedule' }],
+            whitelist: [
+              { key: 'pool', operator: 'Exists' },
+              { operator: 'Exists', effect: 'NoExecute', tolerationSeconds: 300 },
+            ],
+          },
+        },
+      },
+    },
+  ],
   ['HPA on', { values: { autoscaling: { enabled: true, minReplicas: 2, maxReplicas: 5, targetCPUUtilizationPercentage: 60 } } }],
   ['ServiceMonitor with the monitoring API', { apiVersions: ['monitoring.coreos.com/v1'] }],
-  ['monitoring API, PrometheusRule off', { apiVersions: ['monitoring.coreos.com/v1'], values: { metrics: { prometheusRule: { enabled: false } } } }],
+  [
+    'monitoring API, PrometheusRule off',
+    { apiVersions: ['monitoring.coreos.com/v1'], values: { metrics: { prometheusRule: { enabled: false } } } },
+  ],
   ['Grafana dashboard without the monitoring API', { values: { metrics: { grafanaDashboard: { enabled: true } } } }],
-  ['monitoring API, PrometheusRule labels, dashboard in another namespace', { apiVersions: ['monitoring.coreos.com/v1'], values: { metrics: { prometheusRule: { labels: { release: 'kps' } }, grafanaDashboard: { enabled: true, namespace: 'monitoring', labels: { grafana_dashboard: null, team: 'platform' }, annotations: { grafana_folder: 'Admission' } } } } }],
-  ['single replica, custom scheduling', { values: { replicaCount: 1, priorityClassName: 'system-cluster-critical', nodeSelector: { 'kubernetes.io/os': 'linux' }, tolerations: [{ key: 'dedicated', operator: 'Exists', effect: 'NoSchedule' }], image: { digest: `sha256:${'a'.repeat(64)}` } } }],
-  ['inverted failure policies, extra conditions and selectors', { values: { webhooks: { mutating: { failurePolicy: 'Fail', matchConditions: [{ name: 'not-dry-run-bots', expression: "request.userInfo.username != 'bot'" }] }, validating: { failurePolicy: 'Ignore' }, excludedNamespaces: ['istio-system'], optOutLabel: 'example.com/no-admission', objectSelector: { matchExpressions: [{ key: 'skip', operator: 'DoesNotExist' }] } } } }],
-  ...exampleValuesFiles.map((file): [string, ChartInput] => [`examples/values/${file}`, { valuesFiles: [join(examplesValuesDir, file)], ...(exampleCommandLine[file] ? { values: exampleCommandLine[file] } : {}) }]),
+  [
+    'monitoring API, PrometheusRule labels, dashboard in another namespace',
+    {
+      apiVersions: ['monitoring.coreos.com/v1'],
+      values: {
+        metrics: {
+          prometheusRule: { labels: { release: 'kps' } },
+          grafanaDashboard: {
+            enabled: true,
+            namespace: 'monitoring',
+            labels: { grafana_dashboard: null, team: 'platform' },
+            annotations: { grafana_folder: 'Admission' },
+          },
+        },
+      },
+    },
+  ],
+  [
+    'single replica, custom scheduling',
+    {
+      values: {
+        replicaCount: 1,
+        priorityClassName: 'system-cluster-critical',
+        nodeSelector: { 'kubernetes.io/os': 'linux' },
+        tolerations: [{ key: 'dedicated', operator: 'Exists', effect: 'NoSchedule' }],
+        image: { digest: `sha256:${'a'.repeat(64)}` },
+      },
+    },
+  ],
+  [
+    'inverted failure policies, extra conditions and selectors',
+    {
+      values: {
+        webhooks: {
+          mutating: {
+            failurePolicy: 'Fail',
+            matchConditions: [{ name: 'not-dry-run-bots', expression: "request.userInfo.username != 'bot'" }],
+          },
+          validating: { failurePolicy: 'Ignore' },
+          excludedNamespaces: ['istio-system'],
+          optOutLabel: 'example.com/no-admission',
+          objectSelector: { matchExpressions: [{ key: 'skip', operator: 'DoesNotExist' }] },
+        },
+      },
+    },
+  ],
+  ...exampleValuesFiles.map((file): [string, ChartInput] => [
+    `examples/values/${file}`,
+    { valuesFiles: [join(examplesValuesDir, file)], ...(exampleCommandLine[file] ? { values: exampleCommandLine[file] } : {}) },
+  ]),
 ];
 
 describe.each(matrix)('chart with %s', (_label, input) => {
@@ -141,7 +287,8 @@ describe.each(matrix)('chart with %s', (_label, input) => {
       expect(hasKubernetesSchema(object.apiVersion, object.kind), type).toBe(true);
       validateKubernetesObject(object);
       // The webhooks the webhook registers later must satisfy the schema as well.
-      if (object.kind.endsWith('WebhookConfiguration')) validateKubernetesObject({ ...object, webhooks: webhooksOf(object as WebhookConfiguration) });
+      if (object.kind.endsWith('WebhookConfiguration'))
+        validateKubernetesObject({ ...object, webhooks: webhooksOf(object as WebhookConfiguration) });
     }
   });
 
@@ -168,7 +315,11 @@ describe.each(matrix)('chart with %s', (_label, input) => {
             expect(webhook.clientConfig.service).toBeUndefined();
             expect(webhook.clientConfig.url).toMatch(new RegExp(`^https://[^/]+${path}$`));
           } else {
-            expect(webhook.clientConfig.service).toMatchObject({ name: service.metadata.name, namespace: defaultNamespace, port: service.spec.ports.find((p) => p.name === 'webhook')?.port });
+            expect(webhook.clientConfig.service).toMatchObject({
+              name: service.metadata.name,
+              namespace: defaultNamespace,
+              port: service.spec.ports.find((p) => p.name === 'webhook')?.port,
+            });
             expect(webhook.clientConfig.service?.path).toBe(path);
           }
         }
@@ -184,8 +335,18 @@ describe('chart with default values', () => {
 
   it('renders exactly the expected objects (self-managed TLS, no HPA, no ServiceMonitor) and the pre-delete hook', () => {
     expect(kindsOf(release)).toEqual([
-      'ClusterRole', 'ClusterRoleBinding', 'Deployment', 'MutatingWebhookConfiguration', 'PodDisruptionBudget', 'ResourceQuota',
-      'Role', 'RoleBinding', 'Secret', 'Service', 'ServiceAccount', 'ValidatingWebhookConfiguration',
+      'ClusterRole',
+      'ClusterRoleBinding',
+      'Deployment',
+      'MutatingWebhookConfiguration',
+      'PodDisruptionBudget',
+      'ResourceQuota',
+      'Role',
+      'RoleBinding',
+      'Secret',
+      'Service',
+      'ServiceAccount',
+      'ValidatingWebhookConfiguration',
     ]);
     expect(kindsOf(hooks)).toEqual(['ClusterRole', 'ClusterRoleBinding', 'Job', 'ServiceAccount']);
     for (const object of objects.filter((o) => !o.kind.endsWith('WebhookConfiguration') && !o.kind.startsWith('ClusterRole'))) {
@@ -204,33 +365,87 @@ describe('chart with default values', () => {
 
   it('mutating webhook: pods CREATE/UPDATE only, Ignore, reinvoked, side-effect free', () => {
     const webhook = webhookOf(objects, 'MutatingWebhookConfiguration');
-    expect(webhook.rules).toEqual([{ apiGroups: [''], apiVersions: ['v1'], resources: ['pods'], operations: ['CREATE', 'UPDATE'], scope: 'Namespaced' }]);
+    expect(webhook.rules).toEqual([
+      { apiGroups: [''], apiVersions: ['v1'], resources: ['pods'], operations: ['CREATE', 'UPDATE'], scope: 'Namespaced' },
+    ]);
     expect(webhook).toMatchObject({
-      name: 'mutate.admission-chain.io', failurePolicy: 'Ignore', matchPolicy: 'Equivalent', reinvocationPolicy: 'IfNeeded',
-      sideEffects: 'None', timeoutSeconds: 10, admissionReviewVersions: ['v1', 'v1beta1'],
+      name: 'mutate.admission-chain.io',
+      failurePolicy: 'Ignore',
+      matchPolicy: 'Equivalent',
+      reinvocationPolicy: 'IfNeeded',
+      sideEffects: 'None',
+      timeoutSeconds: 10,
+      admissionReviewVersions: ['v1', 'v1beta1'],
     });
   });
 
   it('validating webhook: one */* rule for ORPE, Ignore while only warning, with the exclusions, pods/status and the owner-reference filter as matchConditions', () => {
     const webhook = webhookOf(objects, 'ValidatingWebhookConfiguration');
-    expect(webhook.rules).toEqual([{ apiGroups: ['*'], apiVersions: ['*'], resources: ['*/*'], operations: ['CREATE', 'UPDATE'], scope: '*' }]);
-    expect(webhook).toMatchObject({ name: 'validate.admission-chain.io', failurePolicy: 'Ignore', matchPolicy: 'Equivalent', sideEffects: 'None', timeoutSeconds: 10 });
+    expect(webhook.rules).toEqual([
+      { apiGroups: ['*'], apiVersions: ['*'], resources: ['*/*'], operations: ['CREATE', 'UPDATE'], scope: '*' },
+    ]);
+    expect(webhook).toMatchObject({
+      name: 'validate.admission-chain.io',
+      failurePolicy: 'Ignore',
+      matchPolicy: 'Equivalent',
+      sideEffects: 'None',
+      timeoutSeconds: 10,
+    });
     expect(webhook.reinvocationPolicy).toBeUndefined();
-    expect(webhook.matchConditions.map((c) => c.name)).toEqual(['exclude-authorization-reviews', 'exclude-authentication-reviews', 'exclude-leases', 'exclude-nodes', 'exclude-pod-status', 'only-owner-reference-writes-or-other-plugins']);
+    expect(webhook.matchConditions.map((c) => c.name)).toEqual([
+      'exclude-authorization-reviews',
+      'exclude-authentication-reviews',
+      'exclude-leases',
+      'exclude-nodes',
+      'exclude-pod-status',
+      'only-owner-reference-writes-or-other-plugins',
+    ]);
     // The exclusions must not exclude what ORPE exists for: writes whose object carries ownerReferences.
     const owned = { metadata: { name: 'x', ownerReferences: [{ apiVersion: 'v1', kind: 'Pod', name: 'owner', uid: '1' }] } };
     for (const request of [
       { group: '', version: 'v1', resource: 'configmaps', operation: 'CREATE', namespaced: true, object: owned },
       { group: 'apps', version: 'v1', resource: 'deployments', operation: 'UPDATE', namespaced: true, object: owned, oldObject: owned },
-      { group: 'apps', version: 'v1', resource: 'deployments', subresource: 'status', operation: 'UPDATE', namespaced: true, object: owned, oldObject: owned },
+      {
+        group: 'apps',
+        version: 'v1',
+        resource: 'deployments',
+        subresource: 'status',
+        operation: 'UPDATE',
+        namespaced: true,
+        object: owned,
+        oldObject: owned,
+      },
       { group: 'example.com', version: 'v1alpha1', resource: 'widgets', operation: 'CREATE', namespaced: true, object: owned },
     ] satisfies WebhookRequest[]) {
       expect(webhookIsCalled(webhook, request), request.resource).toBe(true);
     }
-    expect(webhookIsCalled(webhook, { group: '', version: 'v1', resource: 'configmaps', operation: 'DELETE', namespaced: true })).toBe(false);
+    expect(webhookIsCalled(webhook, { group: '', version: 'v1', resource: 'configmaps', operation: 'DELETE', namespaced: true })).toBe(
+      false,
+    );
     // The kubelet's status updates of owned pods: ORPE lets pods/status through unchecked, no plugin decides them.
-    expect(webhookIsCalled(webhook, { group: '', version: 'v1', resource: 'pods', subresource: 'status', operation: 'UPDATE', namespaced: true, object: owned, oldObject: owned })).toBe(false);
-    expect(webhookIsCalled(webhook, { group: '', version: 'v1', resource: 'pods', operation: 'UPDATE', namespaced: true, object: owned, oldObject: owned })).toBe(true);
+    expect(
+      webhookIsCalled(webhook, {
+        group: '',
+        version: 'v1',
+        resource: 'pods',
+        subresource: 'status',
+        operation: 'UPDATE',
+        namespaced: true,
+        object: owned,
+        oldObject: owned,
+      }),
+    ).toBe(false);
+    expect(
+      webhookIsCalled(webhook, {
+        group: '',
+        version: 'v1',
+        resource: 'pods',
+        operation: 'UPDATE',
+        namespaced: true,
+        object: owned,
+        oldObject: owned,
+      }),
+    ).toBe(true);
   });
 
   it('keeps both webhooks out of the release namespace, kube-system, kube-node-lease and opted-out namespaces', () => {
@@ -256,11 +471,17 @@ describe('chart with default values', () => {
       `--self-managed-tls-name=${fullname}`,
       `--self-managed-tls-name=${fullname}.${defaultNamespace}`,
       `--self-managed-tls-name=${fullname}.${defaultNamespace}.svc.cluster.local`,
-      '--self-managed-tls-duration=2160h', '--self-managed-tls-renew-before=720h', '--self-managed-tls-ca-duration=87600h',
+      '--self-managed-tls-duration=2160h',
+      '--self-managed-tls-renew-before=720h',
+      '--self-managed-tls-ca-duration=87600h',
     ]);
     for (const kind of ['MutatingWebhookConfiguration', 'ValidatingWebhookConfiguration'] as const) {
       const config = only(objects, kind);
-      expect(Object.keys(config.metadata.annotations ?? {}).sort()).toEqual(['admission-chain.io/webhooks', 'admissions.enforcer/disabled', 'argocd.argoproj.io/sync-wave']);
+      expect(Object.keys(config.metadata.annotations ?? {}).sort()).toEqual([
+        'admission-chain.io/webhooks',
+        'admissions.enforcer/disabled',
+        'argocd.argoproj.io/sync-wave',
+      ]);
       expect(webhookOf(objects, kind).clientConfig.caBundle).toBeUndefined();
     }
     // Written in memory, never on the node's disk.
@@ -274,12 +495,23 @@ describe('chart with default values', () => {
     const pod = deployment.spec.template.spec;
     const container = pod.containers[0] as Container;
     expect(deployment.spec.replicas).toBe(3);
-    expect(deployment.spec.selector.matchLabels).toEqual({ 'app.kubernetes.io/name': 'admission-chain', 'app.kubernetes.io/instance': defaultRelease });
+    expect(deployment.spec.selector.matchLabels).toEqual({
+      'app.kubernetes.io/name': 'admission-chain',
+      'app.kubernetes.io/instance': defaultRelease,
+    });
     expect(deployment.spec.template.metadata.labels).toMatchObject(deployment.spec.selector.matchLabels);
-    expect(pod.securityContext).toMatchObject({ runAsNonRoot: true, runAsUser: 65532, runAsGroup: 65532, seccompProfile: { type: 'RuntimeDefault' } });
+    expect(pod.securityContext).toMatchObject({
+      runAsNonRoot: true,
+      runAsUser: 65532,
+      runAsGroup: 65532,
+      seccompProfile: { type: 'RuntimeDefault' },
+    });
     expect(container.securityContext).toEqual({
-      allowPrivilegeEscalation: false, readOnlyRootFilesystem: true, runAsNonRoot: true,
-      capabilities: { drop: ['ALL'] }, seccompProfile: { type: 'RuntimeDefault' },
+      allowPrivilegeEscalation: false,
+      readOnlyRootFilesystem: true,
+      runAsNonRoot: true,
+      capabilities: { drop: ['ALL'] },
+      seccompProfile: { type: 'RuntimeDefault' },
     });
     expect(container.livenessProbe.httpGet).toEqual({ path: '/livez', port: 'metrics' });
     expect(container.readinessProbe.httpGet).toEqual({ path: '/readyz', port: 'metrics' });
@@ -299,7 +531,11 @@ describe('chart with default values', () => {
     const antiAffinity = pod.affinity.podAntiAffinity?.preferredDuringSchedulingIgnoredDuringExecution[0]?.podAffinityTerm;
     expect(antiAffinity?.topologyKey).toBe('kubernetes.io/hostname');
     expect(antiAffinity?.labelSelector.matchLabels).toEqual(deployment.spec.selector.matchLabels);
-    expect(pod.topologySpreadConstraints?.[0]).toMatchObject({ topologyKey: 'topology.kubernetes.io/zone', whenUnsatisfiable: 'ScheduleAnyway', labelSelector: { matchLabels: deployment.spec.selector.matchLabels } });
+    expect(pod.topologySpreadConstraints?.[0]).toMatchObject({
+      topologyKey: 'topology.kubernetes.io/zone',
+      whenUnsatisfiable: 'ScheduleAnyway',
+      labelSelector: { matchLabels: deployment.spec.selector.matchLabels },
+    });
     expect(pod.priorityClassName).toBe('system-cluster-critical');
     expect(pod.hostNetwork).toBeUndefined();
   });
@@ -320,28 +556,44 @@ describe('chart with default values', () => {
     expect(container.command).toEqual(JSON.parse(dockerCmd ?? 'null'));
     expect(container.command).toEqual(['node', '--max-semi-space-size=4', '--no-parallel-scavenge', 'dist/cli/run.js', 'serve']);
     expect(container.args.filter((a) => !a.startsWith('--self-managed-tls-'))).toEqual([
-      '--port=8443', '--metrics-port=8080',
-      '--tls-cert-file=/etc/admission-chain/tls/tls.crt', '--tls-private-key-file=/etc/admission-chain/tls/tls.key',
+      '--port=8443',
+      '--metrics-port=8080',
+      '--tls-cert-file=/etc/admission-chain/tls/tls.crt',
+      '--tls-private-key-file=/etc/admission-chain/tls/tls.key',
       `--webhook-configuration=${fullname}`,
       '--plugins=AlwaysPullImages,OwnerReferencesPermissionEnforcement',
-      '--plugin-mode=AlwaysPullImages=warn', '--plugin-mode=OwnerReferencesPermissionEnforcement=warn',
-      '--log-level=info', '--request-timeout=9s', '--shutdown-delay=15s', '--drain-timeout=10s',
+      '--plugin-mode=AlwaysPullImages=warn',
+      '--plugin-mode=OwnerReferencesPermissionEnforcement=warn',
+      '--log-level=info',
+      '--request-timeout=9s',
+      '--shutdown-delay=15s',
+      '--drain-timeout=10s',
     ]);
   });
 
   it('grants the webhook SubjectAccessReview creation (ORPE) and get/patch on its own two configurations and its own Secret, by name only', () => {
     const role = only(objects, 'ClusterRole') as KubeObject & { rules: unknown[] };
-    const binding = only(objects, 'ClusterRoleBinding') as KubeObject & { roleRef: { name: string }; subjects: { kind: string; name: string; namespace: string }[] };
+    const binding = only(objects, 'ClusterRoleBinding') as KubeObject & {
+      roleRef: { name: string };
+      subjects: { kind: string; name: string; namespace: string }[];
+    };
     const account = only(objects, 'ServiceAccount');
     expect(role.rules).toEqual([
       { apiGroups: ['authorization.k8s.io'], resources: ['subjectaccessreviews'], verbs: ['create'] },
-      { apiGroups: ['admissionregistration.k8s.io'], resources: ['mutatingwebhookconfigurations', 'validatingwebhookconfigurations'], resourceNames: [fullname], verbs: ['get', 'patch'] },
+      {
+        apiGroups: ['admissionregistration.k8s.io'],
+        resources: ['mutatingwebhookconfigurations', 'validatingwebhookconfigurations'],
+        resourceNames: [fullname],
+        verbs: ['get', 'patch'],
+      },
     ]);
     expect(binding.roleRef.name).toBe(role.metadata.name);
     expect(binding.subjects).toEqual([{ kind: 'ServiceAccount', name: account.metadata.name, namespace: defaultNamespace }]);
     const secretRole = only(objects, 'Role') as KubeObject & { rules: unknown[] };
     const secretBinding = only(objects, 'RoleBinding') as KubeObject & { roleRef: { kind: string; name: string }; subjects: unknown[] };
-    expect(secretRole.rules).toEqual([{ apiGroups: [''], resources: ['secrets'], resourceNames: [`${fullname}-tls`], verbs: ['get', 'patch'] }]);
+    expect(secretRole.rules).toEqual([
+      { apiGroups: [''], resources: ['secrets'], resourceNames: [`${fullname}-tls`], verbs: ['get', 'patch'] },
+    ]);
     expect(secretBinding.roleRef).toMatchObject({ kind: 'Role', name: secretRole.metadata.name });
     expect(secretBinding.subjects).toEqual(binding.subjects);
     expect(only<Deployment>(objects, 'Deployment').spec.template.spec.serviceAccountName).toBe(account.metadata.name);
@@ -349,21 +601,36 @@ describe('chart with default values', () => {
 
   it('runs `unregister` as a pre-delete hook, for this Helm release only, whose ServiceAccount may only read and delete the two configurations', () => {
     const byKind = (kind: string) => hooks.find((o) => o.kind === kind) as KubeObject & Record<string, never>;
-    const job = byKind('Job') as unknown as KubeObject & { spec: { backoffLimit: number; activeDeadlineSeconds: number; template: { spec: PodSpec & { restartPolicy: string } } } };
+    const job = byKind('Job') as unknown as KubeObject & {
+      spec: { backoffLimit: number; activeDeadlineSeconds: number; template: { spec: PodSpec & { restartPolicy: string } } };
+    };
     for (const hook of hooks) {
       expect(hook.metadata.annotations?.['helm.sh/hook'], hook.kind).toBe('pre-delete');
       expect(hook.metadata.annotations?.['helm.sh/hook-delete-policy'], hook.kind).toBe('before-hook-creation,hook-succeeded');
     }
     // RBAC first, then the Job (Helm creates hooks by ascending weight).
-    expect(hooks.filter((o) => o.kind !== 'Job').every((o) => Number(o.metadata.annotations?.['helm.sh/hook-weight']) < Number(job.metadata.annotations?.['helm.sh/hook-weight']))).toBe(true);
+    expect(
+      hooks
+        .filter((o) => o.kind !== 'Job')
+        .every((o) => Number(o.metadata.annotations?.['helm.sh/hook-weight']) < Number(job.metadata.annotations?.['helm.sh/hook-weight'])),
+    ).toBe(true);
     const pod = job.spec.template.spec;
     expect(pod.restartPolicy).toBe('Never');
     expect(pod.serviceAccountName).toBe(byKind('ServiceAccount').metadata.name);
-    expect(pod.containers[0]).toMatchObject({ image: `${testImageRepository}:0.1.0`, command: ['node', 'dist/cli/run.js', 'unregister'], args: [`--webhook-configuration=${fullname}`, `--owned-by-helm-release=${defaultNamespace}/${defaultRelease}`] });
+    expect(pod.containers[0]).toMatchObject({
+      image: `${testImageRepository}:0.1.0`,
+      command: ['node', 'dist/cli/run.js', 'unregister'],
+      args: [`--webhook-configuration=${fullname}`, `--owned-by-helm-release=${defaultNamespace}/${defaultRelease}`],
+    });
     expect(pod.containers[0]?.securityContext).toEqual(containerOf(objects).securityContext);
     expect(job.spec.activeDeadlineSeconds).toBe(120);
     expect((byKind('ClusterRole') as unknown as { rules: unknown[] }).rules).toEqual([
-      { apiGroups: ['admissionregistration.k8s.io'], resources: ['mutatingwebhookconfigurations', 'validatingwebhookconfigurations'], resourceNames: [fullname], verbs: ['get', 'delete'] },
+      {
+        apiGroups: ['admissionregistration.k8s.io'],
+        resources: ['mutatingwebhookconfigurations', 'validatingwebhookconfigurations'],
+        resourceNames: [fullname],
+        verbs: ['get', 'delete'],
+      },
     ]);
     const binding = byKind('ClusterRoleBinding') as unknown as { roleRef: { name: string }; subjects: unknown[] };
     expect(binding.roleRef.name).toBe(byKind('ClusterRole').metadata.name);
@@ -373,7 +640,10 @@ describe('chart with default values', () => {
   it('renders what only `helm install` makes Helm-owned: the hook acts on that ownership, absent from a rendered and applied install', () => {
     // Helm adds its release annotations to what it installs, never to what `helm template` prints.
     for (const object of objects) {
-      expect(Object.keys(object.metadata.annotations ?? {}).filter((key) => key.startsWith('meta.helm.sh/')), object.kind).toEqual([]);
+      expect(
+        Object.keys(object.metadata.annotations ?? {}).filter((key) => key.startsWith('meta.helm.sh/')),
+        object.kind,
+      ).toEqual([]);
     }
   });
 
@@ -383,7 +653,8 @@ describe('chart with default values', () => {
     expect(configurations).toHaveLength(2);
     // Argo CD deletes the highest wave first and waits until it is gone before the next.
     for (const configuration of configurations) {
-      for (const other of release.filter((o) => !o.kind.endsWith('WebhookConfiguration'))) expect(wave(configuration), other.kind).toBeGreaterThan(wave(other));
+      for (const other of release.filter((o) => !o.kind.endsWith('WebhookConfiguration')))
+        expect(wave(configuration), other.kind).toBeGreaterThan(wave(other));
     }
     // `kubectl delete -f` deletes in the order of the file: the Service goes first, a few calls earlier.
     const kinds = release.map((o) => o.kind);
@@ -392,7 +663,9 @@ describe('chart with default values', () => {
   });
 
   it('keeps one replica through voluntary disruptions', () => {
-    const pdb = only(objects, 'PodDisruptionBudget') as KubeObject & { spec: { minAvailable: number; selector: { matchLabels: Record<string, string> } } };
+    const pdb = only(objects, 'PodDisruptionBudget') as KubeObject & {
+      spec: { minAvailable: number; selector: { matchLabels: Record<string, string> } };
+    };
     expect(pdb.spec.minAvailable).toBe(1);
     expect(pdb.spec.selector.matchLabels).toEqual(only<Deployment>(objects, 'Deployment').spec.selector.matchLabels);
   });
@@ -414,11 +687,28 @@ describe('chart with cert-manager', () => {
     const selfSigned = only(objects, 'Issuer', `${fullname}-selfsigned`) as KubeObject & { spec: Record<string, unknown> };
     const ca = only(objects, 'Certificate', `${fullname}-ca`) as KubeObject & { spec: Record<string, unknown> };
     const caIssuer = only(objects, 'Issuer', `${fullname}-ca`) as KubeObject & { spec: { ca: { secretName: string } } };
-    const serving = only(objects, 'Certificate', `${fullname}-serving`) as KubeObject & { spec: { secretName: string; dnsNames: string[]; issuerRef: { name: string; kind: string }; privateKey: { rotationPolicy: string }; usages: string[] } };
+    const serving = only(objects, 'Certificate', `${fullname}-serving`) as KubeObject & {
+      spec: {
+        secretName: string;
+        dnsNames: string[];
+        issuerRef: { name: string; kind: string };
+        privateKey: { rotationPolicy: string };
+        usages: string[];
+      };
+    };
     expect(selfSigned.spec).toEqual({ selfSigned: {} });
-    expect(ca.spec).toMatchObject({ isCA: true, secretName: caIssuer.spec.ca.secretName, issuerRef: { kind: 'Issuer', name: selfSigned.metadata.name } });
+    expect(ca.spec).toMatchObject({
+      isCA: true,
+      secretName: caIssuer.spec.ca.secretName,
+      issuerRef: { kind: 'Issuer', name: selfSigned.metadata.name },
+    });
     expect(serving.spec.issuerRef).toMatchObject({ kind: 'Issuer', name: caIssuer.metadata.name });
-    expect(serving.spec.dnsNames).toEqual([`${fullname}.${defaultNamespace}.svc`, fullname, `${fullname}.${defaultNamespace}`, `${fullname}.${defaultNamespace}.svc.cluster.local`]);
+    expect(serving.spec.dnsNames).toEqual([
+      `${fullname}.${defaultNamespace}.svc`,
+      fullname,
+      `${fullname}.${defaultNamespace}`,
+      `${fullname}.${defaultNamespace}.svc.cluster.local`,
+    ]);
     expect(serving.spec.privateKey.rotationPolicy).toBe('Always');
     expect(serving.spec.usages).toContain('server auth');
     const tlsVolume = only<Deployment>(objects, 'Deployment').spec.template.spec.volumes.find((v) => v.name === 'tls');
@@ -428,15 +718,33 @@ describe('chart with cert-manager', () => {
   });
 
   it('excludes cert-manager’s namespace, which the webhook depends on for its certificate', () => {
-    expect(webhookOf(objects, 'ValidatingWebhookConfiguration').namespaceSelector.matchExpressions[0]?.values).toEqual([defaultNamespace, 'kube-system', 'kube-node-lease', 'cert-manager']);
+    expect(webhookOf(objects, 'ValidatingWebhookConfiguration').namespaceSelector.matchExpressions[0]?.values).toEqual([
+      defaultNamespace,
+      'kube-system',
+      'kube-node-lease',
+      'cert-manager',
+    ]);
     const elsewhere = renderChart({ values: { tls: { mode: 'cert-manager', certManager: { namespace: 'security' } } } });
-    expect(webhookOf(elsewhere, 'MutatingWebhookConfiguration').namespaceSelector.matchExpressions[0]?.values).toEqual([defaultNamespace, 'kube-system', 'kube-node-lease', 'security']);
+    expect(webhookOf(elsewhere, 'MutatingWebhookConfiguration').namespaceSelector.matchExpressions[0]?.values).toEqual([
+      defaultNamespace,
+      'kube-system',
+      'kube-node-lease',
+      'security',
+    ]);
   });
 
   it('an existing issuer signs the serving certificate and no CA of the chart’s own is made', () => {
-    const withIssuer = renderChart({ values: { tls: { mode: 'cert-manager', certManager: { issuerRef: { name: 'platform-ca', kind: 'ClusterIssuer' } } } } });
-    expect(withIssuer.filter((o) => o.apiVersion.startsWith('cert-manager.io/')).map((o) => `${o.kind}/${o.metadata.name}`)).toEqual([`Certificate/${fullname}-serving`]);
-    expect((only(withIssuer, 'Certificate') as KubeObject & { spec: { issuerRef: unknown } }).spec.issuerRef).toEqual({ group: 'cert-manager.io', kind: 'ClusterIssuer', name: 'platform-ca' });
+    const withIssuer = renderChart({
+      values: { tls: { mode: 'cert-manager', certManager: { issuerRef: { name: 'platform-ca', kind: 'ClusterIssuer' } } } },
+    });
+    expect(withIssuer.filter((o) => o.apiVersion.startsWith('cert-manager.io/')).map((o) => `${o.kind}/${o.metadata.name}`)).toEqual([
+      `Certificate/${fullname}-serving`,
+    ]);
+    expect((only(withIssuer, 'Certificate') as KubeObject & { spec: { issuerRef: unknown } }).spec.issuerRef).toEqual({
+      group: 'cert-manager.io',
+      kind: 'ClusterIssuer',
+      name: 'platform-ca',
+    });
   });
 
   it('with registerWhenReady false: the webhooks are rendered and cert-manager’s cainjector injects the CA', () => {
@@ -444,11 +752,19 @@ describe('chart with cert-manager', () => {
     const serving = only(rendered, 'Certificate', `${fullname}-serving`);
     for (const kind of ['MutatingWebhookConfiguration', 'ValidatingWebhookConfiguration'] as const) {
       const config = only<WebhookConfiguration>(rendered, kind);
-      expect(config.metadata.annotations).toEqual({ 'cert-manager.io/inject-ca-from': `${serving.metadata.namespace}/${serving.metadata.name}`, 'admissions.enforcer/disabled': 'true', 'argocd.argoproj.io/sync-wave': '1' });
+      expect(config.metadata.annotations).toEqual({
+        'cert-manager.io/inject-ca-from': `${serving.metadata.namespace}/${serving.metadata.name}`,
+        'admissions.enforcer/disabled': 'true',
+        'argocd.argoproj.io/sync-wave': '1',
+      });
       expect(config.webhooks).toHaveLength(1);
     }
-    expect(containerOf(rendered).args.some((a) => a.startsWith('--webhook-configuration') || a.startsWith('--webhook-ca-bundle-file'))).toBe(false);
-    expect((only(rendered, 'ClusterRole') as KubeObject & { rules: unknown[] }).rules).toEqual([{ apiGroups: ['authorization.k8s.io'], resources: ['subjectaccessreviews'], verbs: ['create'] }]);
+    expect(
+      containerOf(rendered).args.some((a) => a.startsWith('--webhook-configuration') || a.startsWith('--webhook-ca-bundle-file')),
+    ).toBe(false);
+    expect((only(rendered, 'ClusterRole') as KubeObject & { rules: unknown[] }).rules).toEqual([
+      { apiGroups: ['authorization.k8s.io'], resources: ['subjectaccessreviews'], verbs: ['create'] },
+    ]);
   });
 });
 
@@ -465,22 +781,56 @@ const serviceAccountReads = { apiGroups: [''], resources: ['serviceaccounts'], v
 const runtimeClassReads = { apiGroups: ['node.k8s.io'], resources: ['runtimeclasses'], verbs: ['get', 'list', 'watch'] };
 const namespaceReads = { apiGroups: [''], resources: ['namespaces'], verbs: ['get', 'list', 'watch'] };
 // Beside what the plugins read, the webhook may always read and patch its own configurations (registration).
-const registration = { apiGroups: ['admissionregistration.k8s.io'], resources: ['mutatingwebhookconfigurations', 'validatingwebhookconfigurations'], resourceNames: [fullname], verbs: ['get', 'patch'] };
+const registration = {
+  apiGroups: ['admissionregistration.k8s.io'],
+  resources: ['mutatingwebhookconfigurations', 'validatingwebhookconfigurations'],
+  resourceNames: [fullname],
+  verbs: ['get', 'patch'],
+};
 const pluginTable: { plugin: keyof typeof allPluginsOff; mutating: string[] | null; validating: string[] | null; rbac: unknown[] }[] = [
   { plugin: 'LimitPodHardAntiAffinityTopology', mutating: null, validating: ['core/pods@Namespaced:CREATE,UPDATE'], rbac: [] },
-  { plugin: 'ServiceAccount', mutating: ['core/pods@Namespaced:CREATE'], validating: ['core/pods/ephemeralcontainers@Namespaced:UPDATE', 'core/pods@Namespaced:CREATE'], rbac: [serviceAccountReads] },
-  { plugin: 'AlwaysPullImages', mutating: ['core/pods@Namespaced:CREATE,UPDATE'], validating: ['core/pods@Namespaced:CREATE,UPDATE'], rbac: [] },
-  { plugin: 'PodNodeSelector', mutating: ['core/pods@Namespaced:CREATE'], validating: ['core/pods@Namespaced:CREATE'], rbac: [namespaceReads] },
-  { plugin: 'PodTolerationRestriction', mutating: ['core/pods@Namespaced:CREATE,UPDATE'], validating: ['core/pods@Namespaced:CREATE,UPDATE'], rbac: [namespaceReads] },
+  {
+    plugin: 'ServiceAccount',
+    mutating: ['core/pods@Namespaced:CREATE'],
+    validating: ['core/pods/ephemeralcontainers@Namespaced:UPDATE', 'core/pods@Namespaced:CREATE'],
+    rbac: [serviceAccountReads],
+  },
+  {
+    plugin: 'AlwaysPullImages',
+    mutating: ['core/pods@Namespaced:CREATE,UPDATE'],
+    validating: ['core/pods@Namespaced:CREATE,UPDATE'],
+    rbac: [],
+  },
+  {
+    plugin: 'PodNodeSelector',
+    mutating: ['core/pods@Namespaced:CREATE'],
+    validating: ['core/pods@Namespaced:CREATE'],
+    rbac: [namespaceReads],
+  },
+  {
+    plugin: 'PodTolerationRestriction',
+    mutating: ['core/pods@Namespaced:CREATE,UPDATE'],
+    validating: ['core/pods@Namespaced:CREATE,UPDATE'],
+    rbac: [namespaceReads],
+  },
   { plugin: 'ExtendedResourceToleration', mutating: ['core/pods@Namespaced:CREATE,UPDATE'], validating: null, rbac: [] },
   {
     plugin: 'StorageObjectInUseProtection',
-    mutating: ['core/persistentvolumeclaims@Namespaced:CREATE', 'core/persistentvolumes@Cluster:CREATE', 'storage.k8s.io/volumeattributesclasses@Cluster:CREATE'],
+    mutating: [
+      'core/persistentvolumeclaims@Namespaced:CREATE',
+      'core/persistentvolumes@Cluster:CREATE',
+      'storage.k8s.io/volumeattributesclasses@Cluster:CREATE',
+    ],
     validating: null,
     rbac: [],
   },
   { plugin: 'OwnerReferencesPermissionEnforcement', mutating: null, validating: ['*/*/*@*:CREATE,UPDATE'], rbac: [sar] },
-  { plugin: 'RuntimeClass', mutating: ['core/pods@Namespaced:CREATE'], validating: ['core/pods@Namespaced:CREATE'], rbac: [runtimeClassReads] },
+  {
+    plugin: 'RuntimeClass',
+    mutating: ['core/pods@Namespaced:CREATE'],
+    validating: ['core/pods@Namespaced:CREATE'],
+    rbac: [runtimeClassReads],
+  },
   { plugin: 'DenyServiceExternalIPs', mutating: null, validating: ['core/services@Namespaced:CREATE,UPDATE'], rbac: [] },
 ];
 
@@ -518,17 +868,46 @@ describe('validating webhook: only writes carrying ownerReferences, or what anot
   const owner = { apiVersion: 'apps/v1', kind: 'ReplicaSet', name: 'rs', uid: 'u1', controller: true, blockOwnerDeletion: true };
   const plain = { metadata: { name: 'x', namespace: 'ns' } };
   const owned = { metadata: { name: 'x', namespace: 'ns', ownerReferences: [owner] } };
-  const write = (group: string, resource: string, operation: 'CREATE' | 'UPDATE', object?: unknown, oldObject?: unknown, subresource?: string): WebhookRequest => ({
-    group, version: 'v1', resource, subresource, operation, namespaced: true, object, oldObject,
+  const write = (
+    group: string,
+    resource: string,
+    operation: 'CREATE' | 'UPDATE',
+    object?: unknown,
+    oldObject?: unknown,
+    subresource?: string,
+  ): WebhookRequest => ({
+    group,
+    version: 'v1',
+    resource,
+    subresource,
+    operation,
+    namespaced: true,
+    object,
+    oldObject,
   });
 
   it.each([
     ['only ORPE', onlyPlugins('OwnerReferencesPermissionEnforcement'), ownerReferenceClauses],
-    ['ORPE and AlwaysPullImages', onlyPlugins('OwnerReferencesPermissionEnforcement', 'AlwaysPullImages'), `${podsClause} || ${ownerReferenceClauses}`],
-    ['ORPE, ServiceAccount and RuntimeClass (pods/ephemeralcontainers folded into pods)', onlyPlugins('OwnerReferencesPermissionEnforcement', 'ServiceAccount', 'RuntimeClass'), `${podsClause} || ${ownerReferenceClauses}`],
-    ['ORPE and StorageObjectInUseProtection (no validating half)', onlyPlugins('OwnerReferencesPermissionEnforcement', 'StorageObjectInUseProtection'), ownerReferenceClauses],
+    [
+      'ORPE and AlwaysPullImages',
+      onlyPlugins('OwnerReferencesPermissionEnforcement', 'AlwaysPullImages'),
+      `${podsClause} || ${ownerReferenceClauses}`,
+    ],
+    [
+      'ORPE, ServiceAccount and RuntimeClass (pods/ephemeralcontainers folded into pods)',
+      onlyPlugins('OwnerReferencesPermissionEnforcement', 'ServiceAccount', 'RuntimeClass'),
+      `${podsClause} || ${ownerReferenceClauses}`,
+    ],
+    [
+      'ORPE and StorageObjectInUseProtection (no validating half)',
+      onlyPlugins('OwnerReferencesPermissionEnforcement', 'StorageObjectInUseProtection'),
+      ownerReferenceClauses,
+    ],
   ])('%s: the condition is last among the built-ins, with a pods clause only for a pod plugin', (_label, values, expression) => {
-    const webhook = validatingWith({ ...values, webhooks: { validating: { matchConditions: [{ name: 'mine', expression: "request.operation == 'CREATE'" }] } } });
+    const webhook = validatingWith({
+      ...values,
+      webhooks: { validating: { matchConditions: [{ name: 'mine', expression: "request.operation == 'CREATE'" }] } },
+    });
     expect(webhook.matchConditions.map((c) => c.name).slice(-2)).toEqual([conditionName, 'mine']);
     expect(conditionOf(webhook)?.expression).toBe(expression);
   });
@@ -547,7 +926,19 @@ describe('validating webhook: only writes carrying ownerReferences, or what anot
     expect(webhookIsCalled(webhook, write('events.k8s.io', 'events', 'UPDATE', plain, plain))).toBe(false);
     expect(webhookIsCalled(webhook, write('', 'configmaps', 'UPDATE', plain, plain))).toBe(false);
     expect(webhookIsCalled(webhook, write('', 'pods', 'CREATE', plain))).toBe(false);
-    expect(webhookIsCalled(webhook, write('apps', 'deployments', 'UPDATE', { kind: 'Scale', metadata: { name: 'x' } }, { kind: 'Scale', metadata: { name: 'x' } }, 'scale'))).toBe(false);
+    expect(
+      webhookIsCalled(
+        webhook,
+        write(
+          'apps',
+          'deployments',
+          'UPDATE',
+          { kind: 'Scale', metadata: { name: 'x' } },
+          { kind: 'Scale', metadata: { name: 'x' } },
+          'scale',
+        ),
+      ),
+    ).toBe(false);
     expect(webhookIsCalled(webhook, write('', 'configmaps', 'CREATE', owned))).toBe(true);
     expect(webhookIsCalled(webhook, write('', 'configmaps', 'UPDATE', owned, plain))).toBe(true);
     // Removing every ownerReference is a change ORPE checks (delete permission on the object).
@@ -573,11 +964,24 @@ describe('validating webhook: only writes carrying ownerReferences, or what anot
 // The five plugins that are off by default: requests only for the main pods and services resources,
 // namespaces read only for the two plugins that read their annotations.
 describe('the off-by-default plugins: what reaches the webhook', () => {
-  const fivePlugins = ['LimitPodHardAntiAffinityTopology', 'PodNodeSelector', 'PodTolerationRestriction', 'ExtendedResourceToleration', 'DenyServiceExternalIPs'] as const;
+  const fivePlugins = [
+    'LimitPodHardAntiAffinityTopology',
+    'PodNodeSelector',
+    'PodTolerationRestriction',
+    'ExtendedResourceToleration',
+    'DenyServiceExternalIPs',
+  ] as const;
   const objects = renderChart({ values: onlyPlugins(...fivePlugins) });
   const pod = { metadata: { name: 'x', namespace: 'ns' } };
   const request = (resource: string, operation: WebhookRequest['operation'], subresource?: string): WebhookRequest => ({
-    group: '', version: 'v1', resource, subresource, operation, namespaced: true, object: pod, oldObject: operation === 'UPDATE' ? pod : undefined,
+    group: '',
+    version: 'v1',
+    resource,
+    subresource,
+    operation,
+    namespaced: true,
+    object: pod,
+    oldObject: operation === 'UPDATE' ? pod : undefined,
   });
 
   it('mutating: pod creates and updates, never a pod subresource or anything else', () => {
@@ -585,19 +989,41 @@ describe('the off-by-default plugins: what reaches the webhook', () => {
     expect(rulesSummary(webhook.rules)).toEqual(['core/pods@Namespaced:CREATE,UPDATE']);
     expect(webhookIsCalled(webhook, request('pods', 'CREATE'))).toBe(true);
     expect(webhookIsCalled(webhook, request('pods', 'UPDATE'))).toBe(true);
-    for (const [resource, operation, subresource] of [['pods', 'UPDATE', 'status'], ['pods', 'CREATE', 'binding'], ['pods', 'CREATE', 'eviction'], ['pods', 'UPDATE', 'ephemeralcontainers'], ['pods', 'DELETE', undefined], ['services', 'CREATE', undefined]] as const) {
-      expect(webhookIsCalled(webhook, request(resource, operation, subresource)), `${resource}/${subresource ?? ''} ${operation}`).toBe(false);
+    for (const [resource, operation, subresource] of [
+      ['pods', 'UPDATE', 'status'],
+      ['pods', 'CREATE', 'binding'],
+      ['pods', 'CREATE', 'eviction'],
+      ['pods', 'UPDATE', 'ephemeralcontainers'],
+      ['pods', 'DELETE', undefined],
+      ['services', 'CREATE', undefined],
+    ] as const) {
+      expect(webhookIsCalled(webhook, request(resource, operation, subresource)), `${resource}/${subresource ?? ''} ${operation}`).toBe(
+        false,
+      );
     }
   });
 
   it('validating: pod and service creates and updates, never services/status, deletes or other kinds', () => {
     const webhook = webhookOf(objects, 'ValidatingWebhookConfiguration');
     expect(rulesSummary(webhook.rules)).toEqual(['core/pods@Namespaced:CREATE,UPDATE', 'core/services@Namespaced:CREATE,UPDATE']);
-    for (const [resource, operation] of [['pods', 'CREATE'], ['pods', 'UPDATE'], ['services', 'CREATE'], ['services', 'UPDATE']] as const) {
+    for (const [resource, operation] of [
+      ['pods', 'CREATE'],
+      ['pods', 'UPDATE'],
+      ['services', 'CREATE'],
+      ['services', 'UPDATE'],
+    ] as const) {
       expect(webhookIsCalled(webhook, request(resource, operation)), `${resource} ${operation}`).toBe(true);
     }
-    for (const [resource, operation, subresource] of [['services', 'UPDATE', 'status'], ['services', 'DELETE', undefined], ['pods', 'UPDATE', 'status'], ['endpoints', 'CREATE', undefined], ['configmaps', 'CREATE', undefined]] as const) {
-      expect(webhookIsCalled(webhook, request(resource, operation, subresource)), `${resource}/${subresource ?? ''} ${operation}`).toBe(false);
+    for (const [resource, operation, subresource] of [
+      ['services', 'UPDATE', 'status'],
+      ['services', 'DELETE', undefined],
+      ['pods', 'UPDATE', 'status'],
+      ['endpoints', 'CREATE', undefined],
+      ['configmaps', 'CREATE', undefined],
+    ] as const) {
+      expect(webhookIsCalled(webhook, request(resource, operation, subresource)), `${resource}/${subresource ?? ''} ${operation}`).toBe(
+        false,
+      );
     }
   });
 
@@ -607,8 +1033,13 @@ describe('the off-by-default plugins: what reaches the webhook', () => {
   });
 
   it('with ORPE, Services without ownerReferences still reach the validating webhook for DenyServiceExternalIPs', () => {
-    const webhook = webhookOf(renderChart({ values: onlyPlugins('OwnerReferencesPermissionEnforcement', 'DenyServiceExternalIPs') }), 'ValidatingWebhookConfiguration');
-    expect(webhook.matchConditions.find((c) => c.name === 'only-owner-reference-writes-or-other-plugins')?.expression).toMatch(/^\(request\.resource\.group == '' && request\.resource\.resource == 'services'\) \|\| /);
+    const webhook = webhookOf(
+      renderChart({ values: onlyPlugins('OwnerReferencesPermissionEnforcement', 'DenyServiceExternalIPs') }),
+      'ValidatingWebhookConfiguration',
+    );
+    expect(webhook.matchConditions.find((c) => c.name === 'only-owner-reference-writes-or-other-plugins')?.expression).toMatch(
+      /^\(request\.resource\.group == '' && request\.resource\.resource == 'services'\) \|\| /,
+    );
     expect(webhookIsCalled(webhook, request('services', 'CREATE'))).toBe(true);
     expect(webhookIsCalled(webhook, request('pods', 'CREATE'))).toBe(false);
     expect(webhookIsCalled(webhook, request('configmaps', 'CREATE'))).toBe(false);
@@ -625,17 +1056,28 @@ describe('plugin configuration as an AdmissionConfiguration file', () => {
   const flag = `--admission-control-config-file=${mountPath}/admission-configuration.yaml`;
   const configured = {
     plugins: {
-      PodNodeSelector: { enabled: true, mode: 'enforce', clusterDefaultNodeSelector: 'pool=general', namespaceWhitelists: { 'team-a': 'pool=team-a,env=prod', sandbox: '' } },
+      PodNodeSelector: {
+        enabled: true,
+        mode: 'enforce',
+        clusterDefaultNodeSelector: 'pool=general',
+        namespaceWhitelists: { 'team-a': 'pool=team-a,env=prod', sandbox: '' },
+      },
       PodTolerationRestriction: {
         enabled: true,
         mode: 'enforce',
         defaultTolerations: [{ key: 'pool', operator: 'Equal', value: 'general', effect: 'NoSchedule' }],
-        whitelist: [{ key: 'pool', operator: 'Exists' }, { operator: 'Exists', effect: 'NoExecute', tolerationSeconds: 300 }],
+        whitelist: [
+          { key: 'pool', operator: 'Exists' },
+          { operator: 'Exists', effect: 'NoExecute', tolerationSeconds: 300 },
+        ],
       },
     },
     podAnnotations: { 'example.com/team': 'platform' },
   };
-  const podOf = (objects: KubeObject[]) => only<Deployment>(objects, 'Deployment').spec.template as Deployment['spec']['template'] & { metadata: { annotations?: Record<string, string> } };
+  const podOf = (objects: KubeObject[]) =>
+    only<Deployment>(objects, 'Deployment').spec.template as Deployment['spec']['template'] & {
+      metadata: { annotations?: Record<string, string> };
+    };
 
   it('default values: no file, no ConfigMap, no flag, no volume', () => {
     const objects = renderChart();
@@ -653,14 +1095,22 @@ describe('plugin configuration as an AdmissionConfiguration file', () => {
       apiVersion: 'apiserver.config.k8s.io/v1',
       kind: 'AdmissionConfiguration',
       plugins: [
-        { name: 'PodNodeSelector', configuration: { podNodeSelectorPluginConfig: { clusterDefaultNodeSelector: 'pool=general', sandbox: '', 'team-a': 'pool=team-a,env=prod' } } },
+        {
+          name: 'PodNodeSelector',
+          configuration: {
+            podNodeSelectorPluginConfig: { clusterDefaultNodeSelector: 'pool=general', sandbox: '', 'team-a': 'pool=team-a,env=prod' },
+          },
+        },
         {
           name: 'PodTolerationRestriction',
           configuration: {
             apiVersion: 'podtolerationrestriction.admission.k8s.io/v1alpha1',
             kind: 'Configuration',
             default: [{ key: 'pool', operator: 'Equal', value: 'general', effect: 'NoSchedule' }],
-            whitelist: [{ key: 'pool', operator: 'Exists' }, { operator: 'Exists', effect: 'NoExecute', tolerationSeconds: 300 }],
+            whitelist: [
+              { key: 'pool', operator: 'Exists' },
+              { operator: 'Exists', effect: 'NoExecute', tolerationSeconds: 300 },
+            ],
           },
         },
       ],
@@ -676,53 +1126,114 @@ describe('plugin configuration as an AdmissionConfiguration file', () => {
     expect(containerOf(objects).args.filter((a) => a.startsWith('--admission-control-config-file'))).toEqual([flag]);
     const checksum = createHash('sha256').update(configMap.data['admission-configuration.yaml']!.trimEnd()).digest('hex');
     expect(pod.metadata.annotations).toEqual({ 'checksum/admission-configuration': checksum, 'example.com/team': 'platform' });
-    const changed = podOf(renderChart({ values: { ...configured, plugins: { ...configured.plugins, PodNodeSelector: { ...configured.plugins.PodNodeSelector, clusterDefaultNodeSelector: 'pool=other' } } } }));
+    const changed = podOf(
+      renderChart({
+        values: {
+          ...configured,
+          plugins: {
+            ...configured.plugins,
+            PodNodeSelector: { ...configured.plugins.PodNodeSelector, clusterDefaultNodeSelector: 'pool=other' },
+          },
+        },
+      }),
+    );
     expect(changed.metadata.annotations?.['checksum/admission-configuration']).not.toBe(checksum);
   });
 
   it('a plugin that is off contributes nothing, whatever its values say', () => {
-    const objects = renderChart({ values: { plugins: { ...configured.plugins, PodNodeSelector: { ...configured.plugins.PodNodeSelector, enabled: false } } } });
+    const objects = renderChart({
+      values: { plugins: { ...configured.plugins, PodNodeSelector: { ...configured.plugins.PodNodeSelector, enabled: false } } },
+    });
     const text = only<ConfigMap>(objects, 'ConfigMap', configMapName).data['admission-configuration.yaml']!;
     expect((parse(text) as { plugins: { name: string }[] }).plugins.map((p) => p.name)).toEqual(['PodTolerationRestriction']);
     expect(text).not.toContain('pool=general');
   });
 
   it('enabled with no configuration: empty sections, which mean upstream’s defaults', () => {
-    const text = only<ConfigMap>(renderChart({ values: onlyPlugins('PodNodeSelector', 'PodTolerationRestriction') }), 'ConfigMap', configMapName).data['admission-configuration.yaml']!;
+    const text = only<ConfigMap>(
+      renderChart({ values: onlyPlugins('PodNodeSelector', 'PodTolerationRestriction') }),
+      'ConfigMap',
+      configMapName,
+    ).data['admission-configuration.yaml']!;
     expect((parse(text) as { plugins: unknown[] }).plugins).toEqual([
       { name: 'PodNodeSelector', configuration: { podNodeSelectorPluginConfig: {} } },
-      { name: 'PodTolerationRestriction', configuration: { apiVersion: 'podtolerationrestriction.admission.k8s.io/v1alpha1', kind: 'Configuration', default: [], whitelist: [] } },
+      {
+        name: 'PodTolerationRestriction',
+        configuration: {
+          apiVersion: 'podtolerationrestriction.admission.k8s.io/v1alpha1',
+          kind: 'Configuration',
+          default: [],
+          whitelist: [],
+        },
+      },
     ]);
   });
 });
 
 describe('chart with non-default values', () => {
   it('merges rules of several plugins per resource and lists plugins in server order', () => {
-    const objects = renderChart({ values: onlyPlugins('RuntimeClass', 'ServiceAccount', 'AlwaysPullImages', 'StorageObjectInUseProtection') });
+    const objects = renderChart({
+      values: onlyPlugins('RuntimeClass', 'ServiceAccount', 'AlwaysPullImages', 'StorageObjectInUseProtection'),
+    });
     expect(rulesSummary(webhookOf(objects, 'MutatingWebhookConfiguration').rules)).toEqual([
-      'core/persistentvolumeclaims@Namespaced:CREATE', 'core/persistentvolumes@Cluster:CREATE',
-      'core/pods@Namespaced:CREATE,UPDATE', 'storage.k8s.io/volumeattributesclasses@Cluster:CREATE',
+      'core/persistentvolumeclaims@Namespaced:CREATE',
+      'core/persistentvolumes@Cluster:CREATE',
+      'core/pods@Namespaced:CREATE,UPDATE',
+      'storage.k8s.io/volumeattributesclasses@Cluster:CREATE',
     ]);
     expect(rulesSummary(webhookOf(objects, 'ValidatingWebhookConfiguration').rules)).toEqual([
-      'core/pods/ephemeralcontainers@Namespaced:UPDATE', 'core/pods@Namespaced:CREATE,UPDATE',
+      'core/pods/ephemeralcontainers@Namespaced:UPDATE',
+      'core/pods@Namespaced:CREATE,UPDATE',
     ]);
     expect(containerOf(objects).args).toContain('--plugins=ServiceAccount,AlwaysPullImages,StorageObjectInUseProtection,RuntimeClass');
-    expect((only(objects, 'ClusterRole') as KubeObject & { rules: unknown[] }).rules).toEqual([serviceAccountReads, runtimeClassReads, registration]);
+    expect((only(objects, 'ClusterRole') as KubeObject & { rules: unknown[] }).rules).toEqual([
+      serviceAccountReads,
+      runtimeClassReads,
+      registration,
+    ]);
   });
 
   it('passes non-enforcing plugin modes to the server, one flag per plugin', () => {
-    const objects = renderChart({ values: { plugins: { OwnerReferencesPermissionEnforcement: { enabled: true, mode: 'warn' }, AlwaysPullImages: { enabled: true, mode: 'audit' } } } });
+    const objects = renderChart({
+      values: {
+        plugins: {
+          OwnerReferencesPermissionEnforcement: { enabled: true, mode: 'warn' },
+          AlwaysPullImages: { enabled: true, mode: 'audit' },
+        },
+      },
+    });
     const args = containerOf(objects).args;
     expect(args.filter((a) => a.startsWith('--plugin-mode='))).toEqual([
-      '--plugin-mode=AlwaysPullImages=audit', '--plugin-mode=OwnerReferencesPermissionEnforcement=warn',
+      '--plugin-mode=AlwaysPullImages=audit',
+      '--plugin-mode=OwnerReferencesPermissionEnforcement=warn',
     ]);
   });
 
   it('passes log level, deadlines and SubjectAccessReview cache TTLs to the server', () => {
-    const objects = renderChart({ values: { server: { logLevel: 'debug', requestTimeoutSeconds: 5, shutdownDelaySeconds: 3, drainTimeoutSeconds: 6, subjectAccessReviewCache: { allowedTTL: '1m', deniedTTL: '5s' }, extraArgs: ['--kubeconfig=/x'] }, terminationGracePeriodSeconds: 10 } });
+    const objects = renderChart({
+      values: {
+        server: {
+          logLevel: 'debug',
+          requestTimeoutSeconds: 5,
+          shutdownDelaySeconds: 3,
+          drainTimeoutSeconds: 6,
+          subjectAccessReviewCache: { allowedTTL: '1m', deniedTTL: '5s' },
+          extraArgs: ['--kubeconfig=/x'],
+        },
+        terminationGracePeriodSeconds: 10,
+      },
+    });
     const deployment = only<Deployment>(objects, 'Deployment');
     const args = containerOf(objects).args;
-    expect(args.slice(args.findIndex((a) => a.startsWith('--log-level=')))).toEqual(['--log-level=debug', '--request-timeout=5s', '--shutdown-delay=3s', '--drain-timeout=6s', '--sar-allowed-ttl=1m', '--sar-denied-ttl=5s', '--kubeconfig=/x']);
+    expect(args.slice(args.findIndex((a) => a.startsWith('--log-level=')))).toEqual([
+      '--log-level=debug',
+      '--request-timeout=5s',
+      '--shutdown-delay=3s',
+      '--drain-timeout=6s',
+      '--sar-allowed-ttl=1m',
+      '--sar-denied-ttl=5s',
+      '--kubeconfig=/x',
+    ]);
     expect(deployment.spec.template.spec.terminationGracePeriodSeconds).toBe(10);
   });
 
@@ -732,17 +1243,27 @@ describe('chart with non-default values', () => {
     for (const kind of ['MutatingWebhookConfiguration', 'ValidatingWebhookConfiguration'] as const) {
       expect(webhookOf(objects, kind).clientConfig.caBundle).toBe(testCaBundle);
     }
-    expect(only<Deployment>(objects, 'Deployment').spec.template.spec.volumes.find((v) => v.name === 'tls')?.secret?.secretName).toBe('my-tls');
-    expect(containerOf(objects).args.filter((a) => a.startsWith('--webhook-') || a.startsWith('--self-managed'))).toEqual([`--webhook-configuration=${fullname}`]);
+    expect(only<Deployment>(objects, 'Deployment').spec.template.spec.volumes.find((v) => v.name === 'tls')?.secret?.secretName).toBe(
+      'my-tls',
+    );
+    expect(containerOf(objects).args.filter((a) => a.startsWith('--webhook-') || a.startsWith('--self-managed'))).toEqual([
+      `--webhook-configuration=${fullname}`,
+    ]);
   });
 
   it('URL mode: the webhooks call the URL, and its host joins the serving certificate’s names', () => {
     const objects = renderChart({ values: { webhooks: { url: 'https://webhook.example.com:10260/' } } });
     expect(webhookOf(objects, 'MutatingWebhookConfiguration').clientConfig).toEqual({ url: 'https://webhook.example.com:10260/mutate' });
-    expect(webhookOf(objects, 'ValidatingWebhookConfiguration').clientConfig).toEqual({ url: 'https://webhook.example.com:10260/validate' });
+    expect(webhookOf(objects, 'ValidatingWebhookConfiguration').clientConfig).toEqual({
+      url: 'https://webhook.example.com:10260/validate',
+    });
     expect(containerOf(objects).args).toContain('--self-managed-tls-name=webhook.example.com');
-    const byIp = renderChart({ values: { webhooks: { url: 'https://[fd00::7]:10260' }, tls: { mode: 'cert-manager', extraDnsNames: ['10.1.2.3'] } } });
-    expect((only(byIp, 'Certificate', `${fullname}-serving`) as KubeObject & { spec: { ipAddresses: string[] } }).spec.ipAddresses).toEqual(['fd00::7', '10.1.2.3']);
+    const byIp = renderChart({
+      values: { webhooks: { url: 'https://[fd00::7]:10260' }, tls: { mode: 'cert-manager', extraDnsNames: ['10.1.2.3'] } },
+    });
+    expect((only(byIp, 'Certificate', `${fullname}-serving`) as KubeObject & { spec: { ipAddresses: string[] } }).spec.ipAddresses).toEqual(
+      ['fd00::7', '10.1.2.3'],
+    );
   });
 
   it('hostNetwork: the node’s network with cluster DNS, the configured ports, one pod replaced at a time', () => {
@@ -755,25 +1276,47 @@ describe('chart with non-default values', () => {
   });
 
   it('extra volumes and mounts are added after the chart’s own', () => {
-    const objects = renderChart({ values: { extraVolumes: [{ name: 'proxy-ca', configMap: { name: 'proxy-ca' } }], extraVolumeMounts: [{ name: 'proxy-ca', mountPath: '/etc/proxy-ca', readOnly: true }] } });
+    const objects = renderChart({
+      values: {
+        extraVolumes: [{ name: 'proxy-ca', configMap: { name: 'proxy-ca' } }],
+        extraVolumeMounts: [{ name: 'proxy-ca', mountPath: '/etc/proxy-ca', readOnly: true }],
+      },
+    });
     const pod = only<Deployment>(objects, 'Deployment').spec.template.spec;
     expect(pod.volumes.at(-1)).toEqual({ name: 'proxy-ca', configMap: { name: 'proxy-ca' } });
     expect(pod.containers[0]?.volumeMounts.at(-1)).toEqual({ name: 'proxy-ca', mountPath: '/etc/proxy-ca', readOnly: true });
   });
 
   it.each([
-    ['inline PEM, in a ConfigMap of the chart', { caBundle: '-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n' }, { configMap: { name: `${fullname}-client-ca`, items: [{ key: 'ca.crt', path: 'ca.crt' }] } }],
-    ['an existing Secret', { existingSecret: 'apiserver-client-ca', key: 'bundle.pem' }, { secret: { secretName: 'apiserver-client-ca', items: [{ key: 'bundle.pem', path: 'bundle.pem' }] } }],
-    ['an existing ConfigMap', { existingConfigMap: 'apiserver-client-ca' }, { configMap: { name: 'apiserver-client-ca', items: [{ key: 'ca.crt', path: 'ca.crt' }] } }],
+    [
+      'inline PEM, in a ConfigMap of the chart',
+      { caBundle: '-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n' },
+      { configMap: { name: `${fullname}-client-ca`, items: [{ key: 'ca.crt', path: 'ca.crt' }] } },
+    ],
+    [
+      'an existing Secret',
+      { existingSecret: 'apiserver-client-ca', key: 'bundle.pem' },
+      { secret: { secretName: 'apiserver-client-ca', items: [{ key: 'bundle.pem', path: 'bundle.pem' }] } },
+    ],
+    [
+      'an existing ConfigMap',
+      { existingConfigMap: 'apiserver-client-ca' },
+      { configMap: { name: 'apiserver-client-ca', items: [{ key: 'ca.crt', path: 'ca.crt' }] } },
+    ],
   ])('client authentication from %s: mounted, and passed as --client-ca-file', (_label, clientCA, source) => {
     const objects = renderChart({ values: { tls: { clientCA: { enabled: true, ...clientCA } } } });
     const pod = only<Deployment>(objects, 'Deployment').spec.template.spec;
     expect(pod.volumes.find((v) => v.name === 'client-ca')).toEqual({ name: 'client-ca', ...source });
-    expect(pod.containers[0]?.volumeMounts).toContainEqual({ name: 'client-ca', mountPath: '/etc/admission-chain/client-ca', readOnly: true });
+    expect(pod.containers[0]?.volumeMounts).toContainEqual({
+      name: 'client-ca',
+      mountPath: '/etc/admission-chain/client-ca',
+      readOnly: true,
+    });
     const key = (clientCA as { key?: string }).key ?? 'ca.crt';
     expect(containerOf(objects).args).toContain(`--client-ca-file=/etc/admission-chain/client-ca/${key}`);
     const configMaps = objects.filter((o) => o.kind === 'ConfigMap') as Array<KubeObject & { data: Record<string, string> }>;
-    if ('caBundle' in clientCA) expect(configMaps.map((c) => [c.metadata.name, c.data])).toEqual([[`${fullname}-client-ca`, { 'ca.crt': clientCA.caBundle }]]);
+    if ('caBundle' in clientCA)
+      expect(configMaps.map((c) => [c.metadata.name, c.data])).toEqual([[`${fullname}-client-ca`, { 'ca.crt': clientCA.caBundle }]]);
     else expect(configMaps).toEqual([]);
   });
 
@@ -792,12 +1335,30 @@ describe('chart with non-default values', () => {
         { ports: [{ port: 'metrics', protocol: 'TCP' }], from: [prometheus] },
       ],
     });
-    const noScrapers = only(renderChart({ values: { networkPolicy: { enabled: true, webhookFrom: [apiserver] } } }), 'NetworkPolicy') as KubeObject & { spec: { ingress: unknown[] } };
+    const noScrapers = only(
+      renderChart({ values: { networkPolicy: { enabled: true, webhookFrom: [apiserver] } } }),
+      'NetworkPolicy',
+    ) as KubeObject & { spec: { ingress: unknown[] } };
     expect(noScrapers.spec.ingress).toHaveLength(1);
   });
 
   it('inverted failure policies, extra matchConditions after the built-in ones, extra excluded namespaces, custom opt-out label', () => {
-    const objects = renderChart({ values: { webhooks: { mutating: { failurePolicy: 'Fail', reinvocationPolicy: 'Never', matchConditions: [{ name: 'not-bot', expression: "request.userInfo.username != 'bot'" }] }, validating: { failurePolicy: 'Ignore' }, excludedNamespaces: ['istio-system'], optOutLabel: 'example.com/skip', aksAdmissionsEnforcerDisabled: false, objectSelector: { matchLabels: { admitted: 'yes' } } } } });
+    const objects = renderChart({
+      values: {
+        webhooks: {
+          mutating: {
+            failurePolicy: 'Fail',
+            reinvocationPolicy: 'Never',
+            matchConditions: [{ name: 'not-bot', expression: "request.userInfo.username != 'bot'" }],
+          },
+          validating: { failurePolicy: 'Ignore' },
+          excludedNamespaces: ['istio-system'],
+          optOutLabel: 'example.com/skip',
+          aksAdmissionsEnforcerDisabled: false,
+          objectSelector: { matchLabels: { admitted: 'yes' } },
+        },
+      },
+    });
     const mutating = webhookOf(objects, 'MutatingWebhookConfiguration');
     const validating = webhookOf(objects, 'ValidatingWebhookConfiguration');
     expect(mutating.failurePolicy).toBe('Fail');
@@ -808,28 +1369,42 @@ describe('chart with non-default values', () => {
     expect(validating.matchConditions).toHaveLength(6);
     for (const webhook of [mutating, validating]) {
       expect(webhook.namespaceSelector.matchExpressions).toEqual([
-        { key: 'kubernetes.io/metadata.name', operator: 'NotIn', values: [defaultNamespace, 'kube-system', 'kube-node-lease', 'istio-system'] },
+        {
+          key: 'kubernetes.io/metadata.name',
+          operator: 'NotIn',
+          values: [defaultNamespace, 'kube-system', 'kube-node-lease', 'istio-system'],
+        },
         { key: 'example.com/skip', operator: 'NotIn', values: ['true'] },
       ]);
       expect(webhook.objectSelector).toEqual({ matchLabels: { admitted: 'yes' } });
     }
-    expect(Object.keys(only(objects, 'ValidatingWebhookConfiguration').metadata.annotations ?? {}).sort()).toEqual(['admission-chain.io/webhooks', 'argocd.argoproj.io/sync-wave']);
+    expect(Object.keys(only(objects, 'ValidatingWebhookConfiguration').metadata.annotations ?? {}).sort()).toEqual([
+      'admission-chain.io/webhooks',
+      'argocd.argoproj.io/sync-wave',
+    ]);
   });
 
   it('excludes whatever namespace the release is installed in', () => {
     const objects = renderChart({ namespace: 'platform-webhooks' });
-    expect(webhookOf(objects, 'ValidatingWebhookConfiguration').namespaceSelector.matchExpressions[0]?.values).toEqual(['platform-webhooks', 'kube-system', 'kube-node-lease']);
+    expect(webhookOf(objects, 'ValidatingWebhookConfiguration').namespaceSelector.matchExpressions[0]?.values).toEqual([
+      'platform-webhooks',
+      'kube-system',
+      'kube-node-lease',
+    ]);
     expect(webhookOf(objects, 'ValidatingWebhookConfiguration').clientConfig.service?.namespace).toBe('platform-webhooks');
   });
 
   it('HPA on: autoscaling/v2 on CPU targets the Deployment, which no longer fixes replicas', () => {
-    const objects = renderChart({ values: { autoscaling: { enabled: true, minReplicas: 2, maxReplicas: 7, targetCPUUtilizationPercentage: 60 } } });
+    const objects = renderChart({
+      values: { autoscaling: { enabled: true, minReplicas: 2, maxReplicas: 7, targetCPUUtilizationPercentage: 60 } },
+    });
     const hpa = only(objects, 'HorizontalPodAutoscaler') as KubeObject & { spec: Record<string, unknown> };
     const deployment = only<Deployment>(objects, 'Deployment');
     expect(hpa.apiVersion).toBe('autoscaling/v2');
     expect(hpa.spec).toEqual({
       scaleTargetRef: { apiVersion: 'apps/v1', kind: 'Deployment', name: deployment.metadata.name },
-      minReplicas: 2, maxReplicas: 7,
+      minReplicas: 2,
+      maxReplicas: 7,
       metrics: [{ type: 'Resource', resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: 60 } } }],
     });
     expect(deployment.spec.replicas).toBeUndefined();
@@ -837,7 +1412,9 @@ describe('chart with non-default values', () => {
   });
 
   it('single replica: no PodDisruptionBudget (it would block every drain); priority class and digest honoured', () => {
-    const objects = renderChart({ values: { replicaCount: 1, priorityClassName: 'system-cluster-critical', image: { digest: `sha256:${'b'.repeat(64)}` } } });
+    const objects = renderChart({
+      values: { replicaCount: 1, priorityClassName: 'system-cluster-critical', image: { digest: `sha256:${'b'.repeat(64)}` } },
+    });
     expect(objects.some((o) => o.kind === 'PodDisruptionBudget')).toBe(false);
     expect(only<Deployment>(objects, 'Deployment').spec.template.spec.priorityClassName).toBe('system-cluster-critical');
     expect(containerOf(objects).image).toBe(`${testImageRepository}@sha256:${'b'.repeat(64)}`);
@@ -845,9 +1422,18 @@ describe('chart with non-default values', () => {
 
   it('ServiceMonitor only when the cluster serves monitoring.coreos.com/v1 and it is enabled', () => {
     expect(renderChart().some((o) => o.kind === 'ServiceMonitor')).toBe(false);
-    expect(renderChart({ apiVersions: ['monitoring.coreos.com/v1'], values: { metrics: { serviceMonitor: { enabled: false } } } }).some((o) => o.kind === 'ServiceMonitor')).toBe(false);
-    const objects = renderChart({ apiVersions: ['monitoring.coreos.com/v1'], values: { metrics: { serviceMonitor: { labels: { release: 'prometheus' } } } } });
-    const monitor = only(objects, 'ServiceMonitor') as KubeObject & { spec: { selector: { matchLabels: Record<string, string> }; namespaceSelector: unknown; endpoints: unknown[] } };
+    expect(
+      renderChart({ apiVersions: ['monitoring.coreos.com/v1'], values: { metrics: { serviceMonitor: { enabled: false } } } }).some(
+        (o) => o.kind === 'ServiceMonitor',
+      ),
+    ).toBe(false);
+    const objects = renderChart({
+      apiVersions: ['monitoring.coreos.com/v1'],
+      values: { metrics: { serviceMonitor: { labels: { release: 'prometheus' } } } },
+    });
+    const monitor = only(objects, 'ServiceMonitor') as KubeObject & {
+      spec: { selector: { matchLabels: Record<string, string> }; namespaceSelector: unknown; endpoints: unknown[] };
+    };
     const service = only(objects, 'Service') as KubeObject & { metadata: { labels: Record<string, string> } };
     expect(monitor.metadata.labels).toMatchObject({ release: 'prometheus' });
     expect(monitor.spec.namespaceSelector).toEqual({ matchNames: [defaultNamespace] });
@@ -864,20 +1450,35 @@ describe('chart ships the monitoring of charts/admission-chain/files', () => {
 
   it('PrometheusRule only when the cluster serves monitoring.coreos.com/v1 and it is enabled (the default)', () => {
     expect(renderChart().some((o) => o.kind === 'PrometheusRule')).toBe(false);
-    expect(renderChart({ apiVersions: monitoringApi, values: { metrics: { prometheusRule: { enabled: false } } } }).some((o) => o.kind === 'PrometheusRule')).toBe(false);
+    expect(
+      renderChart({ apiVersions: monitoringApi, values: { metrics: { prometheusRule: { enabled: false } } } }).some(
+        (o) => o.kind === 'PrometheusRule',
+      ),
+    ).toBe(false);
     // Independent of the ServiceMonitor switch: rules over a hand-written scrape config still apply.
     const withoutMonitor = renderChart({ apiVersions: monitoringApi, values: { metrics: { serviceMonitor: { enabled: false } } } });
     expect(kindsOf(withoutMonitor).filter((k) => k === 'PrometheusRule' || k === 'ServiceMonitor')).toEqual(['PrometheusRule']);
   });
 
-  it('PrometheusRule: the rule file\'s groups verbatim, in the release namespace, with the extra labels', () => {
-    const objects = renderChart({ apiVersions: monitoringApi, values: { metrics: { prometheusRule: { labels: { release: 'kube-prometheus-stack' } } } } });
+  it("PrometheusRule: the rule file's groups verbatim, in the release namespace, with the extra labels", () => {
+    const objects = renderChart({
+      apiVersions: monitoringApi,
+      values: { metrics: { prometheusRule: { labels: { release: 'kube-prometheus-stack' } } } },
+    });
     const rule = only<PrometheusRule>(objects, 'PrometheusRule');
     const ruleFile = parse(readFileSync(join(filesDir, 'admission-chain.rules.yaml'), 'utf8')) as { groups: unknown[] };
     expect(rule.apiVersion).toBe('monitoring.coreos.com/v1');
     expect(rule.metadata).toMatchObject({ name: fullname, namespace: defaultNamespace });
-    expect(rule.metadata.labels).toMatchObject({ 'app.kubernetes.io/name': 'admission-chain', 'app.kubernetes.io/instance': defaultRelease, release: 'kube-prometheus-stack' });
-    expect(rule.spec.groups.map((g) => g.name)).toEqual(['admission-chain.recording', 'admission-chain.alerts', 'admission-chain.availability']);
+    expect(rule.metadata.labels).toMatchObject({
+      'app.kubernetes.io/name': 'admission-chain',
+      'app.kubernetes.io/instance': defaultRelease,
+      release: 'kube-prometheus-stack',
+    });
+    expect(rule.spec.groups.map((g) => g.name)).toEqual([
+      'admission-chain.recording',
+      'admission-chain.alerts',
+      'admission-chain.availability',
+    ]);
     expect(rule.spec).toEqual({ groups: ruleFile.groups });
     // Prometheus' own template syntax reaches the PrometheusRule untouched by Helm's.
     expect(JSON.stringify(rule.spec)).toContain('{{ $labels.type }}');
@@ -903,7 +1504,18 @@ describe('chart ships the monitoring of charts/admission-chain/files', () => {
   });
 
   it('Grafana dashboard ConfigMap: own namespace, labels (a default dropped with null) and annotations', () => {
-    const objects = renderChart({ values: { metrics: { grafanaDashboard: { enabled: true, namespace: 'monitoring', labels: { grafana_dashboard: null, team: 'platform' }, annotations: { grafana_folder: 'Admission' } } } } });
+    const objects = renderChart({
+      values: {
+        metrics: {
+          grafanaDashboard: {
+            enabled: true,
+            namespace: 'monitoring',
+            labels: { grafana_dashboard: null, team: 'platform' },
+            annotations: { grafana_folder: 'Admission' },
+          },
+        },
+      },
+    });
     const configMap = only<ConfigMap>(objects, 'ConfigMap');
     expect(configMap.metadata.namespace).toBe('monitoring');
     expect(configMap.metadata.labels).toMatchObject({ team: 'platform' });
@@ -924,7 +1536,22 @@ describe('a first install breaks nothing already running', () => {
     expect(modeArgs(enforced)).toEqual([]);
     expect(validatingPolicy(enforced)).toBe('Fail');
     // Every plugin on: each follows the one value.
-    const everyPlugin = { plugins: Object.fromEntries(['LimitPodHardAntiAffinityTopology', 'ServiceAccount', 'AlwaysPullImages', 'PodNodeSelector', 'PodTolerationRestriction', 'ExtendedResourceToleration', 'StorageObjectInUseProtection', 'OwnerReferencesPermissionEnforcement', 'RuntimeClass', 'DenyServiceExternalIPs'].map((n) => [n, { enabled: true }])) };
+    const everyPlugin = {
+      plugins: Object.fromEntries(
+        [
+          'LimitPodHardAntiAffinityTopology',
+          'ServiceAccount',
+          'AlwaysPullImages',
+          'PodNodeSelector',
+          'PodTolerationRestriction',
+          'ExtendedResourceToleration',
+          'StorageObjectInUseProtection',
+          'OwnerReferencesPermissionEnforcement',
+          'RuntimeClass',
+          'DenyServiceExternalIPs',
+        ].map((n) => [n, { enabled: true }]),
+      ),
+    };
     expect(modeArgs(renderChart({ values: everyPlugin }))).toHaveLength(10);
     expect(modeArgs(renderChart({ values: { ...everyPlugin, pluginMode: 'enforce' } }))).toEqual([]);
   });
@@ -941,13 +1568,25 @@ describe('a first install breaks nothing already running', () => {
 
   it('NOTES say which plugins do not enforce, how to see what they would reject, and the one value that enforces', () => {
     const notes = (extra: string[]) => {
-      const result = runHelmArgs(['install', defaultRelease, chartDir, '-n', defaultNamespace, '--dry-run=client', '--set', `image.repository=${testImageRepository}`, ...extra]);
+      const result = runHelmArgs([
+        'install',
+        defaultRelease,
+        chartDir,
+        '-n',
+        defaultNamespace,
+        '--dry-run=client',
+        '--set',
+        `image.repository=${testImageRepository}`,
+        ...extra,
+      ]);
       expect(result.stderr).toBe('');
       return result.stdout.slice(result.stdout.indexOf('NOTES:'));
     };
     const warned = notes([]);
     expect(warned).toContain('Not enforcing: AlwaysPullImages (warn), OwnerReferencesPermissionEnforcement (warn).');
-    expect(warned).toContain(`kubectl -n ${defaultNamespace} logs -l app.kubernetes.io/name=admission-chain,app.kubernetes.io/instance=${defaultRelease} --tail=-1 | grep 'a rejection was not enforced'`);
+    expect(warned).toContain(
+      `kubectl -n ${defaultNamespace} logs -l app.kubernetes.io/name=admission-chain,app.kubernetes.io/instance=${defaultRelease} --tail=-1 | grep 'a rejection was not enforced'`,
+    );
     expect(warned).toContain('kubectl apply --dry-run=server -f FILE');
     expect(warned).toContain('The validating webhook fails open (Ignore) meanwhile.');
     expect(warned).toContain(`helm upgrade ${defaultRelease} CHART -n ${defaultNamespace} --reuse-values --set pluginMode=enforce`);
@@ -958,22 +1597,51 @@ describe('a first install breaks nothing already running', () => {
   });
 
   it('the line NOTES print is the one the server logs for a rejection it did not enforce', () => {
-    expect(readFileSync(join(repoRoot, 'src/server/observed-handler.ts'), 'utf8')).toContain("'admission allowed; a rejection was not enforced'");
+    expect(readFileSync(join(repoRoot, 'src/server/observed-handler.ts'), 'utf8')).toContain(
+      "'admission allowed; a rejection was not enforced'",
+    );
   });
 
   it.each([
     ['eks', ['amazon-cloudwatch', 'amazon-guardduty', 'aws-observability']],
-    ['gke', ['config-management-system', 'gke-connect', 'gke-gmp-system', 'gke-managed-checkpointing', 'gke-managed-cim', 'gke-managed-filestorecsi', 'gke-managed-lustrecsi', 'gke-managed-parallelstorecsi', 'gke-managed-system', 'gke-managed-volumepopulator', 'gke-system', 'gmp-public', 'gmp-system']],
+    [
+      'gke',
+      [
+        'config-management-system',
+        'gke-connect',
+        'gke-gmp-system',
+        'gke-managed-checkpointing',
+        'gke-managed-cim',
+        'gke-managed-filestorecsi',
+        'gke-managed-lustrecsi',
+        'gke-managed-parallelstorecsi',
+        'gke-managed-system',
+        'gke-managed-volumepopulator',
+        'gke-system',
+        'gmp-public',
+        'gmp-system',
+      ],
+    ],
     ['aks', ['aks-istio-system', 'app-routing-system', 'calico-system', 'gatekeeper-system', 'tigera-operator']],
   ])('excludedNamespacesPreset=%s adds that platform’s namespaces to both webhooks, before the configured ones', (platform, namespaces) => {
     const objects = renderChart({ values: { webhooks: { excludedNamespacesPreset: platform, excludedNamespaces: ['team-tools'] } } });
     for (const kind of ['MutatingWebhookConfiguration', 'ValidatingWebhookConfiguration'] as const) {
-      expect(webhookOf(objects, kind).namespaceSelector.matchExpressions[0]?.values).toEqual([defaultNamespace, 'kube-system', 'kube-node-lease', ...namespaces, 'team-tools']);
+      expect(webhookOf(objects, kind).namespaceSelector.matchExpressions[0]?.values).toEqual([
+        defaultNamespace,
+        'kube-system',
+        'kube-node-lease',
+        ...namespaces,
+        'team-tools',
+      ]);
     }
   });
 
   it('no preset by default', () => {
-    expect(webhookOf(renderChart(), 'ValidatingWebhookConfiguration').namespaceSelector.matchExpressions[0]?.values).toEqual([defaultNamespace, 'kube-system', 'kube-node-lease']);
+    expect(webhookOf(renderChart(), 'ValidatingWebhookConfiguration').namespaceSelector.matchExpressions[0]?.values).toEqual([
+      defaultNamespace,
+      'kube-system',
+      'kube-node-lease',
+    ]);
   });
 });
 
@@ -983,38 +1651,152 @@ describe('chart refuses values that would break the cluster or the server', () =
     ['an unknown plugin', { plugins: { PodSecurity: { enabled: true, mode: 'enforce' } } }, 'PodSecurity'],
     ['a bogus failurePolicy', { webhooks: { validating: { failurePolicy: 'Sometimes' } } }, "at '/webhooks/validating/failurePolicy'"],
     ['BYO TLS without a Secret or CA', { tls: { mode: 'secret' } }, "at '/tls/secret"],
-    ['a caBundle that is not base64', { tls: { mode: 'secret', secret: { name: 'x', caBundle: '-----BEGIN CERTIFICATE-----' } } }, "at '/tls/secret/caBundle'"],
+    [
+      'a caBundle that is not base64',
+      { tls: { mode: 'secret', secret: { name: 'x', caBundle: '-----BEGIN CERTIFICATE-----' } } },
+      "at '/tls/secret/caBundle'",
+    ],
     ['a webhook timeout above 30s', { webhooks: { timeoutSeconds: 31 } }, "at '/webhooks/timeoutSeconds'"],
     ['a misspelt top-level key', { replicas: 3 }, 'replicas'],
-    ['a request deadline not below the webhook timeout', { webhooks: { timeoutSeconds: 9 } }, 'server.requestTimeoutSeconds (9) must be below webhooks.timeoutSeconds (9)'],
-    ['a grace period inside the drain window', { terminationGracePeriodSeconds: 25 }, 'terminationGracePeriodSeconds (25) must exceed server.shutdownDelaySeconds + server.drainTimeoutSeconds (25)'],
-    ['a drain shorter than one request', { server: { drainTimeoutSeconds: 5 } }, 'server.drainTimeoutSeconds (5) must be at least server.requestTimeoutSeconds (9)'],
+    [
+      'a request deadline not below the webhook timeout',
+      { webhooks: { timeoutSeconds: 9 } },
+      'server.requestTimeoutSeconds (9) must be below webhooks.timeoutSeconds (9)',
+    ],
+    [
+      'a grace period inside the drain window',
+      { terminationGracePeriodSeconds: 25 },
+      'terminationGracePeriodSeconds (25) must exceed server.shutdownDelaySeconds + server.drainTimeoutSeconds (25)',
+    ],
+    [
+      'a drain shorter than one request',
+      { server: { drainTimeoutSeconds: 5 } },
+      'server.drainTimeoutSeconds (5) must be at least server.requestTimeoutSeconds (9)',
+    ],
     ['no plugin at all', { plugins: allPluginsOff }, 'enable at least one plugin'],
     ['a misspelt PrometheusRule key', { metrics: { prometheusRule: { enable: true } } }, 'enable'],
-    ['a dashboard label that is not a string', { metrics: { grafanaDashboard: { enabled: true, labels: { grafana_dashboard: 1 } } } }, "at '/metrics/grafanaDashboard/labels/grafana_dashboard'"],
-    ['a dashboard namespace that is no DNS label', { metrics: { grafanaDashboard: { enabled: true, namespace: 'Monitoring_NS' } } }, "at '/metrics/grafanaDashboard/namespace'"],
-    ['a placeholder caBundle that is base64 but no certificate', { tls: { mode: 'secret', secret: { name: 'x', caBundle: 'cGxhY2Vob2xkZXI=' } } }, 'tls.secret.caBundle does not decode to a PEM certificate'],
-    ['BYO TLS without its caBundle', { tls: { mode: 'secret', secret: { name: 'x' } } }, 'tls.secret.caBundle is required when tls.mode is secret'],
+    [
+      'a dashboard label that is not a string',
+      { metrics: { grafanaDashboard: { enabled: true, labels: { grafana_dashboard: 1 } } } },
+      "at '/metrics/grafanaDashboard/labels/grafana_dashboard'",
+    ],
+    [
+      'a dashboard namespace that is no DNS label',
+      { metrics: { grafanaDashboard: { enabled: true, namespace: 'Monitoring_NS' } } },
+      "at '/metrics/grafanaDashboard/namespace'",
+    ],
+    [
+      'a placeholder caBundle that is base64 but no certificate',
+      { tls: { mode: 'secret', secret: { name: 'x', caBundle: 'cGxhY2Vob2xkZXI=' } } },
+      'tls.secret.caBundle does not decode to a PEM certificate',
+    ],
+    [
+      'BYO TLS without its caBundle',
+      { tls: { mode: 'secret', secret: { name: 'x' } } },
+      'tls.secret.caBundle is required when tls.mode is secret',
+    ],
     ['a webhooks.url that is not https', { webhooks: { url: 'http://webhook.example.com' } }, "at '/webhooks/url'"],
     ['client authentication without a CA', { tls: { clientCA: { enabled: true } } }, 'tls.clientCA.enabled needs exactly one of'],
-    ['client authentication from two sources', { tls: { clientCA: { enabled: true, existingSecret: 'a', existingConfigMap: 'b' } } }, 'tls.clientCA.enabled needs exactly one of'],
-    ['a client CA given as base64 instead of PEM', { tls: { clientCA: { enabled: true, caBundle: 'LS0tLS1CRUdJTg==' } } }, 'tls.clientCA.caBundle must be a PEM bundle'],
+    [
+      'client authentication from two sources',
+      { tls: { clientCA: { enabled: true, existingSecret: 'a', existingConfigMap: 'b' } } },
+      'tls.clientCA.enabled needs exactly one of',
+    ],
+    [
+      'a client CA given as base64 instead of PEM',
+      { tls: { clientCA: { enabled: true, caBundle: 'LS0tLS1CRUdJTg==' } } },
+      'tls.clientCA.caBundle must be a PEM bundle',
+    ],
     ['an unknown TLS mode', { tls: { mode: 'self-signed' } }, "at '/tls/mode'"],
-    ['a node selector that does not parse', { plugins: { PodNodeSelector: { enabled: true, mode: 'enforce', clusterDefaultNodeSelector: 'pool' } } }, "at '/plugins/PodNodeSelector/clusterDefaultNodeSelector'"],
-    ['a node selector with a doubled equals sign', { plugins: { PodNodeSelector: { enabled: true, mode: 'enforce', namespaceWhitelists: { 'team-a': 'pool==team-a' } } } }, "at '/plugins/PodNodeSelector/namespaceWhitelists/team-a'"],
-    ['a whitelist for a namespace name that cannot exist', { plugins: { PodNodeSelector: { enabled: true, mode: 'enforce', namespaceWhitelists: { Team_A: 'pool=a' } } } }, 'Team_A'],
-    ['PodTolerationRestriction’s upstream field name instead of the value’s', { plugins: { PodTolerationRestriction: { enabled: true, mode: 'enforce', default: [] } } }, "'default'"],
-    ['a toleration with a value under Exists', { plugins: { PodTolerationRestriction: { enabled: true, mode: 'enforce', whitelist: [{ key: 'a', operator: 'Exists', value: 'b' }] } } }, "at '/plugins/PodTolerationRestriction/whitelist/0"],
-    ['a toleration of every key that is not Exists', { plugins: { PodTolerationRestriction: { enabled: true, mode: 'enforce', defaultTolerations: [{ operator: 'Equal', value: 'b' }] } } }, "at '/plugins/PodTolerationRestriction/defaultTolerations/0"],
-    ['tolerationSeconds without NoExecute', { plugins: { PodTolerationRestriction: { enabled: true, mode: 'enforce', defaultTolerations: [{ key: 'a', operator: 'Exists', effect: 'NoSchedule', tolerationSeconds: 5 }] } } }, "at '/plugins/PodTolerationRestriction/defaultTolerations/0"],
-    ['a misspelt toleration field', { plugins: { PodTolerationRestriction: { enabled: true, mode: 'enforce', whitelist: [{ key: 'a', operator: 'Exists', Effect: 'NoSchedule' }] } } }, 'Effect'],
-    ['an unknown toleration effect', { plugins: { PodTolerationRestriction: { enabled: true, mode: 'enforce', whitelist: [{ key: 'a', operator: 'Exists', effect: 'NoEvict' }] } } }, "at '/plugins/PodTolerationRestriction/whitelist/0/effect'"],
-    ['configuration on a plugin that takes none', { plugins: { DenyServiceExternalIPs: { enabled: true, mode: 'enforce', whitelist: [] } } }, 'whitelist'],
+    [
+      'a node selector that does not parse',
+      { plugins: { PodNodeSelector: { enabled: true, mode: 'enforce', clusterDefaultNodeSelector: 'pool' } } },
+      "at '/plugins/PodNodeSelector/clusterDefaultNodeSelector'",
+    ],
+    [
+      'a node selector with a doubled equals sign',
+      { plugins: { PodNodeSelector: { enabled: true, mode: 'enforce', namespaceWhitelists: { 'team-a': 'pool==team-a' } } } },
+      "at '/plugins/PodNodeSelector/namespaceWhitelists/team-a'",
+    ],
+    [
+      'a whitelist for a namespace name that cannot exist',
+      { plugins: { PodNodeSelector: { enabled: true, mode: 'enforce', namespaceWhitelists: { Team_A: 'pool=a' } } } },
+      'Team_A',
+    ],
+    [
+      'PodTolerationRestriction’s upstream field name instead of the value’s',
+      { plugins: { PodTolerationRestriction: { enabled: true, mode: 'enforce', default: [] } } },
+      "'default'",
+    ],
+    [
+      'a toleration with a value under Exists',
+      {
+        plugins: {
+          PodTolerationRestriction: { enabled: true, mode: 'enforce', whitelist: [{ key: 'a', operator: 'Exists', value: 'b' }] },
+        },
+      },
+      "at '/plugins/PodTolerationRestriction/whitelist/0",
+    ],
+    [
+      'a toleration of every key that is not Exists',
+      {
+        plugins: { PodTolerationRestriction: { enabled: true, mode: 'enforce', defaultTolerations: [{ operator: 'Equal', value: 'b' }] } },
+      },
+      "at '/plugins/PodTolerationRestriction/defaultTolerations/0",
+    ],
+    [
+      'tolerationSeconds without NoExecute',
+      {
+        plugins: {
+          PodTolerationRestriction: {
+            enabled: true,
+            mode: 'enforce',
+            defaultTolerations: [{ key: 'a', operator: 'Exists', effect: 'NoSchedule', tolerationSeconds: 5 }],
+          },
+        },
+      },
+      "at '/plugins/PodTolerationRestriction/defaultTolerations/0",
+    ],
+    [
+      'a misspelt toleration field',
+      {
+        plugins: {
+          PodTolerationRestriction: { enabled: true, mode: 'enforce', whitelist: [{ key: 'a', operator: 'Exists', Effect: 'NoSchedule' }] },
+        },
+      },
+      'Effect',
+    ],
+    [
+      'an unknown toleration effect',
+      {
+        plugins: {
+          PodTolerationRestriction: { enabled: true, mode: 'enforce', whitelist: [{ key: 'a', operator: 'Exists', effect: 'NoEvict' }] },
+        },
+      },
+      "at '/plugins/PodTolerationRestriction/whitelist/0/effect'",
+    ],
+    [
+      'configuration on a plugin that takes none',
+      { plugins: { DenyServiceExternalIPs: { enabled: true, mode: 'enforce', whitelist: [] } } },
+      'whitelist',
+    ],
     ['an unknown pluginMode', { pluginMode: 'strict' }, "at '/pluginMode'"],
     ['an empty pluginMode (a plugin’s empty mode follows it; it has nothing to follow)', { pluginMode: '' }, "at '/pluginMode'"],
-    ['an unknown plugin mode', { plugins: { AlwaysPullImages: { enabled: true, mode: 'dry-run' } } }, "at '/plugins/AlwaysPullImages/mode'"],
-    ['a platform the presets do not know', { webhooks: { excludedNamespacesPreset: 'openshift' } }, "at '/webhooks/excludedNamespacesPreset'"],
-    ['a validating failure policy in the wrong case', { webhooks: { validating: { failurePolicy: 'fail' } } }, "at '/webhooks/validating/failurePolicy'"],
+    [
+      'an unknown plugin mode',
+      { plugins: { AlwaysPullImages: { enabled: true, mode: 'dry-run' } } },
+      "at '/plugins/AlwaysPullImages/mode'",
+    ],
+    [
+      'a platform the presets do not know',
+      { webhooks: { excludedNamespacesPreset: 'openshift' } },
+      "at '/webhooks/excludedNamespacesPreset'",
+    ],
+    [
+      'a validating failure policy in the wrong case',
+      { webhooks: { validating: { failurePolicy: 'fail' } } },
+      "at '/webhooks/validating/failurePolicy'",
+    ],
   ])('%s', (_label, values, message) => {
     const result = runHelm('template', { values });
     expect(result.status).not.toBe(0);
@@ -1041,7 +1823,9 @@ describe('chart refuses values that would break the cluster or the server', () =
   });
 
   it('the schema check is live: a rendered object with a broken field is rejected', () => {
-    const config = structuredClone(only<WebhookConfiguration>(renderChart({ values: { webhooks: { registerWhenReady: false } } }), 'ValidatingWebhookConfiguration'));
+    const config = structuredClone(
+      only<WebhookConfiguration>(renderChart({ values: { webhooks: { registerWhenReady: false } } }), 'ValidatingWebhookConfiguration'),
+    );
     (config.webhooks[0] as Webhook).failurePolicy = 'Sometimes';
     expect(() => validateKubernetesObject(config)).toThrow(/failurePolicy/);
     const deployment = structuredClone(only<Deployment>(renderChart(), 'Deployment'));

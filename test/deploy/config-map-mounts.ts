@@ -3,7 +3,7 @@
 // write them under a scratch root and read the server's flags through the same paths the pod sees.
 import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, join, relative, sep } from 'node:path';
-import { only, type KubeObject } from './helm.ts';
+import { type KubeObject, only } from './helm.ts';
 
 interface ConfigMapVolume {
   name: string;
@@ -30,7 +30,9 @@ export async function projectConfigMapMounts(objects: KubeObject[], root: string
   for (const mount of pod.containers[0]?.volumeMounts ?? []) {
     const source = pod.volumes?.find((v) => v.name === mount.name)?.configMap;
     if (source === undefined) continue;
-    const configMap = objects.find((o) => o.kind === 'ConfigMap' && o.metadata.name === source.name) as (KubeObject & { data?: Record<string, string> }) | undefined;
+    const configMap = objects.find((o) => o.kind === 'ConfigMap' && o.metadata.name === source.name) as
+      | (KubeObject & { data?: Record<string, string> })
+      | undefined;
     if (configMap === undefined) throw new Error(`volume ${mount.name} mounts ConfigMap ${source.name}, which the chart does not render`);
     if (mount.subPath !== undefined) throw new Error(`volume ${mount.name}: subPath mounts are not projected here`);
     const data = configMap.data ?? {};

@@ -68,10 +68,15 @@ describe('Dockerfile', () => {
     expect([...byStage.keys()]).toEqual(['build', 'runtime']);
   });
 
-  it('bundles the sources with the project\'s build script (npm run build) in the build stage', () => {
+  it("bundles the sources with the project's build script (npm run build) in the build stage", () => {
     const script = (JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts.build;
     expect(build).toContainEqual({ keyword: 'RUN', args: script });
-    expect(build.filter((i) => i.keyword === 'COPY').map((i) => i.args)).toEqual(['package.json package-lock.json ./', 'tsconfig.json ./', 'build ./build', 'src ./src']);
+    expect(build.filter((i) => i.keyword === 'COPY').map((i) => i.args)).toEqual([
+      'package.json package-lock.json ./',
+      'tsconfig.json ./',
+      'build ./build',
+      'src ./src',
+    ]);
   });
 
   it('pins the Node 24 LTS base by tag and digest, once, for both stages', () => {
@@ -98,7 +103,13 @@ describe('Dockerfile', () => {
     expect(runtime.slice(userAt).some((i) => i.keyword === 'RUN')).toBe(false);
     expect(last(runtime, 'ENTRYPOINT')?.args).toBe('[]');
     const cmd = last(runtime, 'CMD');
-    expect(JSON.parse(cmd?.args ?? 'null')).toEqual(['node', '--max-semi-space-size=4', '--no-parallel-scavenge', 'dist/cli/run.js', 'serve']);
+    expect(JSON.parse(cmd?.args ?? 'null')).toEqual([
+      'node',
+      '--max-semi-space-size=4',
+      '--no-parallel-scavenge',
+      'dist/cli/run.js',
+      'serve',
+    ]);
     expect(last(runtime, 'WORKDIR')?.args).toBe('/app');
   });
 
@@ -114,6 +125,8 @@ describe('Dockerfile', () => {
   it('keeps the build context to what the image needs (.dockerignore)', () => {
     const lines = dockerignore.split('\n').filter((l) => l.trim() && !l.startsWith('#'));
     expect(lines[0]).toBe('*');
-    expect(lines).toEqual(expect.arrayContaining(['!package.json', '!package-lock.json', '!tsconfig.json', '!build', '!src', 'src/**/*.test.ts']));
+    expect(lines).toEqual(
+      expect.arrayContaining(['!package.json', '!package-lock.json', '!tsconfig.json', '!build', '!src', 'src/**/*.test.ts']),
+    );
   });
 });

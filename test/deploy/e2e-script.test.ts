@@ -31,12 +31,18 @@ describe('test/e2e/run.sh without a cluster', () => {
     const dir = mkdtempSync(join(tmpdir(), 'admission-chain-e2e-'));
     try {
       const kubeconfig = join(dir, 'config');
-      writeFileSync(kubeconfig, [
-        'apiVersion: v1', 'kind: Config', 'current-context: nowhere',
-        'clusters: [{name: nowhere, cluster: {server: "https://127.0.0.1:1"}}]',
-        'contexts: [{name: nowhere, context: {cluster: nowhere, user: nobody}}]',
-        'users: [{name: nobody, user: {token: none}}]', '',
-      ].join('\n'));
+      writeFileSync(
+        kubeconfig,
+        [
+          'apiVersion: v1',
+          'kind: Config',
+          'current-context: nowhere',
+          'clusters: [{name: nowhere, cluster: {server: "https://127.0.0.1:1"}}]',
+          'contexts: [{name: nowhere, context: {cluster: nowhere, user: nobody}}]',
+          'users: [{name: nobody, user: {token: none}}]',
+          '',
+        ].join('\n'),
+      );
       const result = runScript({ KUBECONFIG: kubeconfig, KUBECTL: kubectlPath() });
       expect(result.status).toBe(0);
       expect(result.stdout).toContain(`no cluster reachable through KUBECONFIG=${kubeconfig}`);

@@ -2,22 +2,28 @@
 // --dry-run=server; a schema error there would show up as a confusing failure on a real cluster.
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { parse, parseAllDocuments } from 'yaml';
 import { describe, expect, it } from 'vitest';
+import { parse, parseAllDocuments } from 'yaml';
 import type { KubeObject } from './helm.ts';
 import { validateKubernetesObject } from './kube-schema.ts';
 import { repoRoot } from './tools.ts';
 
 const examplesDir = join(repoRoot, 'examples');
 // cluster-state.yaml is the local mode's input (owned by the server), not something to apply.
-const yamlFiles = (dir: string) => readdirSync(join(examplesDir, dir)).filter((f) => f.endsWith('.yaml') && f !== 'cluster-state.yaml').sort().map((f) => join(dir, f));
+const yamlFiles = (dir: string) =>
+  readdirSync(join(examplesDir, dir))
+    .filter((f) => f.endsWith('.yaml') && f !== 'cluster-state.yaml')
+    .sort()
+    .map((f) => join(dir, f));
 /** Each set of manifests, and the namespace its objects live in. */
 const manifests: [string, string][] = [
   ...yamlFiles('').map((file): [string, string] => [file, 'admission-chain-demo']),
   ...yamlFiles('tenant-pinning').map((file): [string, string] => [file, 'team-a']),
 ];
 const load = (file: string): KubeObject[] =>
-  parseAllDocuments(readFileSync(join(examplesDir, file), 'utf8')).map((d) => d.toJS() as KubeObject).filter((o) => o !== null);
+  parseAllDocuments(readFileSync(join(examplesDir, file), 'utf8'))
+    .map((d) => d.toJS() as KubeObject)
+    .filter((o) => o !== null);
 
 describe.each(manifests)('examples/%s', (file, namespace) => {
   it(`holds only objects that satisfy their Kubernetes schema, in ${namespace}`, () => {
@@ -50,7 +56,9 @@ describe('the tenant-pinning namespace', () => {
   });
 
   it('is the namespace the tenant-pinning values whitelist', () => {
-    const values = parse(readFileSync(join(examplesDir, 'values', 'tenant-pinning.yaml'), 'utf8')) as { plugins: { PodNodeSelector: { namespaceWhitelists: Record<string, string> } } };
+    const values = parse(readFileSync(join(examplesDir, 'values', 'tenant-pinning.yaml'), 'utf8')) as {
+      plugins: { PodNodeSelector: { namespaceWhitelists: Record<string, string> } };
+    };
     expect(values.plugins.PodNodeSelector.namespaceWhitelists[namespace.metadata.name]).toBe(annotation('node-selector'));
   });
 });
@@ -62,12 +70,19 @@ describe('the ORPE example pair', () => {
     expect(denied.metadata.ownerReferences[0]?.blockOwnerDeletion).toBe(true);
     const { blockOwnerDeletion: _dropped, ...deniedRef } = denied.metadata.ownerReferences[0] ?? {};
     expect(allowed.metadata.ownerReferences).toEqual([deniedRef]);
-    expect({ ...allowed, metadata: { ...allowed.metadata, ownerReferences: [] } }).toEqual({ ...denied, metadata: { ...denied.metadata, ownerReferences: [] } });
+    expect({ ...allowed, metadata: { ...allowed.metadata, ownerReferences: [] } }).toEqual({
+      ...denied,
+      metadata: { ...denied.metadata, ownerReferences: [] },
+    });
   });
 
   it('the demo user may create ConfigMaps but has no rule on deployments/finalizers', () => {
-    const role = load('demo-user-rbac.yaml').find((o) => o.kind === 'Role') as KubeObject & { rules: { apiGroups: string[]; resources: string[]; verbs: string[] }[] };
+    const role = load('demo-user-rbac.yaml').find((o) => o.kind === 'Role') as KubeObject & {
+      rules: { apiGroups: string[]; resources: string[]; verbs: string[] }[];
+    };
     expect(role.rules.some((r) => r.resources.includes('configmaps') && r.verbs.includes('create'))).toBe(true);
-    expect(role.rules.some((r) => r.resources.some((res) => res.includes('finalizers') || res === '*') || r.verbs.includes('*'))).toBe(false);
+    expect(role.rules.some((r) => r.resources.some((res) => res.includes('finalizers') || res === '*') || r.verbs.includes('*'))).toBe(
+      false,
+    );
   });
 });

@@ -99,7 +99,12 @@ function runHelmUncached(command: 'template' | 'lint', input: ChartInput): HelmR
 export function runHelmArgs(args: string[]): HelmResult {
   const scratch = mkdtempSync(join(tmpdir(), 'admission-chain-helm-'));
   try {
-    const env = { ...process.env, HELM_CACHE_HOME: join(scratch, 'cache'), HELM_CONFIG_HOME: join(scratch, 'config'), HELM_DATA_HOME: join(scratch, 'data') };
+    const env = {
+      ...process.env,
+      HELM_CACHE_HOME: join(scratch, 'cache'),
+      HELM_CONFIG_HOME: join(scratch, 'config'),
+      HELM_DATA_HOME: join(scratch, 'data'),
+    };
     const result = spawnSync(helmPath(), args, { encoding: 'utf8', env, cwd: repoRoot });
     if (result.error) throw result.error;
     return { status: result.status, stdout: result.stdout, stderr: result.stderr };

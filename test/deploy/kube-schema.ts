@@ -11,7 +11,11 @@ interface ModelClass {
 }
 
 function isModelClass(value: unknown): value is ModelClass {
-  return typeof value === 'function' && typeof (value as Partial<ModelClass>).kind === 'string' && typeof (value as Partial<ModelClass>).apiVersion === 'string';
+  return (
+    typeof value === 'function' &&
+    typeof (value as Partial<ModelClass>).kind === 'string' &&
+    typeof (value as Partial<ModelClass>).apiVersion === 'string'
+  );
 }
 
 const modelsByType = new Map<string, ModelClass>();

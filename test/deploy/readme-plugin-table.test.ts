@@ -5,8 +5,8 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { createPlugin } from '../../src/admission/plugin.ts';
 import { loadClusterStateFile } from '../../src/adapters/local/cluster-state.ts';
+import { createPlugin } from '../../src/admission/plugin.ts';
 import { defaultEnabledPlugins, orderedPlugins } from '../../src/plugins/index.ts';
 import { silentLogger } from '../../src/ports/logger.ts';
 import { createLocalBackend } from '../../src/wiring/local.ts';
@@ -25,7 +25,8 @@ const providers = {
     listsEnabled: ['ServiceAccount', 'ExtendedResourceToleration', 'StorageObjectInUseProtection', 'RuntimeClass'],
   },
   AKS: {
-    source: 'https://learn.microsoft.com/en-us/azure/aks/faq#what-kubernetes-admission-controllers-does-aks-support-can-admission-controllers-be-added-or-removed',
+    source:
+      'https://learn.microsoft.com/en-us/azure/aks/faq#what-kubernetes-admission-controllers-does-aks-support-can-admission-controllers-be-added-or-removed',
     listsEnabled: ['ServiceAccount', 'PodNodeSelector', 'PodTolerationRestriction', 'ExtendedResourceToleration'],
   },
   GKE: {
@@ -50,7 +51,12 @@ const tableLines = section
   .split('\n')
   .filter((line) => line.startsWith('| '))
   .slice(0, 12);
-const [header, , ...rows] = tableLines.map((line) => line.slice(1, -1).split('|').map((cell) => cell.trim()));
+const [header, , ...rows] = tableLines.map((line) =>
+  line
+    .slice(1, -1)
+    .split('|')
+    .map((cell) => cell.trim()),
+);
 const column = (name: string) => header!.indexOf(name);
 const notes = section.slice(section.indexOf(tableLines.at(-1)!) + tableLines.at(-1)!.length, section.indexOf('- **On by default**'));
 const marks = /[¹²³⁴⁵⁶⁷⁸⁹]+$/;
@@ -60,12 +66,13 @@ describe('README: the plugin table', () => {
     expect(header).toEqual(['plugin', 'what it does', 'phase', 'here', 'EKS', 'GKE', 'AKS']);
   });
 
-  it('lists the server\'s plugins in the server\'s order, each default on exactly when the server enables it by default', () => {
+  it("lists the server's plugins in the server's order, each default on exactly when the server enables it by default", () => {
     expect(rows.map((row) => row[0])).toEqual(orderedPlugins.map((p) => p.name));
-    for (const row of rows) expect([row[0], row[column('here')]]).toEqual([row[0], defaultEnabledPlugins.includes(row[0]!) ? '**on**' : 'off']);
+    for (const row of rows)
+      expect([row[0], row[column('here')]]).toEqual([row[0], defaultEnabledPlugins.includes(row[0]!) ? '**on**' : 'off']);
   });
 
-  it('names each plugin\'s phase as the plugin implements it', async () => {
+  it("names each plugin's phase as the plugin implements it", async () => {
     const { ports } = createLocalBackend(await loadClusterStateFile(join(repoRoot, 'examples/cluster-state.yaml')), silentLogger);
     for (const definition of orderedPlugins) {
       const plugin = createPlugin(definition, ports, 'local');
@@ -79,8 +86,15 @@ describe('README: the plugin table', () => {
     expect(cells).toEqual(rows.map((row) => [row[0], expectedCell(provider, row[0]!)]));
   });
 
-  it('explains every footnote mark it uses, and cites each provider\'s page', () => {
-    const used = new Set(rows.flatMap((row) => [...(row.slice(column('EKS')).join(' ').match(/[¹²³⁴⁵⁶⁷⁸⁹]/g) ?? [])]));
+  it("explains every footnote mark it uses, and cites each provider's page", () => {
+    const used = new Set(
+      rows.flatMap((row) => [
+        ...(row
+          .slice(column('EKS'))
+          .join(' ')
+          .match(/[¹²³⁴⁵⁶⁷⁸⁹]/g) ?? []),
+      ]),
+    );
     expect(used.size).toBeGreaterThan(0);
     for (const mark of used) expect(notes).toContain(`${mark} `);
     for (const { source } of Object.values(providers)) expect(notes).toContain(`(${source})`);

@@ -54,7 +54,10 @@ export function ruleMatches(rule: RuleWithOperations, request: WebhookRequest): 
 }
 
 /** Would a webhook with these rules and conditions be called for the request (selectors aside)? */
-export function webhookIsCalled(webhook: { rules: RuleWithOperations[]; matchConditions?: MatchCondition[] }, request: WebhookRequest): boolean {
+export function webhookIsCalled(
+  webhook: { rules: RuleWithOperations[]; matchConditions?: MatchCondition[] },
+  request: WebhookRequest,
+): boolean {
   if (!webhook.rules.some((rule) => ruleMatches(rule, request))) return false;
   const celRequest = {
     resource: { group: request.group, version: request.version, resource: request.resource },

@@ -15,17 +15,16 @@ import { loadAdmissionConfiguration } from '../../src/config/admission-configura
 import { createMetrics } from '../../src/observability/metrics.ts';
 import { orderedPlugins } from '../../src/plugins/index.ts';
 import { silentLogger } from '../../src/ports/logger.ts';
-import { startServer, type RunningServer } from '../../src/server/server.ts';
+import { type RunningServer, startServer } from '../../src/server/server.ts';
 import { seededRandom } from '../../src/util/seeded-random.ts';
 import { buildChain } from '../../src/wiring/chain.ts';
 import { createLocalBackend } from '../../src/wiring/local.ts';
-import { writeTestCertificates, type CertFiles } from '../support/certs.ts';
+import { type CertFiles, writeTestCertificates } from '../support/certs.ts';
 import { post, type TestResponse } from '../support/https-client.ts';
 
 const cases = Number(process.env.FUZZ_CASES ?? 2000);
 const seed = Number(process.env.FUZZ_SEED ?? 20261201);
 const fixtures = join(import.meta.dirname, '../fixtures');
-
 
 /** Every AdmissionReview among the fixtures, plus reviews that reach the plugins the fixtures do not. */
 function seeds(): unknown[] {
@@ -36,13 +35,58 @@ function seeds(): unknown[] {
       if ((body as { kind?: string }).kind === 'AdmissionReview') out.push(body);
     }
   }
-  const review = (request: Record<string, unknown>) => ({ apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview', request: { uid: 'seed', userInfo: { username: 'alice', groups: ['team-a'] }, operation: 'CREATE', ...request } });
+  const review = (request: Record<string, unknown>) => ({
+    apiVersion: 'admission.k8s.io/v1',
+    kind: 'AdmissionReview',
+    request: { uid: 'seed', userInfo: { username: 'alice', groups: ['team-a'] }, operation: 'CREATE', ...request },
+  });
   const pods = { kind: { group: '', version: 'v1', kind: 'Pod' }, resource: { group: '', version: 'v1', resource: 'pods' } };
   out.push(
-    review({ ...pods, namespace: 'team-a', name: 'p', object: { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p', ownerReferences: [{ apiVersion: 'apps/v1', kind: 'ReplicaSet', name: 'rs', uid: 'u1', blockOwnerDeletion: true }] }, spec: { containers: [{ name: 'a', image: 'a', resources: { requests: { 'example.com/gpu': '1' } } }], tolerations: [{ key: 'pool', operator: 'Equal', value: 'team-a' }], affinity: { podAntiAffinity: { requiredDuringSchedulingIgnoredDuringExecution: [{ topologyKey: 'zone', labelSelector: {} }] } } } } }),
-    review({ ...pods, namespace: 'team-a', name: 'p', operation: 'UPDATE', object: { kind: 'Pod', metadata: { name: 'p' }, spec: { containers: [{ name: 'a', image: 'b' }] } }, oldObject: { kind: 'Pod', metadata: { name: 'p' }, spec: { containers: [{ name: 'a', image: 'a' }] } } }),
-    review({ kind: { group: '', version: 'v1', kind: 'Service' }, resource: { group: '', version: 'v1', resource: 'services' }, namespace: 'shared', name: 's', object: { kind: 'Service', metadata: { name: 's' }, spec: { externalIPs: ['1.2.3.4'] } } }),
-    review({ kind: { group: 'apps', version: 'v1', kind: 'Deployment' }, resource: { group: 'apps', version: 'v1', resource: 'deployments' }, namespace: 'team-a', name: 'd', operation: 'UPDATE', object: { kind: 'Deployment', metadata: { name: 'd', ownerReferences: [{ apiVersion: 'v1', kind: 'Node', name: 'n', uid: 'n', blockOwnerDeletion: true }] } }, oldObject: { kind: 'Deployment', metadata: { name: 'd' } } }),
+    review({
+      ...pods,
+      namespace: 'team-a',
+      name: 'p',
+      object: {
+        apiVersion: 'v1',
+        kind: 'Pod',
+        metadata: {
+          name: 'p',
+          ownerReferences: [{ apiVersion: 'apps/v1', kind: 'ReplicaSet', name: 'rs', uid: 'u1', blockOwnerDeletion: true }],
+        },
+        spec: {
+          containers: [{ name: 'a', image: 'a', resources: { requests: { 'example.com/gpu': '1' } } }],
+          tolerations: [{ key: 'pool', operator: 'Equal', value: 'team-a' }],
+          affinity: { podAntiAffinity: { requiredDuringSchedulingIgnoredDuringExecution: [{ topologyKey: 'zone', labelSelector: {} }] } },
+        },
+      },
+    }),
+    review({
+      ...pods,
+      namespace: 'team-a',
+      name: 'p',
+      operation: 'UPDATE',
+      object: { kind: 'Pod', metadata: { name: 'p' }, spec: { containers: [{ name: 'a', image: 'b' }] } },
+      oldObject: { kind: 'Pod', metadata: { name: 'p' }, spec: { containers: [{ name: 'a', image: 'a' }] } },
+    }),
+    review({
+      kind: { group: '', version: 'v1', kind: 'Service' },
+      resource: { group: '', version: 'v1', resource: 'services' },
+      namespace: 'shared',
+      name: 's',
+      object: { kind: 'Service', metadata: { name: 's' }, spec: { externalIPs: ['1.2.3.4'] } },
+    }),
+    review({
+      kind: { group: 'apps', version: 'v1', kind: 'Deployment' },
+      resource: { group: 'apps', version: 'v1', resource: 'deployments' },
+      namespace: 'team-a',
+      name: 'd',
+      operation: 'UPDATE',
+      object: {
+        kind: 'Deployment',
+        metadata: { name: 'd', ownerReferences: [{ apiVersion: 'v1', kind: 'Node', name: 'n', uid: 'n', blockOwnerDeletion: true }] },
+      },
+      oldObject: { kind: 'Deployment', metadata: { name: 'd' } },
+    }),
   );
   return out;
 }
@@ -51,19 +95,36 @@ function seeds(): unknown[] {
 function randomValue(next: () => number, depth = 0): unknown {
   const pick = Math.floor(next() * (depth > 2 ? 8 : 11));
   switch (pick) {
-    case 0: return null;
-    case 1: return next() < 0.5;
-    case 2: return Math.floor(next() * 2 ** 31) * (next() < 0.5 ? -1 : 1);
-    case 3: return next() * 1e308;
-    case 4: return '';
-    case 5: return ['Always', 'Never', 'Exists', 'Equal', 'NoExecute', 'kube-system', 'default', '*', '__proto__', 'system:masters'][Math.floor(next() * 10)];
-    case 6: return String.fromCodePoint(...Array.from({ length: 1 + Math.floor(next() * 12) }, () => Math.floor(next() * 0x2ffff)).filter((c) => c < 0xd800 || c > 0xdfff));
-    case 7: return 'x'.repeat(Math.floor(next() * 5000));
-    case 8: return Array.from({ length: Math.floor(next() * 4) }, () => randomValue(next, depth + 1));
+    case 0:
+      return null;
+    case 1:
+      return next() < 0.5;
+    case 2:
+      return Math.floor(next() * 2 ** 31) * (next() < 0.5 ? -1 : 1);
+    case 3:
+      return next() * 1e308;
+    case 4:
+      return '';
+    case 5:
+      return ['Always', 'Never', 'Exists', 'Equal', 'NoExecute', 'kube-system', 'default', '*', '__proto__', 'system:masters'][
+        Math.floor(next() * 10)
+      ];
+    case 6:
+      return String.fromCodePoint(
+        ...Array.from({ length: 1 + Math.floor(next() * 12) }, () => Math.floor(next() * 0x2ffff)).filter((c) => c < 0xd800 || c > 0xdfff),
+      );
+    case 7:
+      return 'x'.repeat(Math.floor(next() * 5000));
+    case 8:
+      return Array.from({ length: Math.floor(next() * 4) }, () => randomValue(next, depth + 1));
     case 9:
     default: {
       const object: Record<string, unknown> = {};
-      for (let i = Math.floor(next() * 4); i > 0; i--) object[['name', 'key', 'uid', 'spec', 'metadata', 'image', '__proto__', 'operator'][Math.floor(next() * 8)]!] = randomValue(next, depth + 1);
+      for (let i = Math.floor(next() * 4); i > 0; i--)
+        object[['name', 'key', 'uid', 'spec', 'metadata', 'image', '__proto__', 'operator'][Math.floor(next() * 8)]!] = randomValue(
+          next,
+          depth + 1,
+        );
       return object;
     }
   }
@@ -120,14 +181,22 @@ describe(`fuzzed AdmissionReviews (${cases} cases, seed ${seed})`, () => {
         readFileSync(join(fixtures, 'ownerreferences/cluster-state.yaml'), 'utf8'),
         readFileSync(join(import.meta.dirname, '../../examples/cluster-state.yaml'), 'utf8'),
         // The default accounts the ServiceAccount plugin would otherwise wait for (ten tries).
-        ...['team-a', 'shared', 'shop'].map((namespace) => `apiVersion: v1\nkind: ServiceAccount\nmetadata: {name: default, namespace: ${namespace}}`),
+        ...['team-a', 'shared', 'shop'].map(
+          (namespace) => `apiVersion: v1\nkind: ServiceAccount\nmetadata: {name: default, namespace: ${namespace}}`,
+        ),
       ].join('\n---\n'),
     );
     const all = orderedPlugins.map((p) => p.name);
 
     const admission = await loadAdmissionConfiguration(join(fixtures, 'namespace-plugins/admission.yaml'), all, all);
     const metrics = createMetrics({ defaultMetrics: false });
-    const chain = buildChain({ enabled: orderedPlugins, modes: {}, backend: createLocalBackend(state, silentLogger), metrics, configuration: admission.configurations });
+    const chain = buildChain({
+      enabled: orderedPlugins,
+      modes: {},
+      backend: createLocalBackend(state, silentLogger),
+      metrics,
+      configuration: admission.configurations,
+    });
     expect(chain.entries.map((e) => e.plugin.name)).toEqual(all);
     server = await startServer({
       host: '127.0.0.1',
@@ -160,13 +229,16 @@ describe(`fuzzed AdmissionReviews (${cases} cases, seed ${seed})`, () => {
       const fail = (why: string) => problems.length < 20 && problems.push(`case ${index}: ${why}; sent ${body.slice(0, 300)}`);
       if (res.text.includes('\n    at ')) fail('a stack trace in the answer');
       if (res.status === 200) {
-        const review = res.json<{ response?: { uid?: unknown; allowed?: unknown; patch?: string; status?: { message?: string; reason?: string } } }>();
+        const review = res.json<{
+          response?: { uid?: unknown; allowed?: unknown; patch?: string; status?: { message?: string; reason?: string } };
+        }>();
         const response = review.response;
         const uid = (sent as { request?: { uid?: unknown } } | undefined)?.request?.uid;
         if (typeof response?.allowed !== 'boolean') return fail('a 200 without response.allowed');
         if (response.uid !== uid) fail(`uid ${JSON.stringify(response.uid)} for ${JSON.stringify(uid)}`);
         // A plugin must never crash on what it is given: its own bugs surface as "plugin X failed".
-        if (/^Internal error occurred: plugin \S+ failed/.test(response.status?.message ?? '')) fail(`a plugin crashed: ${response.status?.message}`);
+        if (/^Internal error occurred: plugin \S+ failed/.test(response.status?.message ?? ''))
+          fail(`a plugin crashed: ${response.status?.message}`);
         if (response.patch !== undefined) {
           const object = (sent as { request: { object: unknown } }).request.object;
           try {
@@ -178,7 +250,8 @@ describe(`fuzzed AdmissionReviews (${cases} cases, seed ${seed})`, () => {
         count(response.allowed ? '200 allowed' : `200 denied ${response.status?.reason ?? 'Unknown'}`);
       } else if (res.status === 400 || res.status === 413) {
         const status = res.json<{ kind?: string; message?: unknown }>();
-        if (status.kind !== 'Status' || typeof status.message !== 'string' || status.message === '') fail(`a ${res.status} without a Status message`);
+        if (status.kind !== 'Status' || typeof status.message !== 'string' || status.message === '')
+          fail(`a ${res.status} without a Status message`);
         count(String(res.status));
       } else {
         fail(`HTTP ${res.status}: ${res.text.slice(0, 200)}`);

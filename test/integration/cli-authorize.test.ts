@@ -22,7 +22,17 @@ describe('authorize FILE', () => {
     expect(JSON.parse(result.stdout)).toEqual({
       apiVersion: 'authorization.k8s.io/v1',
       kind: 'SubjectAccessReview',
-      spec: { user: 'alice', resourceAttributes: { namespace: 'team-a', verb: 'update', group: 'apps', resource: 'deployments', subresource: 'scale', name: 'web' } },
+      spec: {
+        user: 'alice',
+        resourceAttributes: {
+          namespace: 'team-a',
+          verb: 'update',
+          group: 'apps',
+          resource: 'deployments',
+          subresource: 'scale',
+          name: 'web',
+        },
+      },
       status: { allowed: true, reason: 'RBAC: allowed by RoleBinding "alice-deploys/team-a" of Role "deployer" to User "alice"' },
     });
   });
@@ -32,13 +42,24 @@ describe('authorize FILE', () => {
     for (const args of [['-'], []]) {
       const result = await run([...args, '--cluster-state', state, '-q'], text);
       expect(result).toMatchObject({ code: 0, stderr: '' });
-      expect(JSON.parse(result.stdout).status).toEqual({ allowed: false, reason: 'rbac: RBAC: clusterrole.rbac.authorization.k8s.io "does-not-exist" not found' });
+      expect(JSON.parse(result.stdout).status).toEqual({
+        allowed: false,
+        reason: 'rbac: RBAC: clusterrole.rbac.authorization.k8s.io "does-not-exist" not found',
+      });
     }
   });
 
   it.each([
-    [[fixture('sar-invalid.yaml')], '', 'admission-chain: .authorization.k8s.io "" is invalid: spec: Invalid value: null: exactly one of nonResourceAttributes or resourceAttributes must be specified\n'],
-    [['-'], 'kind: Pod\napiVersion: v1\n', 'admission-chain: stdin: expected apiVersion authorization.k8s.io/v1 and kind SubjectAccessReview, got "v1" and "Pod"\n'],
+    [
+      [fixture('sar-invalid.yaml')],
+      '',
+      'admission-chain: .authorization.k8s.io "" is invalid: spec: Invalid value: null: exactly one of nonResourceAttributes or resourceAttributes must be specified\n',
+    ],
+    [
+      ['-'],
+      'kind: Pod\napiVersion: v1\n',
+      'admission-chain: stdin: expected apiVersion authorization.k8s.io/v1 and kind SubjectAccessReview, got "v1" and "Pod"\n',
+    ],
     [['-'], '{ not json', 'admission-chain: stdin: not valid JSON or YAML: '],
     [['-'], '', 'admission-chain: stdin: no document found\n'],
     [['/nonexistent/sar.yaml'], '', 'admission-chain: cannot read /nonexistent/sar.yaml: '],
@@ -54,10 +75,12 @@ describe('authorize FILE', () => {
   it('a broken cluster state is one line, exit 2', async () => {
     const result = await run(['-', '--cluster-state', fixture('sar-denied.json')], '');
     expect(result.code).toBe(2);
-    expect(result.stderr).toMatch(/^admission-chain: .*sar-denied\.json: document 1 \(SubjectAccessReview ""\): unsupported kind SubjectAccessReview/);
+    expect(result.stderr).toMatch(
+      /^admission-chain: .*sar-denied\.json: document 1 \(SubjectAccessReview ""\): unsupported kind SubjectAccessReview/,
+    );
   });
 
-  it('a missing --cluster-state is commander\'s usage error, exit 2', async () => {
+  it("a missing --cluster-state is commander's usage error, exit 2", async () => {
     const result = await run(['-']);
     expect(result.code).toBe(2);
     expect(result.stderr).toContain("required option '--cluster-state <file>' not specified");
@@ -66,14 +89,34 @@ describe('authorize FILE', () => {
 
 describe('authorize --as (can-i)', () => {
   it.each([
-    [['--as', 'alice', '-n', 'team-a', 'update', 'deployments.apps/scale', 'web'], 0, 'yes - RBAC: allowed by RoleBinding "alice-deploys/team-a" of Role "deployer" to User "alice"\n'],
+    [
+      ['--as', 'alice', '-n', 'team-a', 'update', 'deployments.apps/scale', 'web'],
+      0,
+      'yes - RBAC: allowed by RoleBinding "alice-deploys/team-a" of Role "deployer" to User "alice"\n',
+    ],
     [['--as', 'alice', '-n', 'team-b', 'update', 'deployments.apps'], 1, 'no\n'],
-    [['--as', 'alice', '-n', 'team-a', 'delete', 'pods'], 1, 'no - rbac: RBAC: clusterrole.rbac.authorization.k8s.io "does-not-exist" not found\n'],
-    [['--as', 'bob', '--as-group', 'viewers', '-A', 'get', 'pods/log'], 0, 'yes - RBAC: allowed by ClusterRoleBinding "everyone-views-pods" of ClusterRole "view-pods" to Group "viewers"\n'],
+    [
+      ['--as', 'alice', '-n', 'team-a', 'delete', 'pods'],
+      1,
+      'no - rbac: RBAC: clusterrole.rbac.authorization.k8s.io "does-not-exist" not found\n',
+    ],
+    [
+      ['--as', 'bob', '--as-group', 'viewers', '-A', 'get', 'pods/log'],
+      0,
+      'yes - RBAC: allowed by ClusterRoleBinding "everyone-views-pods" of ClusterRole "view-pods" to Group "viewers"\n',
+    ],
     [['--as', 'bob', '--as-group', 'viewers', 'get', 'pods/status'], 1, 'no\n'],
-    [['--as', 'bob', 'get', '/healthz-internal'], 0, 'yes - RBAC: allowed by ClusterRoleBinding "probers" of ClusterRole "probes" to Group "system:authenticated"\n'],
+    [
+      ['--as', 'bob', 'get', '/healthz-internal'],
+      0,
+      'yes - RBAC: allowed by ClusterRoleBinding "probers" of ClusterRole "probes" to Group "system:authenticated"\n',
+    ],
     [['--as', 'system:anonymous', 'get', '/healthz'], 1, 'no\n'],
-    [['--as', 'system:serviceaccount:team-a:ci', '-n', 'team-a', 'create', 'deployments.apps'], 0, 'yes - RBAC: allowed by RoleBinding "alice-deploys/team-a" of Role "deployer" to Group "system:serviceaccounts:team-a"\n'],
+    [
+      ['--as', 'system:serviceaccount:team-a:ci', '-n', 'team-a', 'create', 'deployments.apps'],
+      0,
+      'yes - RBAC: allowed by RoleBinding "alice-deploys/team-a" of Role "deployer" to Group "system:serviceaccounts:team-a"\n',
+    ],
     [['--as', 'system:serviceaccount:team-a:ci', '--as-group', 'other', '-n', 'team-a', 'create', 'deployments.apps'], 1, 'no\n'],
     [['--as', 'root', '--as-group', 'system:masters', 'delete', 'nodes'], 0, 'yes\n'],
   ])('%j -> exit %i', async (args, code, stdout) => {

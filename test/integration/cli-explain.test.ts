@@ -12,13 +12,27 @@ import { scratchFiles } from '../support/scratch-files.ts';
 
 const { dir, write } = scratchFiles('explain');
 /** The README's demo state: the examples' cluster state, the demo namespace and demo-user's Role. */
-const demoState = () => write('demo-state.yaml', ['examples/cluster-state.yaml', 'examples/namespace.yaml', 'examples/demo-user-rbac.yaml'].map((f) => readFileSync(f, 'utf8')).join('\n---\n'));
+const demoState = () =>
+  write(
+    'demo-state.yaml',
+    ['examples/cluster-state.yaml', 'examples/namespace.yaml', 'examples/demo-user-rbac.yaml']
+      .map((f) => readFileSync(f, 'utf8'))
+      .join('\n---\n'),
+  );
 
 const ownerDenial = `configmaps "owned-config" is forbidden: cannot set blockOwnerDeletion if an ownerReference refers to a resource you can't set finalizers on: , <nil>`;
 
-describe('explain, the README\'s ORPE example', () => {
-  it('prints the decision with upstream\'s message, what is missing, the nearest grant, the commands and the YAML', async () => {
-    const result = await runMain(['explain', '-f', 'examples/configmap-owner-denied.yaml', '--user', 'demo-user', '--cluster-state', demoState()]);
+describe("explain, the README's ORPE example", () => {
+  it("prints the decision with upstream's message, what is missing, the nearest grant, the commands and the YAML", async () => {
+    const result = await runMain([
+      'explain',
+      '-f',
+      'examples/configmap-owner-denied.yaml',
+      '--user',
+      'demo-user',
+      '--cluster-state',
+      demoState(),
+    ]);
     expect(result).toMatchObject({ code: 0, stderr: '' });
     const [text, ...documents] = result.stdout.split(/\n+---\n/);
     expect(text).toBe(
@@ -58,22 +72,62 @@ describe('explain, the README\'s ORPE example', () => {
   });
 
   it('--apply-to leaves an object the state already has as it is, and adds the rest', async () => {
-    const role = (await runMain(['explain', '-f', 'examples/configmap-owner-denied.yaml', '--user', 'demo-user', '--cluster-state', demoState(), '-o', 'yaml'])).stdout.split('---\n')[0]!;
+    const role = (
+      await runMain([
+        'explain',
+        '-f',
+        'examples/configmap-owner-denied.yaml',
+        '--user',
+        'demo-user',
+        '--cluster-state',
+        demoState(),
+        '-o',
+        'yaml',
+      ])
+    ).stdout.split('---\n')[0]!;
     const state = write('with-role.yaml', `${readFileSync(demoState(), 'utf8')}\n---\n${role}`);
     const target = join(dir, 'with-binding.yaml');
-    const result = await runMain(['explain', '-f', 'examples/configmap-owner-denied.yaml', '--user', 'demo-user', '--cluster-state', state, '--apply-to', target]);
+    const result = await runMain([
+      'explain',
+      '-f',
+      'examples/configmap-owner-denied.yaml',
+      '--user',
+      'demo-user',
+      '--cluster-state',
+      state,
+      '--apply-to',
+      target,
+    ]);
     expect(result.stderr).toBe(
       `admission-chain: ${state} already has Role admission-chain-demo/update-deployments-finalizers-web; left as it is\n` +
         `admission-chain: wrote ${target}: added RoleBinding admission-chain-demo/update-deployments-finalizers-web-demo-user\n`,
     );
-    expect((await runMain(['explain', '-f', 'examples/configmap-owner-denied.yaml', '--user', 'demo-user', '--cluster-state', target])).stdout).toBe('allowed\n');
+    expect(
+      (await runMain(['explain', '-f', 'examples/configmap-owner-denied.yaml', '--user', 'demo-user', '--cluster-state', target])).stdout,
+    ).toBe('allowed\n');
   });
 
-  it('reads an AdmissionReview, and review\'s own output, to the same explanation', async () => {
+  it("reads an AdmissionReview, and review's own output, to the same explanation", async () => {
     const state = demoState();
-    const reviewed = await runMain(['review', '-f', 'examples/configmap-owner-denied.yaml', '--user', 'demo-user', '--cluster-state', state]);
+    const reviewed = await runMain([
+      'review',
+      '-f',
+      'examples/configmap-owner-denied.yaml',
+      '--user',
+      'demo-user',
+      '--cluster-state',
+      state,
+    ]);
     const fromReviewOutput = await runMain(['explain', '-', '--cluster-state', state], { stdin: reviewed.stdout });
-    const direct = await runMain(['explain', '-f', 'examples/configmap-owner-denied.yaml', '--user', 'demo-user', '--cluster-state', state]);
+    const direct = await runMain([
+      'explain',
+      '-f',
+      'examples/configmap-owner-denied.yaml',
+      '--user',
+      'demo-user',
+      '--cluster-state',
+      state,
+    ]);
     expect(fromReviewOutput.stdout).toBe(direct.stdout);
     const { request } = JSON.parse(reviewed.stdout);
     const file = write('review.json', JSON.stringify({ apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview', request }));
@@ -84,14 +138,39 @@ describe('explain, the README\'s ORPE example', () => {
   });
 
   it('-o yaml prints only the objects to add, ready for kubectl apply -f -', async () => {
-    const result = await runMain(['explain', '-f', 'examples/configmap-owner-denied.yaml', '--user', 'demo-user', '--cluster-state', demoState(), '-o', 'yaml']);
+    const result = await runMain([
+      'explain',
+      '-f',
+      'examples/configmap-owner-denied.yaml',
+      '--user',
+      'demo-user',
+      '--cluster-state',
+      demoState(),
+      '-o',
+      'yaml',
+    ]);
     const objects = parseAllDocuments(result.stdout).map((d) => d.toJS());
-    expect(objects.map((o) => `${o.kind}/${o.metadata.name}`)).toEqual(['Role/update-deployments-finalizers-web', 'RoleBinding/update-deployments-finalizers-web-demo-user']);
+    expect(objects.map((o) => `${o.kind}/${o.metadata.name}`)).toEqual([
+      'Role/update-deployments-finalizers-web',
+      'RoleBinding/update-deployments-finalizers-web-demo-user',
+    ]);
   });
 
   it('in warn mode the request is allowed, and explain says what would have denied it and why', async () => {
-    const result = await runMain(['explain', '-f', 'examples/configmap-owner-denied.yaml', '--user', 'demo-user', '--cluster-state', demoState(), '--plugin-mode', 'OwnerReferencesPermissionEnforcement=warn']);
-    expect(result.stdout).toMatch(/^allowed\n\nOwnerReferencesPermissionEnforcement \(warn mode\) would have denied it:\n {2}user "demo-user" may not update deployments\/finalizers/);
+    const result = await runMain([
+      'explain',
+      '-f',
+      'examples/configmap-owner-denied.yaml',
+      '--user',
+      'demo-user',
+      '--cluster-state',
+      demoState(),
+      '--plugin-mode',
+      'OwnerReferencesPermissionEnforcement=warn',
+    ]);
+    expect(result.stdout).toMatch(
+      /^allowed\n\nOwnerReferencesPermissionEnforcement \(warn mode\) would have denied it:\n {2}user "demo-user" may not update deployments\/finalizers/,
+    );
   });
 });
 
@@ -100,7 +179,15 @@ describe('explain in docs/deploy.md', () => {
     const page = readFileSync('docs/deploy.md', 'utf8');
     const section = page.slice(page.indexOf('### Offline: `admission-chain explain` and `authorize`'));
     const shown = /```console\n([\s\S]*?)\n…\n```/.exec(section)![1]!;
-    const result = await runMain(['explain', '-f', 'examples/configmap-owner-denied.yaml', '--user', 'demo-user', '--cluster-state', demoState()]);
+    const result = await runMain([
+      'explain',
+      '-f',
+      'examples/configmap-owner-denied.yaml',
+      '--user',
+      'demo-user',
+      '--cluster-state',
+      demoState(),
+    ]);
     expect(result.stdout.startsWith(`${shown}\n`)).toBe(true);
   });
 });
@@ -108,11 +195,16 @@ describe('explain in docs/deploy.md', () => {
 describe('explain, other plugins', () => {
   it('a missing service account: the command and the object; --apply-to makes the pod admissible', async () => {
     const state = demoState();
-    const pod = write('pod.yaml', 'apiVersion: v1\nkind: Pod\nmetadata: {name: build, namespace: admission-chain-demo}\nspec: {serviceAccountName: builder, containers: [{name: c, image: busybox, imagePullPolicy: Always}]}\n');
+    const pod = write(
+      'pod.yaml',
+      'apiVersion: v1\nkind: Pod\nmetadata: {name: build, namespace: admission-chain-demo}\nspec: {serviceAccountName: builder, containers: [{name: c, image: busybox, imagePullPolicy: Always}]}\n',
+    );
     const granted = join(dir, 'with-sa.yaml');
     const plugins = ['--enable-admission-plugins', 'ServiceAccount'];
     const result = await runMain(['explain', '-f', pod, '--cluster-state', state, '--apply-to', granted, ...plugins]);
-    expect(result.stdout).toContain('denied by ServiceAccount (403): pods "build" is forbidden: error looking up service account admission-chain-demo/builder: serviceaccount "builder" not found');
+    expect(result.stdout).toContain(
+      'denied by ServiceAccount (403): pods "build" is forbidden: error looking up service account admission-chain-demo/builder: serviceaccount "builder" not found',
+    );
     expect(result.stdout).toContain('  kubectl create serviceaccount builder -n admission-chain-demo');
     expect(result.stderr).toBe(`admission-chain: wrote ${granted}: added ServiceAccount admission-chain-demo/builder\n`);
     expect(JSON.parse((await runMain(['review', '-f', pod, '--cluster-state', state, ...plugins])).stdout).response.allowed).toBe(false);
@@ -128,7 +220,10 @@ describe('explain, other plugins', () => {
   });
 
   it('a denial with no known remedy says so', async () => {
-    const pod = write('rc-pod.yaml', 'apiVersion: v1\nkind: Pod\nmetadata: {name: p, namespace: default}\nspec: {runtimeClassName: missing, containers: [{name: c, image: busybox}]}\n');
+    const pod = write(
+      'rc-pod.yaml',
+      'apiVersion: v1\nkind: Pod\nmetadata: {name: p, namespace: default}\nspec: {runtimeClassName: missing, containers: [{name: c, image: busybox}]}\n',
+    );
     const result = await runMain(['explain', '-f', pod, '--cluster-state', 'examples/cluster-state.yaml', '--plugins', 'RuntimeClass']);
     expect(result.stdout).toMatch(/^denied by RuntimeClass \(403\): [^\n]+\n\nno remedy is known for this denial\n$/);
   });
@@ -137,8 +232,26 @@ describe('explain, other plugins', () => {
 describe('explain, bad input', () => {
   it.each([
     [['explain', '-', '--cluster-state', 'examples/cluster-state.yaml'], '{ not json', /^admission-chain: stdin: not valid JSON or YAML/],
-    [['explain', '-f', 'examples/pod.yaml', '--cluster-state', '/nonexistent.yaml'], '', /^admission-chain: cannot read cluster state \/nonexistent.yaml/],
-    [['explain', '-f', 'examples/configmap-owner-denied.yaml', '--user', 'demo-user', '--cluster-state', 'examples/cluster-state.yaml', '--apply-to', '/nonexistent/dir/x.yaml'], '', /^admission-chain: cannot write \/nonexistent\/dir\/x.yaml/],
+    [
+      ['explain', '-f', 'examples/pod.yaml', '--cluster-state', '/nonexistent.yaml'],
+      '',
+      /^admission-chain: cannot read cluster state \/nonexistent.yaml/,
+    ],
+    [
+      [
+        'explain',
+        '-f',
+        'examples/configmap-owner-denied.yaml',
+        '--user',
+        'demo-user',
+        '--cluster-state',
+        'examples/cluster-state.yaml',
+        '--apply-to',
+        '/nonexistent/dir/x.yaml',
+      ],
+      '',
+      /^admission-chain: cannot write \/nonexistent\/dir\/x.yaml/,
+    ],
   ])('%j: one line on stderr, non-zero exit', async (args, stdin, message) => {
     const result = await runMain(args, { stdin });
     expect(result.code).not.toBe(0);

@@ -36,14 +36,33 @@ describe('review', () => {
     const review = JSON.parse(result.stdout);
     expect(review.response).toMatchObject({
       allowed: false,
-      status: { message: 'pods "web" is forbidden: spec.containers[0].imagePullPolicy: Unsupported value: "Never": supported values: "Always"' },
+      status: {
+        message: 'pods "web" is forbidden: spec.containers[0].imagePullPolicy: Unsupported value: "Never": supported values: "Always"',
+      },
     });
   });
 
   it('builds the request from a manifest and a user', async () => {
     const manifest = join(dir, 'pvc.yaml');
-    await writeFile(manifest, 'apiVersion: v1\nkind: PersistentVolumeClaim\nmetadata: {name: data}\nspec: {accessModes: [ReadWriteOnce], resources: {requests: {storage: 1Gi}}}\n');
-    const result = await runMain(['review', '-f', manifest, '--user', 'alice', '--groups', 'dev,ops', '--namespace', 'team-a', '--cluster-state', state, '--plugins', 'StorageObjectInUseProtection']);
+    await writeFile(
+      manifest,
+      'apiVersion: v1\nkind: PersistentVolumeClaim\nmetadata: {name: data}\nspec: {accessModes: [ReadWriteOnce], resources: {requests: {storage: 1Gi}}}\n',
+    );
+    const result = await runMain([
+      'review',
+      '-f',
+      manifest,
+      '--user',
+      'alice',
+      '--groups',
+      'dev,ops',
+      '--namespace',
+      'team-a',
+      '--cluster-state',
+      state,
+      '--plugins',
+      'StorageObjectInUseProtection',
+    ]);
     expect(result.code).toBe(0);
     const review = JSON.parse(result.stdout);
     expect(review.request).toMatchObject({
@@ -53,17 +72,25 @@ describe('review', () => {
       userInfo: { username: 'alice', groups: ['dev', 'ops'] },
       dryRun: true,
     });
-    expect(decodePatch(review.response.patch)).toEqual([{ op: 'add', path: '/metadata/finalizers', value: ['kubernetes.io/pvc-protection'] }]);
+    expect(decodePatch(review.response.patch)).toEqual([
+      { op: 'add', path: '/metadata/finalizers', value: ['kubernetes.io/pvc-protection'] },
+    ]);
   });
 
   it('answers in v1beta1 when asked in v1beta1', async () => {
-    const result = await runMain(['review', '-', '--cluster-state', state], { stdin: JSON.stringify(podReview({ apiVersion: 'admission.k8s.io/v1beta1', pullPolicy: 'Always' })) });
+    const result = await runMain(['review', '-', '--cluster-state', state], {
+      stdin: JSON.stringify(podReview({ apiVersion: 'admission.k8s.io/v1beta1', pullPolicy: 'Always' })),
+    });
     expect(JSON.parse(result.stdout)).toMatchObject({ apiVersion: 'admission.k8s.io/v1beta1', response: { allowed: true } });
   });
 
   it.each([
     [['review', '--cluster-state', state], 'not json: [', 'stdin: not valid JSON or YAML'],
-    [['review', '--cluster-state', state], '{"kind": "AdmissionReview", "apiVersion": "admission.k8s.io/v1"}', 'stdin: invalid AdmissionReview: AdmissionReview has no request'],
+    [
+      ['review', '--cluster-state', state],
+      '{"kind": "AdmissionReview", "apiVersion": "admission.k8s.io/v1"}',
+      'stdin: invalid AdmissionReview: AdmissionReview has no request',
+    ],
     [['review', '--cluster-state', state], '', 'stdin: no document found'],
     [['review', '/nonexistent.json', '--cluster-state', state], '', 'cannot read /nonexistent.json'],
     [['review', '--cluster-state', '/nonexistent-state.yaml'], '{}', 'cannot read cluster state /nonexistent-state.yaml'],
@@ -102,19 +129,43 @@ describe('authorize', () => {
     // The real process, once for this command.
     const result = await runCli(['authorize', '--cluster-state', state, '--as', 'alice', '-n', 'default', 'create', 'pods']);
     expect(result.code).toBe(0);
-    expect(result.stdout.trim()).toBe('yes - RBAC: allowed by RoleBinding "alice-workload-editor/default" of Role "workload-editor" to User "alice"');
+    expect(result.stdout.trim()).toBe(
+      'yes - RBAC: allowed by RoleBinding "alice-workload-editor/default" of Role "workload-editor" to User "alice"',
+    );
   });
 
   it('answers no with exit 1', async () => {
-    const result = await runMain(['authorize', '--cluster-state', state, '--as', 'alice', '-n', 'default', 'update', 'deployments.apps/finalizers', 'web']);
+    const result = await runMain([
+      'authorize',
+      '--cluster-state',
+      state,
+      '--as',
+      'alice',
+      '-n',
+      'default',
+      'update',
+      'deployments.apps/finalizers',
+      'web',
+    ]);
     expect(result.code).toBe(1);
     expect(result.stdout.trim()).toMatch(/^no/);
   });
 
   it('fills in the status of a SubjectAccessReview file', async () => {
-    const sar = { apiVersion: 'authorization.k8s.io/v1', kind: 'SubjectAccessReview', spec: { user: 'bob', groups: ['platform-admins'], resourceAttributes: { verb: 'update', group: '*', version: '*', resource: '*', subresource: 'finalizers', name: '*' } } };
+    const sar = {
+      apiVersion: 'authorization.k8s.io/v1',
+      kind: 'SubjectAccessReview',
+      spec: {
+        user: 'bob',
+        groups: ['platform-admins'],
+        resourceAttributes: { verb: 'update', group: '*', version: '*', resource: '*', subresource: 'finalizers', name: '*' },
+      },
+    };
     const result = await runMain(['authorize', '--cluster-state', state], { stdin: JSON.stringify(sar) });
     expect(result.code).toBe(0);
-    expect(JSON.parse(result.stdout).status).toEqual({ allowed: true, reason: 'RBAC: allowed by ClusterRoleBinding "platform-admins" of ClusterRole "platform-admin" to Group "platform-admins"' });
+    expect(JSON.parse(result.stdout).status).toEqual({
+      allowed: true,
+      reason: 'RBAC: allowed by ClusterRoleBinding "platform-admins" of ClusterRole "platform-admin" to Group "platform-admins"',
+    });
   });
 });

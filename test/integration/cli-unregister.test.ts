@@ -6,11 +6,24 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { startStandInApiServer, type ResourceType, type StandInApiServer } from '../apiserver/index.ts';
+import { type ResourceType, type StandInApiServer, startStandInApiServer } from '../apiserver/index.ts';
 import { runMain } from '../support/cli.ts';
+
 const types: ResourceType[] = [
-  { group: 'admissionregistration.k8s.io', version: 'v1', resource: 'mutatingwebhookconfigurations', kind: 'MutatingWebhookConfiguration', namespaced: false },
-  { group: 'admissionregistration.k8s.io', version: 'v1', resource: 'validatingwebhookconfigurations', kind: 'ValidatingWebhookConfiguration', namespaced: false },
+  {
+    group: 'admissionregistration.k8s.io',
+    version: 'v1',
+    resource: 'mutatingwebhookconfigurations',
+    kind: 'MutatingWebhookConfiguration',
+    namespaced: false,
+  },
+  {
+    group: 'admissionregistration.k8s.io',
+    version: 'v1',
+    resource: 'validatingwebhookconfigurations',
+    kind: 'ValidatingWebhookConfiguration',
+    namespaced: false,
+  },
 ];
 
 let api: StandInApiServer;
@@ -35,8 +48,17 @@ describe('admission-chain unregister on the stand-in', () => {
     expect(api.calls.count('delete mutatingwebhookconfigurations')).toBe(1);
 
     api.store.put(types[0]!, { metadata: { name: 'ac', annotations: { 'kubectl.kubernetes.io/last-applied-configuration': '{}' } } });
-    api.store.put(types[1]!, { metadata: { name: 'ac', annotations: { 'meta.helm.sh/release-name': 'other', 'meta.helm.sh/release-namespace': 'admission-chain' } } });
-    expect(await runMain(['unregister', '--webhook-configuration=ac', '--owned-by-helm-release=admission-chain/ac', `--kubeconfig=${kubeconfig}`])).toMatchObject({ code: 0 });
+    api.store.put(types[1]!, {
+      metadata: { name: 'ac', annotations: { 'meta.helm.sh/release-name': 'other', 'meta.helm.sh/release-namespace': 'admission-chain' } },
+    });
+    expect(
+      await runMain([
+        'unregister',
+        '--webhook-configuration=ac',
+        '--owned-by-helm-release=admission-chain/ac',
+        `--kubeconfig=${kubeconfig}`,
+      ]),
+    ).toMatchObject({ code: 0 });
     expect(api.calls.count('delete validatingwebhookconfigurations') + api.calls.count('delete mutatingwebhookconfigurations')).toBe(2);
   });
 
@@ -44,6 +66,8 @@ describe('admission-chain unregister on the stand-in', () => {
     api.inject('delete validatingwebhookconfigurations', { kind: 'hang' });
     const result = await runMain(['unregister', '--webhook-configuration=ac', `--kubeconfig=${kubeconfig}`, '--timeout=300ms']);
     expect(result.code).toBe(1);
-    expect(result.stderr).toBe(`admission-chain: DELETE "/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations/ac": context deadline exceeded\n`);
+    expect(result.stderr).toBe(
+      `admission-chain: DELETE "/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations/ac": context deadline exceeded\n`,
+    );
   });
 });

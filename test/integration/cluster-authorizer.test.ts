@@ -2,19 +2,41 @@
 // in-process stand-in API server: what goes on the wire, caching, singleflight, deadlines, and
 // how overload, failures and dropped connections are answered.
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { createClusterAuthorizer, subjectAccessReviewSpec, type ClusterAuthorizer, type ClusterAuthorizerOptions } from '../../src/adapters/cluster/authorizer.ts';
+import {
+  type ClusterAuthorizer,
+  type ClusterAuthorizerOptions,
+  createClusterAuthorizer,
+  subjectAccessReviewSpec,
+} from '../../src/adapters/cluster/authorizer.ts';
+import { createRbacAuthorizer } from '../../src/adapters/local/rbac/index.ts';
 import { attributesFromSpec } from '../../src/authorization/conversion.ts';
 import type { AuthorizationAttributes, AuthorizationResult } from '../../src/ports/authorizer.ts';
-import { createRbacAuthorizer } from '../../src/adapters/local/rbac/index.ts';
-import { ruleTableAuthorizer, startStandInApiServer, subjectAccessReviewRouteName as sar, type StandInApiServer } from '../apiserver/index.ts';
-import { authorizationRecorder } from '../support/recorders.ts';
+import {
+  ruleTableAuthorizer,
+  type StandInApiServer,
+  subjectAccessReviewRouteName as sar,
+  startStandInApiServer,
+} from '../apiserver/index.ts';
 import { ManualClock } from '../support/clock.ts';
+import { authorizationRecorder } from '../support/recorders.ts';
 
-const allowPodsGet = { matches: (a: AuthorizationAttributes) => a.resourceAttributes?.verb === 'get', result: { decision: 'allow', reason: 'RBAC: allowed by ClusterRoleBinding "view"' } } as const;
-const denySecrets = { matches: (a: AuthorizationAttributes) => a.resourceAttributes?.resource === 'secrets', result: { decision: 'deny', reason: 'secrets are off limits' } } as const;
+const allowPodsGet = {
+  matches: (a: AuthorizationAttributes) => a.resourceAttributes?.verb === 'get',
+  result: { decision: 'allow', reason: 'RBAC: allowed by ClusterRoleBinding "view"' },
+} as const;
+const denySecrets = {
+  matches: (a: AuthorizationAttributes) => a.resourceAttributes?.resource === 'secrets',
+  result: { decision: 'deny', reason: 'secrets are off limits' },
+} as const;
 
-function attributes(overrides: Partial<AuthorizationAttributes['resourceAttributes']> = {}, user: AuthorizationAttributes['user'] = { username: 'alice', groups: ['dev'] }): AuthorizationAttributes {
-  return { user, resourceAttributes: { namespace: 'team-a', verb: 'get', group: '', version: 'v1', resource: 'pods', name: 'web', ...overrides } };
+function attributes(
+  overrides: Partial<AuthorizationAttributes['resourceAttributes']> = {},
+  user: AuthorizationAttributes['user'] = { username: 'alice', groups: ['dev'] },
+): AuthorizationAttributes {
+  return {
+    user,
+    resourceAttributes: { namespace: 'team-a', verb: 'get', group: '', version: 'v1', resource: 'pods', name: 'web', ...overrides },
+  };
 }
 
 let api: StandInApiServer | undefined;
@@ -64,7 +86,10 @@ describe('cluster authorizer: what is sent', () => {
           user: 'system:serviceaccount:ci:deployer',
           uid: '8f0c-uid',
           groups: ['system:serviceaccounts:ci', 'system:serviceaccounts', 'system:authenticated'],
-          extra: { 'authentication.kubernetes.io/credential-id': ['JTI=abc', 'second'], 'authentication.kubernetes.io/pod-name': ['runner-1'] },
+          extra: {
+            'authentication.kubernetes.io/credential-id': ['JTI=abc', 'second'],
+            'authentication.kubernetes.io/pod-name': ['runner-1'],
+          },
           resourceAttributes: {
             namespace: 'ci',
             verb: 'list',
@@ -83,9 +108,16 @@ describe('cluster authorizer: what is sent', () => {
 
   it('sends non-resource attributes alone', async () => {
     const { api, authorizer } = await setUp();
-    await authorizer.authorize({ user: { username: 'bob', groups: ['system:authenticated'] }, nonResourceAttributes: { path: '/healthz', verb: 'get' } });
+    await authorizer.authorize({
+      user: { username: 'bob', groups: ['system:authenticated'] },
+      nonResourceAttributes: { path: '/healthz', verb: 'get' },
+    });
     expect(api.calls.bodies(sar)).toEqual([
-      { apiVersion: 'authorization.k8s.io/v1', kind: 'SubjectAccessReview', spec: { user: 'bob', groups: ['system:authenticated'], nonResourceAttributes: { path: '/healthz', verb: 'get' } } },
+      {
+        apiVersion: 'authorization.k8s.io/v1',
+        kind: 'SubjectAccessReview',
+        spec: { user: 'bob', groups: ['system:authenticated'], nonResourceAttributes: { path: '/healthz', verb: 'get' } },
+      },
     ]);
   });
 
@@ -97,7 +129,7 @@ describe('cluster authorizer: what is sent', () => {
     expect(api.connectionCount).toBeLessThanOrEqual(2);
   });
 
-  it('keeps an idle connection past undici\'s 4-second default, as client-go does', async () => {
+  it("keeps an idle connection past undici's 4-second default, as client-go does", async () => {
     const { api, authorizer } = await setUp();
     await authorizer.authorize(attributes({ name: 'first' }));
     expect(api.connectionCount).toBe(1);
@@ -114,8 +146,16 @@ describe('cluster authorizer: status mapping', () => {
     ['allowed', { allowed: true, reason: 'ok' }, { decision: 'allow', reason: 'ok' }],
     ['denied', { allowed: false, denied: true, reason: 'no' }, { decision: 'deny', reason: 'no' }],
     ['neither', { allowed: false }, { decision: 'no-opinion', reason: '' }],
-    ['both', { allowed: true, denied: true, reason: 'confused' }, { decision: 'deny', reason: 'confused', error: 'webhook subject access review returned both allow and deny response' }],
-    ['evaluation error', { allowed: false, reason: 'r', evaluationError: 'role.rbac.authorization.k8s.io "gone" not found' }, { decision: 'no-opinion', reason: 'r', error: 'role.rbac.authorization.k8s.io "gone" not found' }],
+    [
+      'both',
+      { allowed: true, denied: true, reason: 'confused' },
+      { decision: 'deny', reason: 'confused', error: 'webhook subject access review returned both allow and deny response' },
+    ],
+    [
+      'evaluation error',
+      { allowed: false, reason: 'r', evaluationError: 'role.rbac.authorization.k8s.io "gone" not found' },
+      { decision: 'no-opinion', reason: 'r', error: 'role.rbac.authorization.k8s.io "gone" not found' },
+    ],
   ])('%s', async (_name, status, expected) => {
     const { api, authorizer } = await setUp();
     api.addRoute({
@@ -130,7 +170,10 @@ describe('cluster authorizer: status mapping', () => {
   it('asks the server the real question: allow, deny and no opinion from its authorizer', async () => {
     const { authorizer } = await setUp();
     expect(await authorizer.authorize(attributes())).toEqual({ decision: 'allow', reason: 'RBAC: allowed by ClusterRoleBinding "view"' });
-    expect(await authorizer.authorize(attributes({ verb: 'delete', resource: 'secrets' }))).toEqual({ decision: 'deny', reason: 'secrets are off limits' });
+    expect(await authorizer.authorize(attributes({ verb: 'delete', resource: 'secrets' }))).toEqual({
+      decision: 'deny',
+      reason: 'secrets are off limits',
+    });
     expect(await authorizer.authorize(attributes({ verb: 'delete' }))).toEqual({ decision: 'no-opinion', reason: '' });
   });
 });
@@ -155,7 +198,10 @@ describe('cluster authorizer: against the embedded RBAC evaluator behind the sta
     expect(withGroup.decision).toBe('allow');
     expect(withGroup.reason).toMatch(/^RBAC: allowed by ClusterRoleBinding "devs-read-pods"/);
     expect(await authorizer.authorize(attributes({}, { username: 'alice' }))).toEqual({ decision: 'no-opinion', reason: '' });
-    expect(await authorizer.authorize(attributes({ verb: 'delete' }, { username: 'alice', groups: ['dev'] }))).toEqual({ decision: 'no-opinion', reason: '' });
+    expect(await authorizer.authorize(attributes({ verb: 'delete' }, { username: 'alice', groups: ['dev'] }))).toEqual({
+      decision: 'no-opinion',
+      reason: '',
+    });
   });
 });
 
@@ -181,7 +227,9 @@ describe('cluster authorizer: caching', () => {
 
   it('answers a repeated review from the cache; a different identity is a different key', async () => {
     const hits: string[] = [];
-    const { api, authorizer } = await setUp({ recorder: authorizationRecorder({ cacheHit: () => void hits.push('hit'), cacheMiss: () => void hits.push('miss') }) });
+    const { api, authorizer } = await setUp({
+      recorder: authorizationRecorder({ cacheHit: () => void hits.push('hit'), cacheMiss: () => void hits.push('miss') }),
+    });
     await authorizer.authorize(attributes());
     await authorizer.authorize(attributes());
     expect(api.calls.count(sar)).toBe(1);
@@ -236,7 +284,10 @@ describe('cluster authorizer: caching', () => {
   it('never caches an error', async () => {
     const { api, authorizer } = await setUp({ maxAttempts: 1 });
     api.inject(sar, { kind: 'server-error' }, { times: 1 });
-    expect(await authorizer.authorize(attributes())).toMatchObject({ decision: 'no-opinion', error: 'Internal error occurred: injected failure' });
+    expect(await authorizer.authorize(attributes())).toMatchObject({
+      decision: 'no-opinion',
+      error: 'Internal error occurred: injected failure',
+    });
     expect(await authorizer.authorize(attributes())).toMatchObject({ decision: 'allow' });
     expect(api.calls.count(sar)).toBe(2);
   });
@@ -285,7 +336,12 @@ describe('cluster authorizer: refreshing answers about to expire', () => {
     const clock = new ManualClock();
     let allowed = true;
     const { recorder } = refreshes();
-    const flipping = { matches: () => true, get result() { return allowed ? { decision: 'allow', reason: 'yes' } : { decision: 'deny', reason: 'revoked' }; } } as unknown as typeof allowPodsGet;
+    const flipping = {
+      matches: () => true,
+      get result() {
+        return allowed ? { decision: 'allow', reason: 'yes' } : { decision: 'deny', reason: 'revoked' };
+      },
+    } as unknown as typeof allowPodsGet;
     const { api, authorizer } = await setUp({ clock, allowedTtlMs: 10_000, deniedTtlMs: 10_000, recorder }, [flipping]);
     expect(await authorizer.authorize(attributes())).toMatchObject({ decision: 'allow' });
     allowed = false;
@@ -351,12 +407,19 @@ describe('cluster authorizer: singleflight', () => {
 describe('cluster authorizer: reviews one admission request may send', () => {
   it('sends at most maxReviewsPerRequest per request signal, then answers no-opinion with why (fail closed)', async () => {
     let limited = 0;
-    const { api, authorizer } = await setUp({ maxReviewsPerRequest: 3, recorder: authorizationRecorder({ requestLimited: () => void limited++ }) });
+    const { api, authorizer } = await setUp({
+      maxReviewsPerRequest: 3,
+      recorder: authorizationRecorder({ requestLimited: () => void limited++ }),
+    });
     const request = new AbortController().signal;
     const answers = [];
     for (const name of ['a', 'b', 'c', 'd', 'e']) answers.push(await authorizer.authorize(attributes({ name }), request));
     expect(answers.map((a) => a.decision)).toEqual(['allow', 'allow', 'allow', 'no-opinion', 'no-opinion']);
-    expect(answers[3]).toEqual({ decision: 'no-opinion', reason: '', error: 'too many SubjectAccessReviews for one admission request (more than 3)' });
+    expect(answers[3]).toEqual({
+      decision: 'no-opinion',
+      reason: '',
+      error: 'too many SubjectAccessReviews for one admission request (more than 3)',
+    });
     expect(api.calls.count(sar)).toBe(3);
     expect(limited).toBe(2);
     // Answers at hand cost nothing: the request may still ask what is cached.
@@ -371,7 +434,10 @@ describe('cluster authorizer: reviews one admission request may send', () => {
     api.inject(sar, { kind: 'latency', ms: 100 });
     const other = authorizer.authorize(attributes({ name: 'x' }), new AbortController().signal);
     const request = new AbortController().signal;
-    const [first, joined] = await Promise.all([authorizer.authorize(attributes({ name: 'y' }), request), authorizer.authorize(attributes({ name: 'x' }), request)]);
+    const [first, joined] = await Promise.all([
+      authorizer.authorize(attributes({ name: 'y' }), request),
+      authorizer.authorize(attributes({ name: 'x' }), request),
+    ]);
     expect([first.decision, joined.decision, (await other).decision]).toEqual(['allow', 'allow', 'allow']);
     expect(api.calls.count(sar)).toBe(2);
   });
@@ -384,7 +450,11 @@ describe('cluster authorizer: deadlines and failures', () => {
     const started = performance.now();
     const result = await authorizer.authorize(attributes(), AbortSignal.timeout(200));
     const elapsed = performance.now() - started;
-    expect(result).toEqual({ decision: 'no-opinion', reason: '', error: `POST "${api.url}/apis/authorization.k8s.io/v1/subjectaccessreviews": context deadline exceeded` });
+    expect(result).toEqual({
+      decision: 'no-opinion',
+      reason: '',
+      error: `POST "${api.url}/apis/authorization.k8s.io/v1/subjectaccessreviews": context deadline exceeded`,
+    });
     expect(elapsed).toBeGreaterThanOrEqual(190);
     expect(elapsed).toBeLessThan(1_000);
     expect(await authorizer.authorize(attributes())).toMatchObject({ decision: 'allow' });
@@ -395,7 +465,10 @@ describe('cluster authorizer: deadlines and failures', () => {
     const { api, authorizer } = await setUp({ timeoutMs: 150 });
     api.inject(sar, { kind: 'hang' });
     const started = performance.now();
-    expect(await authorizer.authorize(attributes())).toMatchObject({ decision: 'no-opinion', error: expect.stringMatching(/context deadline exceeded$/) });
+    expect(await authorizer.authorize(attributes())).toMatchObject({
+      decision: 'no-opinion',
+      error: expect.stringMatching(/context deadline exceeded$/),
+    });
     expect(performance.now() - started).toBeLessThan(1_000);
   });
 
@@ -404,7 +477,10 @@ describe('cluster authorizer: deadlines and failures', () => {
     api.inject(sar, { kind: 'hang' });
     const controller = new AbortController();
     setTimeout(() => controller.abort(), 50);
-    expect(await authorizer.authorize(attributes(), controller.signal)).toMatchObject({ decision: 'no-opinion', error: expect.stringMatching(/context canceled$/) });
+    expect(await authorizer.authorize(attributes(), controller.signal)).toMatchObject({
+      decision: 'no-opinion',
+      error: expect.stringMatching(/context canceled$/),
+    });
   });
 
   it('retries a 429 after its Retry-After and answers', async () => {
@@ -418,9 +494,17 @@ describe('cluster authorizer: deadlines and failures', () => {
 
   it('gives up on a persistent 429 after maxAttempts, with the Status message as the error', async () => {
     const outcomes: string[] = [];
-    const { api, authorizer } = await setUp({ maxAttempts: 2, clock: new ManualClock(), recorder: authorizationRecorder({ requestCompleted: (o) => void outcomes.push(`${o.outcome} ${o.code}`) }) });
+    const { api, authorizer } = await setUp({
+      maxAttempts: 2,
+      clock: new ManualClock(),
+      recorder: authorizationRecorder({ requestCompleted: (o) => void outcomes.push(`${o.outcome} ${o.code}`) }),
+    });
     api.inject(sar, { kind: 'too-many-requests', retryAfterSeconds: 1 });
-    expect(await authorizer.authorize(attributes())).toEqual({ decision: 'no-opinion', reason: '', error: 'Too many requests, please try again later.' });
+    expect(await authorizer.authorize(attributes())).toEqual({
+      decision: 'no-opinion',
+      reason: '',
+      error: 'Too many requests, please try again later.',
+    });
     expect(api.calls.count(sar)).toBe(2);
     expect(outcomes).toEqual(['error 429', 'error 429']);
   });
@@ -429,7 +513,10 @@ describe('cluster authorizer: deadlines and failures', () => {
     const { api, authorizer } = await setUp();
     api.inject(sar, { kind: 'too-many-requests', retryAfterSeconds: 30 });
     const started = performance.now();
-    expect(await authorizer.authorize(attributes(), AbortSignal.timeout(200))).toMatchObject({ decision: 'no-opinion', error: expect.stringMatching(/context deadline exceeded$/) });
+    expect(await authorizer.authorize(attributes(), AbortSignal.timeout(200))).toMatchObject({
+      decision: 'no-opinion',
+      error: expect.stringMatching(/context deadline exceeded$/),
+    });
     expect(performance.now() - started).toBeLessThan(1_000);
     expect(api.calls.count(sar)).toBe(1);
   });
@@ -444,14 +531,22 @@ describe('cluster authorizer: deadlines and failures', () => {
   it('gives up on a persistent 500 with the Status message as the error', async () => {
     const { api, authorizer } = await setUp({ maxAttempts: 3, clock: new ManualClock() });
     api.inject(sar, { kind: 'server-error', message: 'etcdserver: leader changed' });
-    expect(await authorizer.authorize(attributes())).toEqual({ decision: 'no-opinion', reason: '', error: 'Internal error occurred: etcdserver: leader changed' });
+    expect(await authorizer.authorize(attributes())).toEqual({
+      decision: 'no-opinion',
+      reason: '',
+      error: 'Internal error occurred: etcdserver: leader changed',
+    });
     expect(api.calls.count(sar)).toBe(3);
   });
 
   it('does not retry a 503 that suggests no delay, as upstream', async () => {
     const { api, authorizer } = await setUp();
     api.inject(sar, { kind: 'status', code: 503, message: 'the server is currently unable to handle the request' });
-    expect(await authorizer.authorize(attributes())).toEqual({ decision: 'no-opinion', reason: '', error: 'the server is currently unable to handle the request' });
+    expect(await authorizer.authorize(attributes())).toEqual({
+      decision: 'no-opinion',
+      reason: '',
+      error: 'the server is currently unable to handle the request',
+    });
     expect(api.calls.count(sar)).toBe(1);
   });
 
@@ -484,7 +579,11 @@ describe('cluster authorizer: shutdown', () => {
   it('leaves no sockets or servers open once the authorizer and the server are closed', async () => {
     const { api, authorizer } = await setUp();
     api.inject(sar, { kind: 'latency', ms: 20 });
-    await Promise.all([authorizer.authorize(attributes()), authorizer.authorize(attributes({ name: 'b' })), authorizer.authorize(attributes({ name: 'c' }))]);
+    await Promise.all([
+      authorizer.authorize(attributes()),
+      authorizer.authorize(attributes({ name: 'b' })),
+      authorizer.authorize(attributes({ name: 'c' })),
+    ]);
     await authorizer.close();
     await api.close();
     const networkHandles = () => process.getActiveResourcesInfo().filter((r) => ['TLSWrap', 'TCPWrap', 'TCPServerWrap'].includes(r));
@@ -500,13 +599,21 @@ describe('cluster authorizer: shutdown', () => {
 describe('cluster authorizer: upstream TestV1WebhookCache', () => {
   let serverAllows = false;
   let shared: { api: StandInApiServer; authorizer: ClusterAuthorizer } | undefined;
-  const alice = (extra: Partial<AuthorizationAttributes['resourceAttributes']> = {}) => attributes({ namespace: 'kittensandponies', verb: '', version: '', resource: '', name: '', ...extra }, { username: 'alice' });
-  const bob = (extra: Partial<AuthorizationAttributes['resourceAttributes']> = {}) => attributes({ namespace: 'kittensandponies', verb: '', version: '', resource: '', name: '', ...extra }, { username: 'bob' });
+  const alice = (extra: Partial<AuthorizationAttributes['resourceAttributes']> = {}) =>
+    attributes({ namespace: 'kittensandponies', verb: '', version: '', resource: '', name: '', ...extra }, { username: 'alice' });
+  const bob = (extra: Partial<AuthorizationAttributes['resourceAttributes']> = {}) =>
+    attributes({ namespace: 'kittensandponies', verb: '', version: '', resource: '', name: '', ...extra }, { username: 'bob' });
   afterAll(async () => {
     await shared?.authorizer.close();
     await shared?.api.close();
   });
-  const ridiculous = { verb: 'v'.repeat(2000), group: 'g'.repeat(2000), version: 'a'.repeat(2000), resource: 'r'.repeat(2000), name: 'n'.repeat(2000) };
+  const ridiculous = {
+    verb: 'v'.repeat(2000),
+    group: 'g'.repeat(2000),
+    version: 'a'.repeat(2000),
+    resource: 'r'.repeat(2000),
+    name: 'n'.repeat(2000),
+  };
 
   it.each<[string, () => AuthorizationAttributes, boolean, number, boolean, boolean, number]>([
     ['server errors retry', () => alice(), false, 500, true, false, 5],
@@ -525,8 +632,15 @@ describe('cluster authorizer: upstream TestV1WebhookCache', () => {
     ['ridiculous authorized request again', () => alice(ridiculous), true, 200, false, true, 1],
   ])('%s', async (_name, attr, allow, statusCode, expectedErr, expectedAuthorized, expectedCalls) => {
     if (shared === undefined) {
-      const api = await startStandInApiServer({ authorizer: ruleTableAuthorizer([{ matches: () => serverAllows, result: { decision: 'allow', reason: '' } }]) });
-      const authorizer = createClusterAuthorizer({ kubeConfig: api.kubeConfig, clock: new ManualClock(), allowedTtlMs: 8_640_000_000, deniedTtlMs: 8_640_000_000 });
+      const api = await startStandInApiServer({
+        authorizer: ruleTableAuthorizer([{ matches: () => serverAllows, result: { decision: 'allow', reason: '' } }]),
+      });
+      const authorizer = createClusterAuthorizer({
+        kubeConfig: api.kubeConfig,
+        clock: new ManualClock(),
+        allowedTtlMs: 8_640_000_000,
+        deniedTtlMs: 8_640_000_000,
+      });
       shared = { api, authorizer };
     }
     const { api, authorizer } = shared;
@@ -544,7 +658,15 @@ describe('cluster authorizer: upstream TestV1WebhookCache', () => {
 
 describe('cluster authorizer: the spec it sends', () => {
   it('is the spec the SubjectAccessReview endpoint turns into these attributes (a round trip)', () => {
-    const resourceAttributes = { namespace: 'ns', verb: 'patch', group: 'apps', version: 'v1', resource: 'deployments', subresource: 'scale', name: 'web' };
+    const resourceAttributes = {
+      namespace: 'ns',
+      verb: 'patch',
+      group: 'apps',
+      version: 'v1',
+      resource: 'deployments',
+      subresource: 'scale',
+      name: 'web',
+    };
     const spec = { user: 'carol', groups: ['ops'], uid: 'u-2', extra: { team: ['b'] }, resourceAttributes };
     expect(subjectAccessReviewSpec(attributesFromSpec(spec))).toEqual(spec);
   });

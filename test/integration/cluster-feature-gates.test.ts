@@ -4,12 +4,16 @@
 // protecting VolumeAttributesClasses only where the cluster's gate is on.
 import { readFile } from 'node:fs/promises';
 import { afterEach, describe, expect, it } from 'vitest';
+import {
+  type ClusterFeatureGates,
+  type ClusterFeatureGatesOptions,
+  createClusterFeatureGates,
+} from '../../src/adapters/cluster/feature-gates.ts';
 import { Feature } from '../../src/api/feature-gates.ts';
-import { createClusterFeatureGates, type ClusterFeatureGates, type ClusterFeatureGatesOptions } from '../../src/adapters/cluster/feature-gates.ts';
-import { startStandInApiServer, type StandInApiServer } from '../apiserver/index.ts';
+import { type StandInApiServer, startStandInApiServer } from '../apiserver/index.ts';
 import { serveVersion, versionRoute } from '../apiserver/version-route.ts';
 import { get, post } from '../support/https-client.ts';
-import { serveAgainst, type ServedAgainst } from '../support/serve-against.ts';
+import { type ServedAgainst, serveAgainst } from '../support/serve-against.ts';
 
 let api: StandInApiServer | undefined;
 let gates: ClusterFeatureGates | undefined;
@@ -49,7 +53,7 @@ describe('feature gates from the cluster version', () => {
     expect(featureGates.enabled(Feature.VolumeAttributesClass)).toBe(enabled);
   });
 
-  it('follows the emulation version, as kube-apiserver\'s defaults do', async () => {
+  it("follows the emulation version, as kube-apiserver's defaults do", async () => {
     const stand = await standIn();
     serveVersion(stand, 'v1.34.2', { major: '1', minor: '33' });
     const featureGates = newGates(stand);
@@ -68,11 +72,19 @@ describe('feature gates from the cluster version', () => {
   it('cannot answer, and says why, until /version has answered; then it can', async () => {
     const stand = await standIn();
     serveVersion(stand, 'v1.34.0');
-    stand.inject(versionRoute, { kind: 'server-error', code: 503, message: 'the server is currently unable to handle the request' }, { times: 2 });
+    stand.inject(
+      versionRoute,
+      { kind: 'server-error', code: 503, message: 'the server is currently unable to handle the request' },
+      { times: 2 },
+    );
     const featureGates = newGates(stand);
     const loading = featureGates.load();
-    expect(() => featureGates.enabled(Feature.VolumeAttributesClass)).toThrow(/^cannot tell whether feature gate VolumeAttributesClass is on: the cluster version has not been read yet/);
-    await expect.poll(() => featureGates.notReadyReasons()).toEqual(['the cluster version has not been read (last error: the server is currently unable to handle the request)']);
+    expect(() => featureGates.enabled(Feature.VolumeAttributesClass)).toThrow(
+      /^cannot tell whether feature gate VolumeAttributesClass is on: the cluster version has not been read yet/,
+    );
+    await expect
+      .poll(() => featureGates.notReadyReasons())
+      .toEqual(['the cluster version has not been read (last error: the server is currently unable to handle the request)']);
     await loading;
     expect(featureGates.notReadyReasons()).toEqual([]);
     expect(featureGates.enabled(Feature.VolumeAttributesClass)).toBe(true);
@@ -115,7 +127,10 @@ describe('serve: StorageObjectInUseProtection on the cluster backend', () => {
     await served.ready(5000);
     expect(await mutatePatch(served)).toEqual(patch);
     const read = served.log.lines().find((line) => line.msg === 'cluster version read: feature gates follow it');
-    expect(read).toMatchObject({ version: gitVersion.slice(1, 5), featureGates: { VolumeAttributesClass: `${patch !== undefined} (default)` } });
+    expect(read).toMatchObject({
+      version: gitVersion.slice(1, 5),
+      featureGates: { VolumeAttributesClass: `${patch !== undefined} (default)` },
+    });
   });
 
   it('is not ready until the version is read', async () => {
@@ -123,7 +138,9 @@ describe('serve: StorageObjectInUseProtection on the cluster backend', () => {
     serveVersion(stand, 'v1.34.0');
     const lift = stand.inject(versionRoute, { kind: 'server-error' });
     served = await serveAgainst(stand, { plugins: ['StorageObjectInUseProtection'] });
-    await expect.poll(async () => (await get(`http://127.0.0.1:${served!.server.metricsPort}/readyz`)).text, { timeout: 5000 }).toContain('the cluster version has not been read');
+    await expect
+      .poll(async () => (await get(`http://127.0.0.1:${served!.server.metricsPort}/readyz`)).text, { timeout: 5000 })
+      .toContain('the cluster version has not been read');
     lift();
     await served.ready(10_000);
   });

@@ -4,24 +4,36 @@
 // and from a hanging watch (the watchdog relists), readiness, Secrets held without their data,
 // clean shutdown, and the ServiceAccount and RuntimeClass plugins running on top.
 import { afterEach, describe, expect, it } from 'vitest';
-import { createClusterLookups, type ClusterLookups, type ClusterLookupsOptions } from '../../src/adapters/cluster/lookups.ts';
-import { instrumentLookups } from '../../src/observability/instrument-lookups.ts';
-import type { InformerRecorder, LookupRecorder } from '../../src/ports/recorders.ts';
+import { type ClusterLookups, type ClusterLookupsOptions, createClusterLookups } from '../../src/adapters/cluster/lookups.ts';
 import type { RequestContext } from '../../src/admission/attributes.ts';
-import { isForbidden, isStatusError, StatusError } from '../../src/api/status-error.ts';
 import type { Pod } from '../../src/api/core.ts';
-import { systemClock, systemRandom } from '../../src/ports/clock.ts';
-import type { Logger } from '../../src/ports/logger.ts';
+import { isForbidden, isStatusError, StatusError } from '../../src/api/status-error.ts';
+import { instrumentLookups } from '../../src/observability/instrument-lookups.ts';
 import { definition as runtimeClassPlugin } from '../../src/plugins/runtimeclass/index.ts';
 import { definition as serviceAccountPlugin } from '../../src/plugins/serviceaccount/index.ts';
-import { startStandInApiServer, type ResourceType, type StandInApiServer } from '../apiserver/index.ts';
+import { systemClock, systemRandom } from '../../src/ports/clock.ts';
+import type { Logger } from '../../src/ports/logger.ts';
+import type { InformerRecorder, LookupRecorder } from '../../src/ports/recorders.ts';
+import { type ResourceType, type StandInApiServer, startStandInApiServer } from '../apiserver/index.ts';
 import { startTcpProxy, type TcpProxy } from '../apiserver/tcp-proxy.ts';
 import { podAttributes, requestContext } from '../support/attributes.ts';
 import { eventually } from '../support/eventually.ts';
 
-const serviceAccountType: ResourceType = { group: '', version: 'v1', resource: 'serviceaccounts', kind: 'ServiceAccount', namespaced: true };
+const serviceAccountType: ResourceType = {
+  group: '',
+  version: 'v1',
+  resource: 'serviceaccounts',
+  kind: 'ServiceAccount',
+  namespaced: true,
+};
 const secretType: ResourceType = { group: '', version: 'v1', resource: 'secrets', kind: 'Secret', namespaced: true };
-const runtimeClassType: ResourceType = { group: 'node.k8s.io', version: 'v1', resource: 'runtimeclasses', kind: 'RuntimeClass', namespaced: false };
+const runtimeClassType: ResourceType = {
+  group: 'node.k8s.io',
+  version: 'v1',
+  resource: 'runtimeclasses',
+  kind: 'RuntimeClass',
+  namespaced: false,
+};
 
 const secretValue = 'c3VwZXItc2VjcmV0LXBhc3N3b3Jk';
 const secretPlain = 'super-secret-password';
@@ -93,7 +105,13 @@ async function startServer(): Promise<StandInApiServer> {
 function startLookups(server: StandInApiServer, options: Partial<ClusterLookupsOptions> = {}): SetUp {
   const recorder = new RecordingRecorder();
   const logs: string[] = [];
-  lookups = createClusterLookups({ kubeConfig: server.kubeConfig, logger: recordingLogger(logs), backoff: { initialMs: 20, maxMs: 200 }, recorder, ...options });
+  lookups = createClusterLookups({
+    kubeConfig: server.kubeConfig,
+    logger: recordingLogger(logs),
+    backoff: { initialMs: 20, maxMs: 200 },
+    recorder,
+    ...options,
+  });
   return { api: server, lookups, recorder, logs };
 }
 
@@ -123,8 +141,20 @@ async function thrown(promise: Promise<unknown>): Promise<unknown> {
 describe('cluster lookups: cache', () => {
   it('answers from the cache after the first LIST, with no GET on the wire', async () => {
     const { api, lookups, recorder } = await setUp({}, (api) => {
-      api.store.put(serviceAccountType, serviceAccount('team-a', 'builder', { automountServiceAccountToken: false, imagePullSecrets: [{ name: 'registry' }], secrets: [{ name: 'token' }] }));
-      api.store.put(runtimeClassType, { metadata: { name: 'gvisor' }, handler: 'runsc', overhead: { podFixed: { cpu: '250m' } }, scheduling: { nodeSelector: { sandbox: 'true' }, tolerations: [{ key: 'sandbox', operator: 'Exists', effect: 'NoSchedule' }] } });
+      api.store.put(
+        serviceAccountType,
+        serviceAccount('team-a', 'builder', {
+          automountServiceAccountToken: false,
+          imagePullSecrets: [{ name: 'registry' }],
+          secrets: [{ name: 'token' }],
+        }),
+      );
+      api.store.put(runtimeClassType, {
+        metadata: { name: 'gvisor' },
+        handler: 'runsc',
+        overhead: { podFixed: { cpu: '250m' } },
+        scheduling: { nodeSelector: { sandbox: 'true' }, tolerations: [{ key: 'sandbox', operator: 'Exists', effect: 'NoSchedule' }] },
+      });
     });
     const read = instrumentLookups(lookups, recorder);
     const account = read.serviceAccounts.cached('team-a', 'builder');
@@ -147,11 +177,17 @@ describe('cluster lookups: cache', () => {
     expect(read.serviceAccounts.cached('team-b', 'builder')).toBeUndefined();
     expect(api.calls.count('get serviceaccounts') + api.calls.count('get runtimeclasses')).toBe(0);
     expect(api.calls.count('list serviceaccounts')).toBe(1);
-    expect(recorder.events.filter((e) => e.startsWith('cache'))).toEqual(['cache serviceaccounts hit', 'cache runtimeclasses hit', 'cache serviceaccounts miss']);
+    expect(recorder.events.filter((e) => e.startsWith('cache'))).toEqual([
+      'cache serviceaccounts hit',
+      'cache runtimeclasses hit',
+      'cache serviceaccounts miss',
+    ]);
   });
 
   it('hands out copies: changing what was read does not change the cache', async () => {
-    const { lookups } = await setUp({}, (api) => api.store.put(serviceAccountType, serviceAccount('ns', 'sa', { imagePullSecrets: [{ name: 'a' }] })));
+    const { lookups } = await setUp({}, (api) =>
+      api.store.put(serviceAccountType, serviceAccount('ns', 'sa', { imagePullSecrets: [{ name: 'a' }] })),
+    );
     lookups.serviceAccounts.cached('ns', 'sa')!.imagePullSecrets!.push({ name: 'injected' });
     expect(lookups.serviceAccounts.cached('ns', 'sa')?.imagePullSecrets).toEqual([{ name: 'a' }]);
   });
@@ -186,9 +222,16 @@ describe('cluster lookups: live reads', () => {
     expect(live).toMatchObject({ kind: 'ServiceAccount', metadata: { name: 'fresh', namespace: 'ns' } });
     expect(await read.serviceAccounts.live('ns', 'missing')).toBeUndefined();
     expect(await read.runtimeClasses.live('', 'missing')).toBeUndefined();
-    expect(api.calls.requests('get serviceaccounts').map((r) => r.path)).toEqual(['/api/v1/namespaces/ns/serviceaccounts/fresh', '/api/v1/namespaces/ns/serviceaccounts/missing']);
+    expect(api.calls.requests('get serviceaccounts').map((r) => r.path)).toEqual([
+      '/api/v1/namespaces/ns/serviceaccounts/fresh',
+      '/api/v1/namespaces/ns/serviceaccounts/missing',
+    ]);
     expect(api.calls.requests('get runtimeclasses').map((r) => r.path)).toEqual(['/apis/node.k8s.io/v1/runtimeclasses/missing']);
-    expect(recorder.events.filter((e) => e.startsWith('live'))).toEqual(['live serviceaccounts found', 'live serviceaccounts not-found', 'live runtimeclasses not-found']);
+    expect(recorder.events.filter((e) => e.startsWith('live'))).toEqual([
+      'live serviceaccounts found',
+      'live serviceaccounts not-found',
+      'live runtimeclasses not-found',
+    ]);
   });
 
   it('throws a StatusError carrying the server Status for any other failure', async () => {
@@ -197,9 +240,17 @@ describe('cluster lookups: live reads', () => {
     const read = instrumentLookups(lookups, recorder);
     const failed = await thrown(read.serviceAccounts.live('ns', 'sa'));
     expect(isStatusError(failed)).toBe(true);
-    expect((failed as StatusError).status).toMatchObject({ code: 500, reason: 'InternalError', message: 'Internal error occurred: etcdserver: leader changed' });
+    expect((failed as StatusError).status).toMatchObject({
+      code: 500,
+      reason: 'InternalError',
+      message: 'Internal error occurred: etcdserver: leader changed',
+    });
 
-    api.inject('get runtimeclasses', { kind: 'status', code: 403, message: 'runtimeclasses.node.k8s.io "x" is forbidden: nope' }, { times: 1 });
+    api.inject(
+      'get runtimeclasses',
+      { kind: 'status', code: 403, message: 'runtimeclasses.node.k8s.io "x" is forbidden: nope' },
+      { times: 1 },
+    );
     const forbidden = await thrown(read.runtimeClasses.live('', 'x'));
     expect(isForbidden(forbidden)).toBe(true);
     expect((forbidden as StatusError).message).toBe('runtimeclasses.node.k8s.io "x" is forbidden: nope');
@@ -219,7 +270,9 @@ describe('cluster lookups: live reads', () => {
     const { api, lookups } = await setUp({ liveTimeoutMs: 100 });
     api.inject('get secrets', { kind: 'hang' });
     const error = await thrown(lookups.secrets.live('ns', 's'));
-    expect((error as Error).message).toMatch(/^GET "https:\/\/127\.0\.0\.1:\d+\/api\/v1\/namespaces\/ns\/secrets\/s": context deadline exceeded$/);
+    expect((error as Error).message).toMatch(
+      /^GET "https:\/\/127\.0\.0\.1:\d+\/api\/v1\/namespaces\/ns\/secrets\/s": context deadline exceeded$/,
+    );
   });
 });
 
@@ -228,7 +281,10 @@ describe('cluster lookups: secrets', () => {
     metadata: {
       name,
       namespace: 'ns',
-      annotations: { 'kubernetes.io/service-account.name': 'builder', 'kubectl.kubernetes.io/last-applied-configuration': `{"data":{"password":"${secretValue}"}}` },
+      annotations: {
+        'kubernetes.io/service-account.name': 'builder',
+        'kubectl.kubernetes.io/last-applied-configuration': `{"data":{"password":"${secretValue}"}}`,
+      },
       labels: { app: 'x' },
     },
     type: 'kubernetes.io/service-account-token',
@@ -238,7 +294,13 @@ describe('cluster lookups: secrets', () => {
   const expected = (name: string) => ({
     apiVersion: 'v1',
     kind: 'Secret',
-    metadata: { name, namespace: 'ns', uid: expect.any(String), resourceVersion: expect.any(String), annotations: { 'kubernetes.io/service-account.name': 'builder' } },
+    metadata: {
+      name,
+      namespace: 'ns',
+      uid: expect.any(String),
+      resourceVersion: expect.any(String),
+      annotations: { 'kubernetes.io/service-account.name': 'builder' },
+    },
     type: 'kubernetes.io/service-account-token',
   });
 
@@ -268,7 +330,12 @@ describe('cluster lookups: recovery', () => {
     proxy = await startTcpProxy(server);
     const recorder = new RecordingRecorder();
     const logs: string[] = [];
-    lookups = createClusterLookups({ kubeConfig: proxy.kubeConfig, logger: recordingLogger(logs), backoff: { initialMs: 20, maxMs: 200 }, recorder });
+    lookups = createClusterLookups({
+      kubeConfig: proxy.kubeConfig,
+      logger: recordingLogger(logs),
+      backoff: { initialMs: 20, maxMs: 200 },
+      recorder,
+    });
     await lookups.ready();
     const live = lookups;
     server.store.put(serviceAccountType, serviceAccount('ns', 'first'));
@@ -330,7 +397,16 @@ describe('cluster lookups: recovery', () => {
 
   it('restarts with a growing backoff while the LIST keeps failing', async () => {
     const server = await startServer();
-    server.inject('list secrets', { kind: 'status', code: 403, message: 'secrets is forbidden: User "system:serviceaccount:x:y" cannot list resource "secrets" in API group "" at the cluster scope' }, { times: 4 });
+    server.inject(
+      'list secrets',
+      {
+        kind: 'status',
+        code: 403,
+        message:
+          'secrets is forbidden: User "system:serviceaccount:x:y" cannot list resource "secrets" in API group "" at the cluster scope',
+      },
+      { times: 4 },
+    );
     const { lookups, recorder } = startLookups(server, { backoff: { initialMs: 40, maxMs: 1_000 } });
     const started = Date.now();
     await eventually(() => recorder.count('error secrets') >= 1, 'the first failure');
@@ -350,7 +426,11 @@ describe('cluster lookups: readiness and shutdown', () => {
     const server = await startServer();
     server.inject('list secrets', { kind: 'latency', ms: 400 }, { times: 1 });
     const { lookups } = startLookups(server);
-    expect(lookups.notReadyReasons()).toEqual(['serviceaccounts cache has not synced', 'secrets cache has not synced', 'runtimeclasses cache has not synced']);
+    expect(lookups.notReadyReasons()).toEqual([
+      'serviceaccounts cache has not synced',
+      'secrets cache has not synced',
+      'runtimeclasses cache has not synced',
+    ]);
     let ready = false;
     void lookups.ready().then(() => (ready = true));
     await eventually(() => lookups.notReadyReasons().length === 1, 'the two fast caches');
@@ -377,7 +457,10 @@ describe('cluster lookups: readiness and shutdown', () => {
     server.inject('watch serviceaccounts', { kind: 'hang' });
     server.inject('list runtimeclasses', { kind: 'hang' });
     const { lookups } = startLookups(server, { stallTimeoutMs: 60_000 });
-    await eventually(() => server.calls.count('watch serviceaccounts') >= 1 && server.calls.count('list runtimeclasses') >= 1, 'the hanging calls');
+    await eventually(
+      () => server.calls.count('watch serviceaccounts') >= 1 && server.calls.count('list runtimeclasses') >= 1,
+      'the hanging calls',
+    );
     await sleep(50);
     await lookups.close();
     // Only the stand-in's listening socket may remain (the server side of our connections closes
@@ -397,9 +480,19 @@ describe('cluster lookups: under the plugins', () => {
   const ports = (lookups: ClusterLookups) => ({ lookups, logger: recordingLogger([]), clock: systemClock, random: systemRandom });
 
   it('ServiceAccount: admits a pod with the account from the cache, and rejects one naming a missing account after one live GET', async () => {
-    const { api, lookups } = await setUp({}, (api) => api.store.put(serviceAccountType, serviceAccount('team-a', 'default', { imagePullSecrets: [{ name: 'registry' }] })));
+    const { api, lookups } = await setUp({}, (api) =>
+      api.store.put(serviceAccountType, serviceAccount('team-a', 'default', { imagePullSecrets: [{ name: 'registry' }] })),
+    );
     const plugin = serviceAccountPlugin.create(ports(lookups));
-    const attributes = podAttributes({ namespace: 'team-a', object: { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'web', namespace: 'team-a' }, spec: { containers: [{ name: 'c', image: 'nginx' }] } } });
+    const attributes = podAttributes({
+      namespace: 'team-a',
+      object: {
+        apiVersion: 'v1',
+        kind: 'Pod',
+        metadata: { name: 'web', namespace: 'team-a' },
+        spec: { containers: [{ name: 'c', image: 'nginx' }] },
+      },
+    });
     await plugin.admit!(attributes, context());
     await plugin.validate!(attributes, context());
     const pod = attributes.object as Pod;
@@ -407,10 +500,20 @@ describe('cluster lookups: under the plugins', () => {
     expect(pod.spec?.imagePullSecrets).toEqual([{ name: 'registry' }]);
     const tokenVolume = pod.spec?.volumes?.find((v) => v.name.startsWith('kube-api-access-'));
     expect(tokenVolume?.name).toMatch(/^kube-api-access-[a-z0-9]{5}$/);
-    expect(pod.spec?.containers?.[0]?.volumeMounts).toEqual([{ name: tokenVolume?.name, readOnly: true, mountPath: '/var/run/secrets/kubernetes.io/serviceaccount' }]);
+    expect(pod.spec?.containers?.[0]?.volumeMounts).toEqual([
+      { name: tokenVolume?.name, readOnly: true, mountPath: '/var/run/secrets/kubernetes.io/serviceaccount' },
+    ]);
     expect(api.calls.count('get serviceaccounts')).toBe(0);
 
-    const missing = podAttributes({ namespace: 'team-a', object: { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'job', namespace: 'team-a' }, spec: { serviceAccountName: 'build-bot', containers: [{ name: 'c', image: 'nginx' }] } } });
+    const missing = podAttributes({
+      namespace: 'team-a',
+      object: {
+        apiVersion: 'v1',
+        kind: 'Pod',
+        metadata: { name: 'job', namespace: 'team-a' },
+        spec: { serviceAccountName: 'build-bot', containers: [{ name: 'c', image: 'nginx' }] },
+      },
+    });
     const rejection = await thrown(Promise.resolve(plugin.admit!(missing, context())));
     expect((rejection as StatusError).status).toMatchObject({
       code: 403,
@@ -422,10 +525,22 @@ describe('cluster lookups: under the plugins', () => {
 
   it('RuntimeClass: sets overhead and scheduling from the cached class, and rejects a class that exists nowhere', async () => {
     const { api, lookups } = await setUp({}, (api) =>
-      api.store.put(runtimeClassType, { metadata: { name: 'gvisor' }, handler: 'runsc', overhead: { podFixed: { cpu: '250m', memory: '64Mi' } }, scheduling: { nodeSelector: { sandbox: 'true' } } }),
+      api.store.put(runtimeClassType, {
+        metadata: { name: 'gvisor' },
+        handler: 'runsc',
+        overhead: { podFixed: { cpu: '250m', memory: '64Mi' } },
+        scheduling: { nodeSelector: { sandbox: 'true' } },
+      }),
     );
     const plugin = runtimeClassPlugin.create(ports(lookups));
-    const attributes = podAttributes({ object: { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'web', namespace: 'default' }, spec: { runtimeClassName: 'gvisor', nodeSelector: { zone: 'a' }, containers: [{ name: 'c', image: 'nginx' }] } } });
+    const attributes = podAttributes({
+      object: {
+        apiVersion: 'v1',
+        kind: 'Pod',
+        metadata: { name: 'web', namespace: 'default' },
+        spec: { runtimeClassName: 'gvisor', nodeSelector: { zone: 'a' }, containers: [{ name: 'c', image: 'nginx' }] },
+      },
+    });
     await plugin.admit!(attributes, context());
     await plugin.validate!(attributes, context());
     const pod = attributes.object as Pod;
@@ -433,9 +548,19 @@ describe('cluster lookups: under the plugins', () => {
     expect(pod.spec?.nodeSelector).toEqual({ zone: 'a', sandbox: 'true' });
     expect(api.calls.count('get runtimeclasses')).toBe(0);
 
-    const missing = podAttributes({ object: { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'web', namespace: 'default' }, spec: { runtimeClassName: 'nope', containers: [{ name: 'c', image: 'nginx' }] } } });
+    const missing = podAttributes({
+      object: {
+        apiVersion: 'v1',
+        kind: 'Pod',
+        metadata: { name: 'web', namespace: 'default' },
+        spec: { runtimeClassName: 'nope', containers: [{ name: 'c', image: 'nginx' }] },
+      },
+    });
     const rejection = await thrown(Promise.resolve(plugin.admit!(missing, context())));
-    expect((rejection as StatusError).status).toMatchObject({ code: 403, message: 'pods "web" is forbidden: pod rejected: RuntimeClass "nope" not found' });
+    expect((rejection as StatusError).status).toMatchObject({
+      code: 403,
+      message: 'pods "web" is forbidden: pod rejected: RuntimeClass "nope" not found',
+    });
     expect(api.calls.count('get runtimeclasses')).toBe(1);
   });
 });

@@ -2,17 +2,23 @@
 // @kubernetes/client-node: loading, caching, refresh on a miss (rate-limited, one in flight), and
 // discovery that is slow, down, or down for one group version only.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { isStatusError } from '../../src/api/status-error.ts';
+import { type ClusterRestMapper, type ClusterRestMapperOptions, createClusterRestMapper } from '../../src/adapters/cluster/rest-mapper.ts';
 import type { APIResourceList } from '../../src/adapters/local/cluster-state.ts';
-import { createClusterRestMapper, type ClusterRestMapper, type ClusterRestMapperOptions } from '../../src/adapters/cluster/rest-mapper.ts';
-import type { Clock } from '../../src/ports/clock.ts';
+import { isStatusError } from '../../src/api/status-error.ts';
 import { ownerReferencesPermissionEnforcement } from '../../src/plugins/ownerreferences/index.ts';
-import { startStandInApiServer, type StandInApiServer } from '../apiserver/index.ts';
-import { coreVersionsRoute, groupListRoute, groupVersionRoute, serveDiscovery, type ServedDiscovery } from '../apiserver/discovery-routes.ts';
 import { attributesFor } from '../../src/plugins/ownerreferences/testdata/upstream-cases.ts';
+import type { Clock } from '../../src/ports/clock.ts';
+import { isPromiseLike } from '../../src/util/maybe-async.ts';
+import {
+  coreVersionsRoute,
+  groupListRoute,
+  groupVersionRoute,
+  type ServedDiscovery,
+  serveDiscovery,
+} from '../apiserver/discovery-routes.ts';
+import { type StandInApiServer, startStandInApiServer } from '../apiserver/index.ts';
 import { requestContext } from '../support/attributes.ts';
 import { loadFixtureClusterState } from '../support/cluster-state.ts';
-import { isPromiseLike } from '../../src/util/maybe-async.ts';
 
 const widgets: APIResourceList = {
   apiVersion: 'v1',
@@ -74,13 +80,26 @@ describe('cluster REST mapper: loading and caching', () => {
   it('ready() loads /api, /apis and every group version once; later lookups are served from the cache', async () => {
     const m = newMapper();
     await m.ready();
-    expect(api.calls.counts()).toEqual({ [coreVersionsRoute]: 1, [groupListRoute]: 1, [groupVersionRoute('v1')]: 1, [groupVersionRoute('apps/v1')]: 1 });
+    expect(api.calls.counts()).toEqual({
+      [coreVersionsRoute]: 1,
+      [groupListRoute]: 1,
+      [groupVersionRoute('v1')]: 1,
+      [groupVersionRoute('apps/v1')]: 1,
+    });
 
     expect(await m.mappingsFor({ group: '', kind: 'ReplicationController' }, ['v1'])).toEqual([
-      { resource: { group: '', version: 'v1', resource: 'replicationcontrollers' }, groupVersionKind: { group: '', version: 'v1', kind: 'ReplicationController' }, scope: 'namespace' },
+      {
+        resource: { group: '', version: 'v1', resource: 'replicationcontrollers' },
+        groupVersionKind: { group: '', version: 'v1', kind: 'ReplicationController' },
+        scope: 'namespace',
+      },
     ]);
     expect((await m.mappingsFor({ group: '', kind: 'Node' }, ['v1']))[0]?.scope).toBe('root');
-    expect((await m.mappingsFor({ group: 'apps', kind: 'DaemonSet' }, ['v1']))[0]?.resource).toEqual({ group: 'apps', version: 'v1', resource: 'daemonsets' });
+    expect((await m.mappingsFor({ group: 'apps', kind: 'DaemonSet' }, ['v1']))[0]?.resource).toEqual({
+      group: 'apps',
+      version: 'v1',
+      resource: 'daemonsets',
+    });
     expect(discoveryCalls()).toBe(4);
     // A kind discovery knows is answered directly, without a promise.
     expect(isPromiseLike(m.mappingsFor({ group: 'apps', kind: 'DaemonSet' }, ['v1']))).toBe(false);
@@ -117,14 +136,18 @@ describe('cluster REST mapper: refresh on a miss', () => {
     const m = newMapper();
     await m.ready();
     clock.advance(30_000);
-    await expect(m.mappingsFor({ group: 'example.com', kind: 'Widget' }, ['v1'])).rejects.toThrow('no matches for kind "Widget" in version "example.com/v1"');
+    await expect(m.mappingsFor({ group: 'example.com', kind: 'Widget' }, ['v1'])).rejects.toThrow(
+      'no matches for kind "Widget" in version "example.com/v1"',
+    );
     expect(passes()).toBe(2);
     // The miss answered as soon as /apis showed no such group; let the rest of the pass finish.
     await m.idle();
 
     discovery.add(widgets);
     clock.advance(29_999);
-    await expect(m.mappingsFor({ group: 'example.com', kind: 'Widget' }, ['v1'])).rejects.toThrow('no matches for kind "Widget" in version "example.com/v1"');
+    await expect(m.mappingsFor({ group: 'example.com', kind: 'Widget' }, ['v1'])).rejects.toThrow(
+      'no matches for kind "Widget" in version "example.com/v1"',
+    );
     expect(passes()).toBe(2);
 
     clock.advance(1);
@@ -138,7 +161,9 @@ describe('cluster REST mapper: refresh on a miss', () => {
     discovery.add(widgets);
     clock.advance(30_000);
     api.inject(groupListRoute, { kind: 'latency', ms: 100 }, { times: 1 });
-    const results = await Promise.all(Array.from({ length: 20 }, () => m.mappingsFor({ group: 'example.com', kind: 'Widget' }, ['v1'], AbortSignal.timeout(5000))));
+    const results = await Promise.all(
+      Array.from({ length: 20 }, () => m.mappingsFor({ group: 'example.com', kind: 'Widget' }, ['v1'], AbortSignal.timeout(5000))),
+    );
     expect(results.every((r) => r[0]?.resource.resource === 'widgets')).toBe(true);
     expect(passes()).toBe(2);
     expect(api.calls.count(groupVersionRoute('example.com/v1'))).toBe(1);
@@ -154,7 +179,7 @@ describe('cluster REST mapper: refresh on a miss', () => {
 });
 
 describe('cluster REST mapper: slow, down and partial discovery', () => {
-  it('a hanging discovery endpoint is bounded by the caller\'s deadline, and the plugin denies promptly', async () => {
+  it("a hanging discovery endpoint is bounded by the caller's deadline, and the plugin denies promptly", async () => {
     api.inject(groupListRoute, { kind: 'hang' });
     const m = newMapper();
     const started = Date.now();
@@ -165,12 +190,20 @@ describe('cluster REST mapper: slow, down and partial discovery', () => {
     // Through the plugin: upstream's mapping Forbidden, not a hung admission request.
     clock.advance(30_000);
     const plugin = ownerReferencesPermissionEnforcement({ authorize: async () => ({ decision: 'no-opinion', reason: '' }) }, m);
-    const newObj = { metadata: { ownerReferences: [{ apiVersion: 'apps/v1', kind: 'DaemonSet', name: 'ds1', uid: 'u1', blockOwnerDeletion: true }] } };
+    const newObj = {
+      metadata: { ownerReferences: [{ apiVersion: 'apps/v1', kind: 'DaemonSet', name: 'ds1', uid: 'u1', blockOwnerDeletion: true }] },
+    };
     const t0 = Date.now();
-    const denial = await rejection(Promise.resolve(plugin.validate(attributesFor({ username: 'jane', resource: 'pods', newObj }), requestContext(AbortSignal.timeout(300)))));
+    const denial = await rejection(
+      Promise.resolve(
+        plugin.validate(attributesFor({ username: 'jane', resource: 'pods', newObj }), requestContext(AbortSignal.timeout(300))),
+      ),
+    );
     expect(Date.now() - t0).toBeLessThan(2000);
     expect(isStatusError(denial) && denial.status.code).toBe(403);
-    expect(denial.message).toBe(`pods "foo" is forbidden: cannot set blockOwnerDeletion in this case because cannot find RESTMapping for APIVersion apps/v1 Kind DaemonSet: Get "${api.url}/apis": context deadline exceeded`);
+    expect(denial.message).toBe(
+      `pods "foo" is forbidden: cannot set blockOwnerDeletion in this case because cannot find RESTMapping for APIVersion apps/v1 Kind DaemonSet: Get "${api.url}/apis": context deadline exceeded`,
+    );
   });
 
   it('one caller giving up does not cancel the refresh the others are waiting for', async () => {
@@ -199,7 +232,7 @@ describe('cluster REST mapper: slow, down and partial discovery', () => {
     expect(error.message).toContain('context deadline exceeded');
   });
 
-  it('discovery down entirely: ready() rejects with the server\'s error, lookups fail with it', async () => {
+  it("discovery down entirely: ready() rejects with the server's error, lookups fail with it", async () => {
     api.inject(groupListRoute, { kind: 'server-error', code: 503, message: 'service unavailable' });
     api.inject(coreVersionsRoute, { kind: 'server-error', code: 503, message: 'service unavailable' });
     const m = newMapper();
@@ -214,16 +247,24 @@ describe('cluster REST mapper: slow, down and partial discovery', () => {
     api.inject(groupVersionRoute('v1'), { kind: 'hang' });
     clock.advance(30_000);
     const started = Date.now();
-    expect((await m.mappingsFor({ group: 'example.com', kind: 'Widget' }, ['v1'], AbortSignal.timeout(5000)))[0]?.resource.resource).toBe('widgets');
+    expect((await m.mappingsFor({ group: 'example.com', kind: 'Widget' }, ['v1'], AbortSignal.timeout(5000)))[0]?.resource.resource).toBe(
+      'widgets',
+    );
     expect(Date.now() - started).toBeLessThan(1000);
   });
 
   it('one group version down: the others still map; the failed one misses until it recovers', async () => {
-    const lift = api.inject(groupVersionRoute('apps/v1'), { kind: 'server-error', code: 503, message: 'the server is currently unable to handle the request' });
+    const lift = api.inject(groupVersionRoute('apps/v1'), {
+      kind: 'server-error',
+      code: 503,
+      message: 'the server is currently unable to handle the request',
+    });
     const m = newMapper();
     await m.ready();
     expect((await m.mappingsFor({ group: '', kind: 'Node' }, ['v1']))[0]?.resource.resource).toBe('nodes');
-    await expect(m.mappingsFor({ group: 'apps', kind: 'DaemonSet' }, ['v1'])).rejects.toThrow('no matches for kind "DaemonSet" in version "apps/v1"');
+    await expect(m.mappingsFor({ group: 'apps', kind: 'DaemonSet' }, ['v1'])).rejects.toThrow(
+      'no matches for kind "DaemonSet" in version "apps/v1"',
+    );
 
     lift();
     await m.idle();
@@ -247,8 +288,12 @@ describe('cluster REST mapper: slow, down and partial discovery', () => {
     api.inject(groupVersionRoute('apps/v1'), { kind: 'server-error' });
     api.inject(groupVersionRoute('v1'), { kind: 'hang' });
     clock.advance(30_000);
-    expect((await m.mappingsFor({ group: 'example.com', kind: 'Widget' }, ['v1'], AbortSignal.timeout(500)))[0]?.resource.resource).toBe('widgets');
+    expect((await m.mappingsFor({ group: 'example.com', kind: 'Widget' }, ['v1'], AbortSignal.timeout(500)))[0]?.resource.resource).toBe(
+      'widgets',
+    );
     expect((await m.mappingsFor({ group: 'apps', kind: 'DaemonSet' }, ['v1']))[0]?.resource.resource).toBe('daemonsets');
-    expect((await m.mappingsFor({ group: '', kind: 'ReplicationController' }, ['v1']))[0]?.resource.resource).toBe('replicationcontrollers');
+    expect((await m.mappingsFor({ group: '', kind: 'ReplicationController' }, ['v1']))[0]?.resource.resource).toBe(
+      'replicationcontrollers',
+    );
   });
 });

@@ -5,22 +5,21 @@
 // test/fixtures/ownerreferences/cluster-state.yaml, as the local backend answers.
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { type ClusterState, parseClusterState } from '../../src/adapters/local/cluster-state.ts';
+import { createRbacAuthorizer } from '../../src/adapters/local/rbac/index.ts';
+import { createLocalRestMapper } from '../../src/adapters/local/rest-mapper.ts';
 import type { Attributes } from '../../src/admission/attributes.ts';
 import { AdmissionChain, type PhaseOutcome } from '../../src/admission/chain.ts';
 import { PluginMode } from '../../src/admission/plugin.ts';
-import type { OwnerReference } from '../../src/api/types.ts';
 import type { PolicyRule } from '../../src/api/rbac.ts';
-import type { KubeObject } from '../../src/api/types.ts';
-import { parseClusterState, type ClusterState } from '../../src/adapters/local/cluster-state.ts';
-import { createRbacAuthorizer } from '../../src/adapters/local/rbac/index.ts';
-import { createLocalRestMapper } from '../../src/adapters/local/rest-mapper.ts';
+import type { KubeObject, OwnerReference } from '../../src/api/types.ts';
 import { withObjectsAppended } from '../../src/explain/apply.ts';
 import { createExplainer } from '../../src/explain/index.ts';
 import { maxWarningRunes, maxWarningsPerExplanation } from '../../src/explain/limits.ts';
-import { systemClock, systemRandom } from '../../src/ports/clock.ts';
-import { silentLogger } from '../../src/ports/logger.ts';
 import { definition } from '../../src/plugins/ownerreferences/index.ts';
 import { allUpstreamCases, attributesFor, expectedMessage } from '../../src/plugins/ownerreferences/testdata/upstream-cases.ts';
+import { systemClock, systemRandom } from '../../src/ports/clock.ts';
+import { silentLogger } from '../../src/ports/logger.ts';
 import { deadlineOf } from '../support/attributes.ts';
 import { fixtureClusterStatePath } from '../support/cluster-state.ts';
 
@@ -29,11 +28,14 @@ const fixtureText = readFileSync(fixtureClusterStatePath('ownerreferences/cluste
 async function validate(state: ClusterState, attributes: Attributes): Promise<PhaseOutcome> {
   const authorizer = createRbacAuthorizer(state);
   const ports = { logger: silentLogger, clock: systemClock, random: systemRandom, authorizer, restMapper: createLocalRestMapper(state) };
-  const chain = new AdmissionChain([{ plugin: definition.create(ports), mode: PluginMode.Enforce }], { explainer: createExplainer({ grants: authorizer.grants }) });
+  const chain = new AdmissionChain([{ plugin: definition.create(ports), mode: PluginMode.Enforce }], {
+    explainer: createExplainer({ grants: authorizer.grants }),
+  });
   return chain.validate(structuredClone(attributes), deadlineOf(AbortSignal.timeout(5000)));
 }
 
-const withObjects = (objects: readonly KubeObject[]) => parseClusterState(withObjectsAppended(fixtureText, objects), 'fixture + suggestion');
+const withObjects = (objects: readonly KubeObject[]) =>
+  parseClusterState(withObjectsAppended(fixtureText, objects), 'fixture + suggestion');
 
 /** Every way to take one grant away: one whole Role or binding, or one name of a rule's resourceNames. */
 function oneTakenAway(objects: readonly KubeObject[]): Array<{ label: string; objects: KubeObject[] }> {
@@ -64,7 +66,9 @@ function expectNarrow(objects: readonly KubeObject[], username: string): void {
         expect(rule.verbs[0]).not.toBe('*');
       }
     } else {
-      expect((object as { subjects: unknown[] }).subjects).toEqual([{ kind: 'User', apiGroup: 'rbac.authorization.k8s.io', name: username }]);
+      expect((object as { subjects: unknown[] }).subjects).toEqual([
+        { kind: 'User', apiGroup: 'rbac.authorization.k8s.io', name: username },
+      ]);
     }
   }
 }
@@ -88,7 +92,11 @@ describe('every ORPE denial in the upstream tables, explained', () => {
     expect(objects.length).toBeGreaterThan(0);
     expectNarrow(objects, c.username);
     // The warning names the requester and what was denied; the annotation carries the YAML.
-    expect(warnings[0]).toMatch(new RegExp(`^user "${c.username}" may not (delete pods "foo" in namespace "default"|update (replicationcontrollers|nodes)/finalizers "(rc1|node1)")`));
+    expect(warnings[0]).toMatch(
+      new RegExp(
+        `^user "${c.username}" may not (delete pods "foo" in namespace "default"|update (replicationcontrollers|nodes)/finalizers "(rc1|node1)")`,
+      ),
+    );
     expect(warnings.length).toBeLessThanOrEqual(maxWarningsPerExplanation);
     for (const warning of warnings) expect([...warning].length).toBeLessThanOrEqual(maxWarningRunes);
     expect(before.annotations['OwnerReferencesPermissionEnforcement.explanation']).toBe(text);
@@ -106,17 +114,31 @@ describe('every ORPE denial in the upstream tables, explained', () => {
 });
 
 describe('a request missing several permissions gets one suggestion that covers them all', () => {
-  const block = (apiVersion: string, kind: string, name: string): OwnerReference => ({ apiVersion, kind, name, uid: name, blockOwnerDeletion: true });
+  const block = (apiVersion: string, kind: string, name: string): OwnerReference => ({
+    apiVersion,
+    kind,
+    name,
+    uid: name,
+    blockOwnerDeletion: true,
+  });
   // non-deleter may delete nothing and finalize nothing: an update that adds two blocking owners of
   // one kind and one cluster-scoped owner is denied delete on the pod, and update on three finalizers.
   const attributes = attributesFor({
     username: 'non-deleter',
     resource: 'pods',
     oldObj: {},
-    newObj: { metadata: { ownerReferences: [block('v1', 'ReplicationController', 'rc1'), block('v1', 'Node', 'node1'), block('v1', 'ReplicationController', 'rc2')] } },
+    newObj: {
+      metadata: {
+        ownerReferences: [
+          block('v1', 'ReplicationController', 'rc1'),
+          block('v1', 'Node', 'node1'),
+          block('v1', 'ReplicationController', 'rc2'),
+        ],
+      },
+    },
   });
 
-  it('the first denial is upstream\'s message; the explanation names every question; granting them all admits the request', async () => {
+  it("the first denial is upstream's message; the explanation names every question; granting them all admits the request", async () => {
     const before = await validate(withObjects([]), attributes);
     expect(before.rejection?.message).toBe(`pods "foo" is forbidden: cannot set an ownerRef on a resource you can't delete: , <nil>`);
     const { objects, lines } = before.explanations![0]!.explained;
@@ -134,7 +156,9 @@ describe('a request missing several permissions gets one suggestion that covers 
       'ClusterRole/update-nodes-finalizers-node1',
       'ClusterRoleBinding/update-nodes-finalizers-node1-non-deleter',
     ]);
-    expect(objects[2]).toMatchObject({ rules: [{ apiGroups: [''], resources: ['replicationcontrollers/finalizers'], resourceNames: ['rc1', 'rc2'], verbs: ['update'] }] });
+    expect(objects[2]).toMatchObject({
+      rules: [{ apiGroups: [''], resources: ['replicationcontrollers/finalizers'], resourceNames: ['rc1', 'rc2'], verbs: ['update'] }],
+    });
 
     const after = await validate(withObjects(objects), attributes);
     expect(after.rejection).toBeUndefined();

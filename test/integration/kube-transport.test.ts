@@ -4,11 +4,18 @@
 // client-node the same response: status, headers, and the body as text, bytes and a stream.
 import { createServer, type Server } from 'node:http';
 import { connect } from 'node:net';
+import {
+  type HttpLibrary,
+  HttpMethod,
+  IsomorphicFetchHttpLibrary,
+  KubeConfig,
+  type ResponseContext,
+  ServerConfiguration,
+} from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { HttpMethod, IsomorphicFetchHttpLibrary, KubeConfig, ServerConfiguration, type HttpLibrary, type ResponseContext } from '@kubernetes/client-node';
 import { createClusterAuthorizer } from '../../src/adapters/cluster/authorizer.ts';
 import { undiciRequests } from '../../src/adapters/cluster/kube.ts';
-import { ruleTableAuthorizer, startStandInApiServer, subjectAccessReviewRouteName, type StandInApiServer } from '../apiserver/index.ts';
+import { ruleTableAuthorizer, type StandInApiServer, startStandInApiServer, subjectAccessReviewRouteName } from '../apiserver/index.ts';
 
 let api: StandInApiServer;
 const big = 'x'.repeat(200_000);
@@ -22,10 +29,19 @@ beforeAll(async () => {
         method: 'POST',
         pattern: '/echo',
         handle: (request, respond) =>
-          respond.json(201, { got: request.body, contentType: request.headers['content-type'], auth: request.headers.authorization !== undefined }, { Warning: ['299 - "first"', '299 - "second"'], 'X-Single': 'one' }),
+          respond.json(
+            201,
+            { got: request.body, contentType: request.headers['content-type'], auth: request.headers.authorization !== undefined },
+            { Warning: ['299 - "first"', '299 - "second"'], 'X-Single': 'one' },
+          ),
       },
       { name: 'big', method: 'GET', pattern: '/big', handle: (_request, respond) => respond.json(200, { big }) },
-      { name: 'throttled', method: 'GET', pattern: '/throttled', handle: (_request, respond) => respond.json(429, { kind: 'Status', code: 429 }, { 'Retry-After': '3' }) },
+      {
+        name: 'throttled',
+        method: 'GET',
+        pattern: '/throttled',
+        handle: (_request, respond) => respond.json(429, { kind: 'Status', code: 429 }, { 'Retry-After': '3' }),
+      },
       { name: 'slow', method: 'GET', pattern: '/slow', handle: () => new Promise<void>((resolve) => setTimeout(resolve, 5_000)) },
     ],
   });
@@ -136,7 +152,10 @@ describe("undiciRequests: the kubeconfig's proxy-url", () => {
     const authorizer = createClusterAuthorizer({ kubeConfig });
     try {
       const before = api.calls.count(subjectAccessReviewRouteName);
-      const result = await authorizer.authorize({ user: { username: 'alice' }, resourceAttributes: { verb: 'get', resource: 'pods', namespace: 'a' } });
+      const result = await authorizer.authorize({
+        user: { username: 'alice' },
+        resourceAttributes: { verb: 'get', resource: 'pods', namespace: 'a' },
+      });
       expect(result).toMatchObject({ decision: 'allow', reason: 'proxied' });
       expect(api.calls.count(subjectAccessReviewRouteName)).toBe(before + 1);
       expect(proxy.tunnels).toEqual([new URL(api.url).host]);

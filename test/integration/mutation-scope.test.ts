@@ -2,17 +2,17 @@
 // A write anywhere else would change the request's own object and be missing from the patch, so
 // here every mutating plugin runs over rich objects whose parts off its paths are frozen (a write
 // there throws), and its patch must equal the one from copying and comparing the whole object.
-import { readFileSync, readdirSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { parseClusterState } from '../../src/adapters/local/cluster-state.ts';
 import { AdmissionChain } from '../../src/admission/chain.ts';
 import { handleAdmission } from '../../src/admission/handler.ts';
-import { createPlugin, type AdmissionPlugin } from '../../src/admission/plugin.ts';
-import { decodeReview, type AdmissionRequest } from '../../src/admission/review.ts';
-import { parseClusterState } from '../../src/adapters/local/cluster-state.ts';
-import { createLocalBackend } from '../../src/wiring/local.ts';
-import { silentLogger } from '../../src/ports/logger.ts';
+import { type AdmissionPlugin, createPlugin } from '../../src/admission/plugin.ts';
+import { type AdmissionRequest, decodeReview } from '../../src/admission/review.ts';
 import { orderedPlugins } from '../../src/plugins/index.ts';
+import { silentLogger } from '../../src/ports/logger.ts';
+import { createLocalBackend } from '../../src/wiring/local.ts';
 import { deadlineOf } from '../support/attributes.ts';
 import { podReview } from '../support/reviews.ts';
 
@@ -31,18 +31,30 @@ function requests(): Array<[string, AdmissionRequest]> {
   const pod = (spec: Record<string, unknown> | null) =>
     decodeReview(podReview({ uid: 'u', namespace: 'team-a', labels: { app: 'web' }, userInfo: { username: 'alice' }, spec })).request;
   const containers = [
-    { name: 'a', image: 'a:1', volumeMounts: [{ name: 'data', mountPath: '/data' }], env: [{ name: 'A', value: '1' }], resources: { requests: { 'example.com/gpu': '1' } } },
+    {
+      name: 'a',
+      image: 'a:1',
+      volumeMounts: [{ name: 'data', mountPath: '/data' }],
+      env: [{ name: 'A', value: '1' }],
+      resources: { requests: { 'example.com/gpu': '1' } },
+    },
     { name: 'b', image: 'b:1', imagePullPolicy: 'Never' },
   ];
-  out.push(['pod with a kata runtime class, every container list and volumes', pod({
-    runtimeClassName: 'kata',
-    initContainers: [{ name: 'init', image: 'i:1' }],
-    containers,
-    ephemeralContainers: [{ name: 'debug', image: 'd:1' }],
-    volumes: [{ name: 'data', emptyDir: {} }, { name: 'models', image: { reference: 'm:1' } }],
-    nodeSelector: { disk: 'ssd' },
-    tolerations: [{ key: 'gpu', operator: 'Exists' }],
-  })]);
+  out.push([
+    'pod with a kata runtime class, every container list and volumes',
+    pod({
+      runtimeClassName: 'kata',
+      initContainers: [{ name: 'init', image: 'i:1' }],
+      containers,
+      ephemeralContainers: [{ name: 'debug', image: 'd:1' }],
+      volumes: [
+        { name: 'data', emptyDir: {} },
+        { name: 'models', image: { reference: 'm:1' } },
+      ],
+      nodeSelector: { disk: 'ssd' },
+      tolerations: [{ key: 'gpu', operator: 'Exists' }],
+    }),
+  ]);
   out.push(['pod with no spec fields the plugins fill', pod({ containers: [{ name: 'a', image: 'a:1' }] })]);
   out.push(['pod with no spec at all', pod(null)]);
   return out;
@@ -67,7 +79,11 @@ const clusterState = parseClusterState(
 );
 // Fixed names and no waiting: the two runs of a request must produce the same patch, fast.
 const { ports } = createLocalBackend(clusterState, silentLogger);
-const fixedPorts = { ...ports, random: { intBelow: () => 0, alphanumeric: (n: number) => 'x'.repeat(n) }, clock: { now: () => 0, sleep: async () => {} } };
+const fixedPorts = {
+  ...ports,
+  random: { intBelow: () => 0, alphanumeric: (n: number) => 'x'.repeat(n) },
+  clock: { now: () => 0, sleep: async () => {} },
+};
 
 function deepFreeze<T>(value: T): T {
   if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
@@ -77,7 +93,9 @@ function deepFreeze<T>(value: T): T {
   return value;
 }
 
-const mutating = orderedPlugins.map((definition) => createPlugin(definition, fixedPorts, 'local')).filter((plugin) => plugin.admit !== undefined);
+const mutating = orderedPlugins
+  .map((definition) => createPlugin(definition, fixedPorts, 'local'))
+  .filter((plugin) => plugin.admit !== undefined);
 
 describe('mutating plugins write only where they say', () => {
   it('every mutating plugin says where it writes', () => {
@@ -87,7 +105,9 @@ describe('mutating plugins write only where they say', () => {
   describe.each(mutating.map((plugin) => [plugin.name, plugin] as const))('%s', (_name, plugin: AdmissionPlugin) => {
     const scoped = new AdmissionChain([{ plugin, mode: 'enforce' }]);
     // The same plugin without its paths: the whole object copied and compared.
-    const whole = new AdmissionChain([{ plugin: { name: plugin.name, handles: plugin.handles, admit: plugin.admit!.bind(plugin) }, mode: 'enforce' }]);
+    const whole = new AdmissionChain([
+      { plugin: { name: plugin.name, handles: plugin.handles, admit: plugin.admit!.bind(plugin) }, mode: 'enforce' },
+    ]);
 
     it.each(requests())('%s', async (_label, request) => {
       const reference = await handleAdmission(whole, 'admit', structuredClone(request), deadlineOf());
@@ -98,7 +118,9 @@ describe('mutating plugins write only where they say', () => {
     });
 
     it('changes something in at least one of these requests (so the check above is not empty)', async () => {
-      const patched = await Promise.all(requests().map(async ([, request]) => (await handleAdmission(whole, 'admit', request, deadlineOf())).response.patch));
+      const patched = await Promise.all(
+        requests().map(async ([, request]) => (await handleAdmission(whole, 'admit', request, deadlineOf())).response.patch),
+      );
       expect(patched.some((patch) => patch !== undefined)).toBe(true);
     });
   });

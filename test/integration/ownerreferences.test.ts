@@ -2,17 +2,22 @@
 // users translated into RBAC (test/fixtures/ownerreferences/cluster-state.yaml) and answered by
 // the embedded RBAC evaluator, with the REST mapper built from the same file's discovery.
 import { describe, expect, it } from 'vitest';
-import { AdmissionChain } from '../../src/admission/chain.ts';
-import { createExplainer } from '../../src/explain/index.ts';
-import { PluginMode } from '../../src/admission/plugin.ts';
-import type { OwnerReference } from '../../src/api/types.ts';
 import { createRbacAuthorizer } from '../../src/adapters/local/rbac/index.ts';
 import { createLocalRestMapper } from '../../src/adapters/local/rest-mapper.ts';
+import { AdmissionChain } from '../../src/admission/chain.ts';
+import { PluginMode } from '../../src/admission/plugin.ts';
+import type { OwnerReference } from '../../src/api/types.ts';
+import { createExplainer } from '../../src/explain/index.ts';
+import { definition, ownerReferencesPermissionEnforcement } from '../../src/plugins/ownerreferences/index.ts';
+import {
+  allUpstreamCases,
+  attributesFor,
+  expectedMessage,
+  upstreamFakeAuthorizer,
+} from '../../src/plugins/ownerreferences/testdata/upstream-cases.ts';
+import type { Authorizer } from '../../src/ports/authorizer.ts';
 import { systemClock, systemRandom } from '../../src/ports/clock.ts';
 import { silentLogger } from '../../src/ports/logger.ts';
-import { definition, ownerReferencesPermissionEnforcement } from '../../src/plugins/ownerreferences/index.ts';
-import { allUpstreamCases, attributesFor, expectedMessage, upstreamFakeAuthorizer } from '../../src/plugins/ownerreferences/testdata/upstream-cases.ts';
-import type { Authorizer } from '../../src/ports/authorizer.ts';
 import { deadlineOf, requestContext } from '../support/attributes.ts';
 import { recordingAuthorizer } from '../support/authorizers.ts';
 import { loadFixtureClusterState } from '../support/cluster-state.ts';
@@ -23,7 +28,7 @@ const state = loadFixtureClusterState('ownerreferences/cluster-state.yaml');
 const rbac = createRbacAuthorizer(state);
 const restMapper = createLocalRestMapper(state);
 
-describe('the RBAC fixture is a faithful translation of upstream\'s fakeAuthorizer', () => {
+describe("the RBAC fixture is a faithful translation of upstream's fakeAuthorizer", () => {
   // Every question the plugin asks in the tables, answered by both: allow must agree exactly.
   it.each(allUpstreamCases)('$name', async (c) => {
     const fake = recordingAuthorizer(upstreamFakeAuthorizer);
@@ -56,29 +61,43 @@ describe('OwnerReferencesPermissionEnforcement, upstream tables, embedded RBAC +
 });
 
 describe('the wildcard probe', () => {
-  const tenOwners = Array.from({ length: 10 }, (_, i): OwnerReference => ({
-    apiVersion: i % 2 === 0 ? 'v1' : 'apps/v1',
-    kind: i % 2 === 0 ? 'ReplicationController' : 'DaemonSet',
-    name: `owner-${i}`,
-    uid: `uid-${i}`,
-    blockOwnerDeletion: true,
-  }));
+  const tenOwners = Array.from(
+    { length: 10 },
+    (_, i): OwnerReference => ({
+      apiVersion: i % 2 === 0 ? 'v1' : 'apps/v1',
+      kind: i % 2 === 0 ? 'ReplicationController' : 'DaemonSet',
+      name: `owner-${i}`,
+      uid: `uid-${i}`,
+      blockOwnerDeletion: true,
+    }),
+  );
   const newObj = { metadata: { ownerReferences: tenOwners } };
 
   it('makes exactly ONE authorization and ZERO REST mapper calls for a wildcard-allowed user with 10 owners', async () => {
     const authorizer = recordingAuthorizer(rbac);
     const mapper = recordingRestMapper(restMapper);
     const context = requestContext();
-    await ownerReferencesPermissionEnforcement(authorizer, mapper).validate(attributesFor({ username: 'super', resource: 'pods', newObj }), context);
+    await ownerReferencesPermissionEnforcement(authorizer, mapper).validate(
+      attributesFor({ username: 'super', resource: 'pods', newObj }),
+      context,
+    );
     expect(authorizer.calls).toHaveLength(1);
-    expect(authorizer.results[0]).toEqual({ decision: 'allow', reason: 'RBAC: allowed by ClusterRoleBinding "super" of ClusterRole "super" to User "super"' });
+    expect(authorizer.results[0]).toEqual({
+      decision: 'allow',
+      reason: 'RBAC: allowed by ClusterRoleBinding "super" of ClusterRole "super" to User "super"',
+    });
     expect(mapper.calls).toHaveLength(0);
     expect(context.annotations.path).toBe('wildcard-probe');
   });
 
   it('is also passed by an "update */finalizers" grant and by system:masters', async () => {
     const finalizerState = loadFixtureClusterState('ownerreferences/cluster-state.yaml');
-    finalizerState.clusterRoles.push({ apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', metadata: { name: 'finalizer' }, rules: [{ apiGroups: ['*'], resources: ['*/finalizers'], verbs: ['update'] }] });
+    finalizerState.clusterRoles.push({
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'ClusterRole',
+      metadata: { name: 'finalizer' },
+      rules: [{ apiGroups: ['*'], resources: ['*/finalizers'], verbs: ['update'] }],
+    });
     finalizerState.clusterRoleBindings.push({
       apiVersion: 'rbac.authorization.k8s.io/v1',
       kind: 'ClusterRoleBinding',
@@ -89,7 +108,10 @@ describe('the wildcard probe', () => {
     for (const user of [{ username: 'finalizer' }, { username: 'admin', groups: ['system:masters'] }]) {
       const authorizer = recordingAuthorizer(createRbacAuthorizer(finalizerState));
       const mapper = recordingRestMapper(neverReturningRestMapper);
-      await ownerReferencesPermissionEnforcement(authorizer, mapper).validate(attributesFor({ username: '', resource: 'pods', newObj }, user), requestContext());
+      await ownerReferencesPermissionEnforcement(authorizer, mapper).validate(
+        attributesFor({ username: '', resource: 'pods', newObj }, user),
+        requestContext(),
+      );
       expect(authorizer.calls).toHaveLength(1);
       expect(mapper.calls).toHaveLength(0);
     }
@@ -99,7 +121,10 @@ describe('the wildcard probe', () => {
     const authorizer = recordingAuthorizer(rbac);
     const mapper = recordingRestMapper(restMapper);
     const context = requestContext();
-    await ownerReferencesPermissionEnforcement(authorizer, mapper).validate(attributesFor({ username: 'non-node-deleter', resource: 'pods', newObj }), context);
+    await ownerReferencesPermissionEnforcement(authorizer, mapper).validate(
+      attributesFor({ username: 'non-node-deleter', resource: 'pods', newObj }),
+      context,
+    );
     expect(authorizer.calls).toHaveLength(11);
     expect(authorizer.calls.slice(1).map((c) => c.resourceAttributes?.name)).toEqual(tenOwners.map((o) => o.name));
     expect(mapper.calls.map((c) => c.kind)).toEqual(['ReplicationController', 'DaemonSet']);
@@ -126,16 +151,41 @@ describe('in the chain', () => {
 });
 
 describe('the REST mapping failures a user sees, with discovery from the fixture', () => {
-  const denyProbe: Authorizer = { authorize: async (a) => ({ decision: a.resourceAttributes?.resource === '*' ? 'no-opinion' : 'allow', reason: '' }) };
-  const blockingRef = (apiVersion: string, kind: string, name: string): OwnerReference => ({ apiVersion, kind, name, uid: name, blockOwnerDeletion: true });
+  const denyProbe: Authorizer = {
+    authorize: async (a) => ({ decision: a.resourceAttributes?.resource === '*' ? 'no-opinion' : 'allow', reason: '' }),
+  };
+  const blockingRef = (apiVersion: string, kind: string, name: string): OwnerReference => ({
+    apiVersion,
+    kind,
+    name,
+    uid: name,
+    blockOwnerDeletion: true,
+  });
 
   it.each([
-    ['an unknown kind', blockingRef('v1', 'Unknown', 'x'), 'cannot find RESTMapping for APIVersion v1 Kind Unknown: no matches for kind "Unknown" in version "v1"'],
-    ['a known kind in an unknown version', blockingRef('apps/v9', 'DaemonSet', 'x'), 'cannot find RESTMapping for APIVersion apps/v9 Kind DaemonSet: no matches for kind "DaemonSet" in version "apps/v9"'],
-    ['a subresource kind', blockingRef('v1', 'Binding', 'x'), 'cannot find RESTMapping for APIVersion v1 Kind Binding: no matches for kind "Binding" in version "v1"'],
-  ])('rejects %s with upstream\'s mapping message', async (_label, ref, tail) => {
+    [
+      'an unknown kind',
+      blockingRef('v1', 'Unknown', 'x'),
+      'cannot find RESTMapping for APIVersion v1 Kind Unknown: no matches for kind "Unknown" in version "v1"',
+    ],
+    [
+      'a known kind in an unknown version',
+      blockingRef('apps/v9', 'DaemonSet', 'x'),
+      'cannot find RESTMapping for APIVersion apps/v9 Kind DaemonSet: no matches for kind "DaemonSet" in version "apps/v9"',
+    ],
+    [
+      'a subresource kind',
+      blockingRef('v1', 'Binding', 'x'),
+      'cannot find RESTMapping for APIVersion v1 Kind Binding: no matches for kind "Binding" in version "v1"',
+    ],
+  ])("rejects %s with upstream's mapping message", async (_label, ref, tail) => {
     const plugin = ownerReferencesPermissionEnforcement(denyProbe, restMapper);
-    const error = await outcome(() => plugin.validate(attributesFor({ username: 'jane', resource: 'pods', newObj: { metadata: { ownerReferences: [ref] } } }), requestContext()));
+    const error = await outcome(() =>
+      plugin.validate(
+        attributesFor({ username: 'jane', resource: 'pods', newObj: { metadata: { ownerReferences: [ref] } } }),
+        requestContext(),
+      ),
+    );
     expect(error?.message).toBe(`pods "foo" is forbidden: cannot set blockOwnerDeletion in this case because ${tail}`);
   });
 });

@@ -30,9 +30,21 @@ describe('review, RuntimeClass fixtures', () => {
   it.each([
     ['pod-kata.json', true, undefined],
     ['pod-runc.json', true, undefined],
-    ['pod-gvisor-conflict.json', false, 'pods "sandboxed-elsewhere" is forbidden: conflict: runtimeClass.scheduling.nodeSelector[sandbox.gke.io/runtime] = gvisor; pod.spec.nodeSelector[sandbox.gke.io/runtime] = runc'],
-    ['pod-kata-overhead-mismatch.json', false, `pods "greedy" is forbidden: pod rejected: Pod's Overhead doesn't match RuntimeClass's defined Overhead`],
-    ['pod-overhead-without-runtimeclass.json', false, 'pods "sneaky" is forbidden: pod rejected: Pod Overhead set without corresponding RuntimeClass defined Overhead'],
+    [
+      'pod-gvisor-conflict.json',
+      false,
+      'pods "sandboxed-elsewhere" is forbidden: conflict: runtimeClass.scheduling.nodeSelector[sandbox.gke.io/runtime] = gvisor; pod.spec.nodeSelector[sandbox.gke.io/runtime] = runc',
+    ],
+    [
+      'pod-kata-overhead-mismatch.json',
+      false,
+      `pods "greedy" is forbidden: pod rejected: Pod's Overhead doesn't match RuntimeClass's defined Overhead`,
+    ],
+    [
+      'pod-overhead-without-runtimeclass.json',
+      false,
+      'pods "sneaky" is forbidden: pod rejected: Pod Overhead set without corresponding RuntimeClass defined Overhead',
+    ],
     ['pod-unknown-runtimeclass.json', false, 'pods "lost" is forbidden: pod rejected: RuntimeClass "wasmtime" not found'],
   ])('%s', async (file, allowed, message) => {
     const response = await review(`test/fixtures/runtimeclass/${file}`, args);
@@ -42,7 +54,9 @@ describe('review, RuntimeClass fixtures', () => {
 
   it('patches overhead and scheduling for kata', async () => {
     const response = await review('test/fixtures/runtimeclass/pod-kata.json', args);
-    expect(patchOf(response.patch)).toEqual(expect.arrayContaining([{ op: 'add', path: '/spec/overhead', value: { cpu: '250m', memory: '160Mi' } }]));
+    expect(patchOf(response.patch)).toEqual(
+      expect.arrayContaining([{ op: 'add', path: '/spec/overhead', value: { cpu: '250m', memory: '160Mi' } }]),
+    );
   });
 });
 

@@ -40,7 +40,14 @@ describe('review reproduces upstream OwnerReferencesPermissionEnforcement decisi
         oldObject: attributes.oldObject ?? null,
       },
     };
-    const result = await review(body, ['--cluster-state', state, '--phase', 'validating', '--plugins', 'OwnerReferencesPermissionEnforcement']);
+    const result = await review(body, [
+      '--cluster-state',
+      state,
+      '--phase',
+      'validating',
+      '--plugins',
+      'OwnerReferencesPermissionEnforcement',
+    ]);
     expect(result.stderr).toBe('');
     expect(result.code).toBe(0);
     const response = JSON.parse(result.stdout).response;

@@ -6,16 +6,16 @@ import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import fastJsonPatch, { type Operation } from 'fast-json-patch';
 import { describe, expect, it } from 'vitest';
+import { loadClusterStateFile } from '../../src/adapters/local/cluster-state.ts';
+import { createLocalLookups } from '../../src/adapters/local/lookups.ts';
 import { AdmissionChain } from '../../src/admission/chain.ts';
 import { handleAdmission } from '../../src/admission/handler.ts';
 import type { AdmissionRequest } from '../../src/admission/review.ts';
 import { isStatusError } from '../../src/api/status-error.ts';
-import { loadClusterStateFile } from '../../src/adapters/local/cluster-state.ts';
-import { createLocalLookups } from '../../src/adapters/local/lookups.ts';
+import { definition } from '../../src/plugins/runtimeclass/index.ts';
 import { systemClock, systemRandom } from '../../src/ports/clock.ts';
 import { silentLogger } from '../../src/ports/logger.ts';
-import { definition } from '../../src/plugins/runtimeclass/index.ts';
-import { attributesFromRequest, deadlineOf, requestContext, type AdmissionRequestJSON } from '../support/attributes.ts';
+import { type AdmissionRequestJSON, attributesFromRequest, deadlineOf, requestContext } from '../support/attributes.ts';
 
 const fixtures = new URL('../fixtures/runtimeclass/', import.meta.url);
 
@@ -46,17 +46,32 @@ describe('RuntimeClass on AdmissionReview fixtures', async () => {
       patch: [
         { op: 'add', path: '/spec/nodeSelector/katacontainers.io~1kata-runtime', value: 'true' },
         { op: 'add', path: '/spec/overhead', value: { cpu: '250m', memory: '160Mi' } },
-        { op: 'add', path: '/spec/tolerations/2', value: { key: 'katacontainers.io/kata-runtime', operator: 'Exists', effect: 'NoSchedule' } },
+        {
+          op: 'add',
+          path: '/spec/tolerations/2',
+          value: { key: 'katacontainers.io/kata-runtime', operator: 'Exists', effect: 'NoSchedule' },
+        },
       ],
     },
     // The pod's effect-less toleration already covers the RuntimeClass's NoSchedule one.
-    { file: 'pod-gvisor-covered-toleration.json', patch: [{ op: 'add', path: '/spec/nodeSelector', value: { 'sandbox.gke.io/runtime': 'gvisor' } }] },
+    {
+      file: 'pod-gvisor-covered-toleration.json',
+      patch: [{ op: 'add', path: '/spec/nodeSelector', value: { 'sandbox.gke.io/runtime': 'gvisor' } }],
+    },
     {
       file: 'pod-gvisor-conflict.json',
-      admitError: 'pods "sandboxed-elsewhere" is forbidden: conflict: runtimeClass.scheduling.nodeSelector[sandbox.gke.io/runtime] = gvisor; pod.spec.nodeSelector[sandbox.gke.io/runtime] = runc',
+      admitError:
+        'pods "sandboxed-elsewhere" is forbidden: conflict: runtimeClass.scheduling.nodeSelector[sandbox.gke.io/runtime] = gvisor; pod.spec.nodeSelector[sandbox.gke.io/runtime] = runc',
     },
-    { file: 'pod-kata-overhead-mismatch.json', admitError: `pods "greedy" is forbidden: pod rejected: Pod's Overhead doesn't match RuntimeClass's defined Overhead` },
-    { file: 'pod-overhead-without-runtimeclass.json', patch: [], validateError: 'pods "sneaky" is forbidden: pod rejected: Pod Overhead set without corresponding RuntimeClass defined Overhead' },
+    {
+      file: 'pod-kata-overhead-mismatch.json',
+      admitError: `pods "greedy" is forbidden: pod rejected: Pod's Overhead doesn't match RuntimeClass's defined Overhead`,
+    },
+    {
+      file: 'pod-overhead-without-runtimeclass.json',
+      patch: [],
+      validateError: 'pods "sneaky" is forbidden: pod rejected: Pod Overhead set without corresponding RuntimeClass defined Overhead',
+    },
     { file: 'pod-unknown-runtimeclass.json', admitError: 'pods "lost" is forbidden: pod rejected: RuntimeClass "wasmtime" not found' },
     { file: 'pod-runc.json', patch: [] },
     { file: 'pod-status-update.json', patch: [] },
@@ -71,7 +86,12 @@ describe('RuntimeClass on AdmissionReview fixtures', async () => {
     expect(admitted).toBe(admitError);
 
     const chain = new AdmissionChain([{ plugin, mode: 'enforce' }]);
-    const { response } = await handleAdmission(chain, 'admit', request as unknown as AdmissionRequest, deadlineOf(AbortSignal.timeout(10_000)));
+    const { response } = await handleAdmission(
+      chain,
+      'admit',
+      request as unknown as AdmissionRequest,
+      deadlineOf(AbortSignal.timeout(10_000)),
+    );
     if (admitError !== undefined) {
       expect(response).toMatchObject({ uid: request.uid, allowed: false, status: { message: admitError } });
       return;

@@ -6,14 +6,20 @@ import { loadClusterStateFile } from '../../src/adapters/local/cluster-state.ts'
 import { builtInDiscovery } from '../../src/adapters/local/discovery-snapshot.ts';
 import { createRbacAuthorizer } from '../../src/adapters/local/rbac/index.ts';
 import { runServer } from '../../src/cli/serve.ts';
-import { testServeConfig } from '../support/serve-config.ts';
-import { startStandInApiServer, type ResourceType, type StandInApiServer } from '../apiserver/index.ts';
 import { serveDiscovery } from '../apiserver/discovery-routes.ts';
+import { type ResourceType, type StandInApiServer, startStandInApiServer } from '../apiserver/index.ts';
 import { writeTestCertificates } from '../support/certs.ts';
 import { get, post } from '../support/https-client.ts';
-import { serveAgainst, type ServedAgainst } from '../support/serve-against.ts';
+import { type ServedAgainst, serveAgainst } from '../support/serve-against.ts';
+import { testServeConfig } from '../support/serve-config.ts';
 
-const serviceAccountType: ResourceType = { group: '', version: 'v1', resource: 'serviceaccounts', kind: 'ServiceAccount', namespaced: true };
+const serviceAccountType: ResourceType = {
+  group: '',
+  version: 'v1',
+  resource: 'serviceaccounts',
+  kind: 'ServiceAccount',
+  namespaced: true,
+};
 const sarRoute = 'create subjectaccessreviews';
 
 let api: StandInApiServer | undefined;
@@ -35,7 +41,13 @@ async function setUp(extraFlags: Record<string, string | string[]> = {}, beforeS
 }
 
 function deploymentReview(user: { username: string; groups: string[] }, refs: number) {
-  const ownerReferences = Array.from({ length: refs }, (_, i) => ({ apiVersion: 'apps/v1', kind: 'Deployment', name: `owner-${i}`, uid: `uid-${i}`, blockOwnerDeletion: true }));
+  const ownerReferences = Array.from({ length: refs }, (_, i) => ({
+    apiVersion: 'apps/v1',
+    kind: 'Deployment',
+    name: `owner-${i}`,
+    uid: `uid-${i}`,
+    blockOwnerDeletion: true,
+  }));
   return {
     apiVersion: 'admission.k8s.io/v1',
     kind: 'AdmissionReview',
@@ -57,8 +69,15 @@ describe('serve on the cluster backend', () => {
     const { server, certs, api, ready } = await setUp();
     await ready(5000);
     const discoveryBefore = api.calls.count('discovery apps/v1');
-    const res = await post(`https://127.0.0.1:${server.port}/validate`, JSON.stringify(deploymentReview({ username: 'bob', groups: ['platform-admins'] }, 10)), { ca: certs.caCert });
-    expect(res.json().response).toMatchObject({ allowed: true, auditAnnotations: { 'OwnerReferencesPermissionEnforcement.path': 'wildcard-probe' } });
+    const res = await post(
+      `https://127.0.0.1:${server.port}/validate`,
+      JSON.stringify(deploymentReview({ username: 'bob', groups: ['platform-admins'] }, 10)),
+      { ca: certs.caCert },
+    );
+    expect(res.json().response).toMatchObject({
+      allowed: true,
+      auditAnnotations: { 'OwnerReferencesPermissionEnforcement.path': 'wildcard-probe' },
+    });
     expect(api.calls.count(sarRoute)).toBe(1);
     const body = api.calls.requests(sarRoute)[0]!.body as { spec: Record<string, unknown> };
     expect(body.spec).toMatchObject({ user: 'bob', groups: ['platform-admins'], uid: 'u-1', extra: { 'example.com/team': ['a'] } });
@@ -67,18 +86,25 @@ describe('serve on the cluster backend', () => {
     const metrics = (await get(`http://127.0.0.1:${server.metricsPort}/metrics`)).text;
     expect(metrics).toMatch(/admission_chain_delegated_authz_request_total\{[^}]*outcome="allowed"[^}]*\} 1/);
     expect(metrics).toMatch(/admission_chain_discovery_refreshes_total\{result="success"\} 1/);
-    expect(metrics).toMatch(/admission_chain_plugin_decision_path_total\{name="OwnerReferencesPermissionEnforcement",path="wildcard-probe"\} 1/);
+    expect(metrics).toMatch(
+      /admission_chain_plugin_decision_path_total\{name="OwnerReferencesPermissionEnforcement",path="wildcard-probe"\} 1/,
+    );
   });
 
-  it('denies a scoped user with upstream\'s message after per-reference checks through discovery', async () => {
+  it("denies a scoped user with upstream's message after per-reference checks through discovery", async () => {
     const { server, certs, api } = await setUp();
-    const res = await post(`https://127.0.0.1:${server.port}/validate`, JSON.stringify(deploymentReview({ username: 'alice', groups: [] }, 1)), { ca: certs.caCert });
+    const res = await post(
+      `https://127.0.0.1:${server.port}/validate`,
+      JSON.stringify(deploymentReview({ username: 'alice', groups: [] }, 1)),
+      { ca: certs.caCert },
+    );
     expect(res.json().response).toMatchObject({
       allowed: false,
       status: {
         code: 403,
         reason: 'Forbidden',
-        message: 'configmaps "cfg" is forbidden: cannot set blockOwnerDeletion if an ownerReference refers to a resource you can\'t set finalizers on: , <nil>',
+        message:
+          'configmaps "cfg" is forbidden: cannot set blockOwnerDeletion if an ownerReference refers to a resource you can\'t set finalizers on: , <nil>',
       },
     });
     expect(api.calls.count(sarRoute)).toBe(2); // the probe, then deployments/finalizers
@@ -108,7 +134,12 @@ describe('serve on the cluster backend', () => {
         name: 'web',
         operation: 'CREATE',
         userInfo: { username: 'alice' },
-        object: { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'web', namespace: 'default' }, spec: { containers: [{ name: 'c', image: 'nginx' }] } },
+        object: {
+          apiVersion: 'v1',
+          kind: 'Pod',
+          metadata: { name: 'web', namespace: 'default' },
+          spec: { containers: [{ name: 'c', image: 'nginx' }] },
+        },
       },
     };
     const res = await post(`https://127.0.0.1:${server.port}/mutate`, JSON.stringify(review), { ca: certs.caCert });
@@ -125,14 +156,19 @@ describe('serve on the cluster backend', () => {
     expect(metrics).toMatch(/^admission_chain_informer_errors_total\{resource="serviceaccounts"\} 1$/m);
     expect(metrics).toMatch(/^admission_chain_informer_restarts_total\{resource="serviceaccounts",reason="error"\} 1$/m);
     expect(metrics).toMatch(/^admission_chain_informer_lists_total\{resource="serviceaccounts"\} 1$/m);
-    const lastList = Number(/^admission_chain_informer_last_list_timestamp_seconds\{resource="serviceaccounts"\} (\S+)$/m.exec(metrics)?.[1]);
+    const lastList = Number(
+      /^admission_chain_informer_last_list_timestamp_seconds\{resource="serviceaccounts"\} (\S+)$/m.exec(metrics)?.[1],
+    );
     expect(Math.abs(lastList - Date.now() / 1000)).toBeLessThan(60);
   });
 
-  it('never writes the cluster credentials, a request header or a secret\'s data to a log line or a metric', async () => {
-    const { server, certs, api, log, ready } = await setUp({ plugins: ['ServiceAccount', 'OwnerReferencesPermissionEnforcement'], logLevel: 'debug' }, (stand) => {
-      stand.store.put(serviceAccountType, { metadata: { name: 'default', namespace: 'default' } });
-    });
+  it("never writes the cluster credentials, a request header or a secret's data to a log line or a metric", async () => {
+    const { server, certs, api, log, ready } = await setUp(
+      { plugins: ['ServiceAccount', 'OwnerReferencesPermissionEnforcement'], logLevel: 'debug' },
+      (stand) => {
+        stand.store.put(serviceAccountType, { metadata: { name: 'default', namespace: 'default' } });
+      },
+    );
     await ready(5000);
     const secretValue = 'c2VjcmV0LXZhbHVlLXRoYXQtbXVzdC1uZXZlci1sZWFr';
     const headers = { authorization: 'Bearer caller-token-never-logged', cookie: 'session=never-logged' };
@@ -142,17 +178,28 @@ describe('serve on the cluster backend', () => {
     // The API server failing: the error is logged, and must not carry the token either. (503 is not
     // retried: the answer comes at once, not after the backoff of a 500.)
     api.inject(sarRoute, { kind: 'status', code: 503 }, { times: 10 });
-    await post(`https://127.0.0.1:${server.port}/validate`, JSON.stringify(deploymentReview({ username: 'carol', groups: [] }, 1)), { ca: certs.caCert, headers });
+    await post(`https://127.0.0.1:${server.port}/validate`, JSON.stringify(deploymentReview({ username: 'carol', groups: [] }, 1)), {
+      ca: certs.caCert,
+      headers,
+    });
     const metrics = (await get(`http://127.0.0.1:${server.metricsPort}/metrics`)).text;
     const everything = log.text() + metrics;
     expect(log.text()).toContain('admission denied');
     expect(log.text()).toContain('SubjectAccessReview failed');
-    for (const never of [api.token, 'caller-token-never-logged', 'session=never-logged', secretValue]) expect(everything).not.toContain(never);
+    for (const never of [api.token, 'caller-token-never-logged', 'session=never-logged', secretValue])
+      expect(everything).not.toContain(never);
   });
 
   it('fails start-up clearly without a usable kubeconfig', async () => {
     const certs = await writeTestCertificates();
-    const config = testServeConfig({ tlsCertFile: certs.certFile, tlsPrivateKeyFile: certs.keyFile, kubeconfig: '/nonexistent/kubeconfig', logLevel: 'silent' });
-    await expect(runServer(config, { stdout: new Writable({ write: (_c, _e, d) => d() }) })).rejects.toThrow('cannot load kubeconfig /nonexistent/kubeconfig');
+    const config = testServeConfig({
+      tlsCertFile: certs.certFile,
+      tlsPrivateKeyFile: certs.keyFile,
+      kubeconfig: '/nonexistent/kubeconfig',
+      logLevel: 'silent',
+    });
+    await expect(runServer(config, { stdout: new Writable({ write: (_c, _e, d) => d() }) })).rejects.toThrow(
+      'cannot load kubeconfig /nonexistent/kubeconfig',
+    );
   });
 });

@@ -5,12 +5,21 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { loadClusterStateFile } from '../../src/adapters/local/cluster-state.ts';
 import { builtInDiscovery } from '../../src/adapters/local/discovery-snapshot.ts';
-import { putRbac, rbacTypes, roleBindingType, roleType, startStandInApiServer, storeRbacAuthorizer, subjectAccessReviewRouteName, type StandInApiServer } from '../apiserver/index.ts';
 import { serveDiscovery } from '../apiserver/discovery-routes.ts';
+import {
+  putRbac,
+  rbacTypes,
+  roleBindingType,
+  roleType,
+  type StandInApiServer,
+  startStandInApiServer,
+  storeRbacAuthorizer,
+  subjectAccessReviewRouteName,
+} from '../apiserver/index.ts';
 import { hasPromtool, needs, promtool } from '../observability/binaries.ts';
 import { runCli } from '../support/cli.ts';
 import { get, post } from '../support/https-client.ts';
-import { serveAgainst, type ServedAgainst } from '../support/serve-against.ts';
+import { type ServedAgainst, serveAgainst } from '../support/serve-against.ts';
 import { testServeConfig } from '../support/serve-config.ts';
 
 let api: StandInApiServer | undefined;
@@ -27,7 +36,10 @@ async function setUp(beforeServe: (api: StandInApiServer) => void = () => {}) {
   api = await startStandInApiServer({ authorizer: storeRbacAuthorizer, resources: [...rbacTypes] });
   putRbac(api.store, state);
   // dana may finalize deployments in "default", and nothing else: her owners are checked one by one.
-  api.store.put(roleType, { metadata: { name: 'finalize-deployments', namespace: 'default' }, rules: [{ apiGroups: ['apps'], resources: ['deployments/finalizers'], verbs: ['update'] }] });
+  api.store.put(roleType, {
+    metadata: { name: 'finalize-deployments', namespace: 'default' },
+    rules: [{ apiGroups: ['apps'], resources: ['deployments/finalizers'], verbs: ['update'] }],
+  });
   api.store.put(roleBindingType, {
     metadata: { name: 'dana', namespace: 'default' },
     roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'finalize-deployments' },
@@ -40,7 +52,13 @@ async function setUp(beforeServe: (api: StandInApiServer) => void = () => {}) {
 }
 
 function ownersReview(username: string, groups: string[], refs: number, namespace = 'default') {
-  const ownerReferences = Array.from({ length: refs }, (_, i) => ({ apiVersion: 'apps/v1', kind: 'Deployment', name: `owner-${i}`, uid: `uid-${i}`, blockOwnerDeletion: true }));
+  const ownerReferences = Array.from({ length: refs }, (_, i) => ({
+    apiVersion: 'apps/v1',
+    kind: 'Deployment',
+    name: `owner-${i}`,
+    uid: `uid-${i}`,
+    blockOwnerDeletion: true,
+  }));
   return JSON.stringify({
     apiVersion: 'admission.k8s.io/v1',
     kind: 'AdmissionReview',
@@ -60,7 +78,10 @@ function ownersReview(username: string, groups: string[], refs: number, namespac
 describe('serve --authorizer', () => {
   it.each([
     [['--authorizer', 'webhook'], '--authorizer "webhook": expected one of sar, rbac-mirror'],
-    [['--authorizer', 'rbac-mirror', '--cluster-state', 'examples/cluster-state.yaml'], '--authorizer rbac-mirror needs the cluster backend'],
+    [
+      ['--authorizer', 'rbac-mirror', '--cluster-state', 'examples/cluster-state.yaml'],
+      '--authorizer rbac-mirror needs the cluster backend',
+    ],
   ])('%j fails with a clear message', async (args, message) => {
     const result = await runCli(['serve', '--tls-cert-file', 'a', '--tls-private-key-file', 'b', ...args]);
     expect(result.code).toBe(2);
@@ -69,7 +90,9 @@ describe('serve --authorizer', () => {
   });
 
   it('reads ADMISSION_CHAIN_AUTHORIZER', async () => {
-    const result = await runCli(['serve', '--tls-cert-file', 'a', '--tls-private-key-file', 'b'], { env: { ...process.env, ADMISSION_CHAIN_AUTHORIZER: 'nope' } });
+    const result = await runCli(['serve', '--tls-cert-file', 'a', '--tls-private-key-file', 'b'], {
+      env: { ...process.env, ADMISSION_CHAIN_AUTHORIZER: 'nope' },
+    });
     expect(result.code).toBe(2);
     expect(result.stderr).toContain('--authorizer "nope"');
   });
@@ -94,7 +117,10 @@ describe('serve --authorizer=rbac-mirror on the cluster backend', () => {
     const res = await post(`https://127.0.0.1:${server.port}/validate`, ownersReview('bob', ['platform-admins'], 10), { ca: certs.caCert });
     expect(res.json().response).toMatchObject({
       allowed: true,
-      auditAnnotations: { 'OwnerReferencesPermissionEnforcement.path': 'wildcard-probe', 'OwnerReferencesPermissionEnforcement.authorized-by': 'rbac-mirror' },
+      auditAnnotations: {
+        'OwnerReferencesPermissionEnforcement.path': 'wildcard-probe',
+        'OwnerReferencesPermissionEnforcement.authorized-by': 'rbac-mirror',
+      },
     });
     expect(api.calls.count(subjectAccessReviewRouteName)).toBe(0);
   });
@@ -106,18 +132,27 @@ describe('serve --authorizer=rbac-mirror on the cluster backend', () => {
       const res = await post(`https://127.0.0.1:${server.port}/validate`, ownersReview('dana', [], 5), { ca: certs.caCert });
       expect(res.json().response).toMatchObject({
         allowed: true,
-        auditAnnotations: { 'OwnerReferencesPermissionEnforcement.path': 'per-reference', 'OwnerReferencesPermissionEnforcement.authorized-by': 'subjectaccessreview,rbac-mirror' },
+        auditAnnotations: {
+          'OwnerReferencesPermissionEnforcement.path': 'per-reference',
+          'OwnerReferencesPermissionEnforcement.authorized-by': 'subjectaccessreview,rbac-mirror',
+        },
       });
     }
     // The probe, once per cache lifetime; the five owners never.
     expect(api.calls.count(subjectAccessReviewRouteName)).toBe(1);
-    expect((api.calls.requests(subjectAccessReviewRouteName)[0]!.body as { spec: { resourceAttributes: unknown } }).spec.resourceAttributes).toMatchObject({ resource: '*', subresource: 'finalizers' });
+    expect(
+      (api.calls.requests(subjectAccessReviewRouteName)[0]!.body as { spec: { resourceAttributes: unknown } }).spec.resourceAttributes,
+    ).toMatchObject({ resource: '*', subresource: 'finalizers' });
 
     // A user RBAC does not allow is denied with the SubjectAccessReview's words, as with --authorizer=sar.
     const denied = await post(`https://127.0.0.1:${server.port}/validate`, ownersReview('alice', [], 1), { ca: certs.caCert });
     expect(denied.json().response).toMatchObject({
       allowed: false,
-      status: { code: 403, message: 'configmaps "cfg" is forbidden: cannot set blockOwnerDeletion if an ownerReference refers to a resource you can\'t set finalizers on: , <nil>' },
+      status: {
+        code: 403,
+        message:
+          'configmaps "cfg" is forbidden: cannot set blockOwnerDeletion if an ownerReference refers to a resource you can\'t set finalizers on: , <nil>',
+      },
     });
 
     const metrics = (await get(`http://127.0.0.1:${server.metricsPort}/metrics`)).text;
@@ -139,8 +174,12 @@ describe('serve --authorizer=rbac-mirror on the cluster backend', () => {
     const res = await post(`https://127.0.0.1:${server.port}/validate`, ownersReview('dana', [], 1, 'staging'), { ca: certs.caCert });
     const response = res.json().response;
     expect(response.allowed).toBe(false);
-    expect(response.warnings).toContain('closest existing grant: RoleBinding "dana/default" of Role "finalize-deployments" to User "dana" allows exactly this, but only in namespace "default"');
-    expect(response.auditAnnotations['OwnerReferencesPermissionEnforcement.explanation']).toContain('# closest existing grant: RoleBinding "dana/default"');
+    expect(response.warnings).toContain(
+      'closest existing grant: RoleBinding "dana/default" of Role "finalize-deployments" to User "dana" allows exactly this, but only in namespace "default"',
+    );
+    expect(response.auditAnnotations['OwnerReferencesPermissionEnforcement.explanation']).toContain(
+      '# closest existing grant: RoleBinding "dana/default"',
+    );
   });
 
   it.skipIf(!hasPromtool)(`its metrics pass promtool check metrics${needs('promtool')}`, async () => {

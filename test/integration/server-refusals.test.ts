@@ -1,8 +1,9 @@
 // A refused body is read off only so far: a caller that declares or sends far more than the limit,
 // with a Content-Length or chunked, gets its answer after at most maxDrainBytes or maxDrainMs, and
 // the connection closes after it; a body that ends within that keeps its connection.
-import { connect } from 'node:tls';
+
 import { Writable } from 'node:stream';
+import { connect } from 'node:tls';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { runServer } from '../../src/cli/serve.ts';
 import { maxDrainBytes } from '../../src/server/refusals.ts';
@@ -19,7 +20,12 @@ afterEach(async () => {
 describe('a body too large to read', () => {
   it('is answered 413 once the first maxDrainBytes are read, not after the whole body, and the connection closes', async () => {
     const certs = await writeTestCertificates();
-    const config = testServeConfig({ tlsCertFile: certs.certFile, tlsPrivateKeyFile: certs.keyFile, clusterState: 'examples/cluster-state.yaml', requestTimeout: '30s' });
+    const config = testServeConfig({
+      tlsCertFile: certs.certFile,
+      tlsPrivateKeyFile: certs.keyFile,
+      clusterState: 'examples/cluster-state.yaml',
+      requestTimeout: '30s',
+    });
     const server = await runServer(config, { stdout: new Writable({ write: (_chunk, _encoding, done) => done() }) });
     stop = () => server.shutdown();
     const declared = 64 * 1024 * 1024;
@@ -123,7 +129,11 @@ describe('a chunked body', () => {
   let limit: number;
   beforeAll(async () => {
     const certs = await writeTestCertificates();
-    const config = testServeConfig({ tlsCertFile: certs.certFile, tlsPrivateKeyFile: certs.keyFile, clusterState: 'examples/cluster-state.yaml' });
+    const config = testServeConfig({
+      tlsCertFile: certs.certFile,
+      tlsPrivateKeyFile: certs.keyFile,
+      clusterState: 'examples/cluster-state.yaml',
+    });
     server = await runServer(config, { stdout: new Writable({ write: (_chunk, _encoding, done) => done() }) });
     ca = certs.caCert;
     limit = config.maxRequestBodyBytes;
@@ -132,7 +142,11 @@ describe('a chunked body', () => {
 
   it('a byte over the limit is read off and answered 413 on a connection that stays open, which then carries bodies at and under the limit', async () => {
     const connection = await openConnection(server.port, ca);
-    const sizes: Array<[uid: string, size: number, status: number]> = [['over', limit + 1, 413], ['at', limit, 200], ['under', limit - 1, 200]];
+    const sizes: Array<[uid: string, size: number, status: number]> = [
+      ['over', limit + 1, 413],
+      ['at', limit, 200],
+      ['under', limit - 1, 200],
+    ];
     for (const [uid, size, status] of sizes) {
       connection.startChunked();
       sendChunks((data) => connection.chunk(data), reviewOfSize(uid, size));

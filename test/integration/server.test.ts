@@ -1,23 +1,24 @@
 // The webhook over real HTTPS: the AdmissionReview contract, every bad-input class, health,
 // certificate reload without dropping connections, and draining on shutdown.
-import { Agent, request as httpsRequest } from 'node:https';
-import { connect as tlsConnect, type ConnectionOptions, type TLSSocket } from 'node:tls';
+
 import { mkdir, rename, symlink, writeFile } from 'node:fs/promises';
+import { Agent, request as httpsRequest } from 'node:https';
 import { join } from 'node:path';
+import { type ConnectionOptions, type TLSSocket, connect as tlsConnect } from 'node:tls';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AdmissionChain } from '../../src/admission/chain.ts';
-import { createExplainer } from '../../src/explain/index.ts';
 import { forbidden } from '../../src/admission/errors.ts';
 import { instrumentPlugin } from '../../src/admission/instrument.ts';
+import { createExplainer } from '../../src/explain/index.ts';
 import { createLogger } from '../../src/observability/logger.ts';
 import { createMetrics } from '../../src/observability/metrics.ts';
 import { definition as alwaysPullImages } from '../../src/plugins/alwayspullimages/index.ts';
-import { silentLogger } from '../../src/ports/logger.ts';
 import { systemClock, systemRandom } from '../../src/ports/clock.ts';
+import { silentLogger } from '../../src/ports/logger.ts';
 import { jsonShape, requestWeight } from '../../src/server/json-weight.ts';
-import { startServer, type RunningServer } from '../../src/server/server.ts';
+import { type RunningServer, startServer } from '../../src/server/server.ts';
 import { generateCertificates } from '../../src/tls/generate.ts';
-import { writeTestCertificates, type CertFiles } from '../support/certs.ts';
+import { type CertFiles, writeTestCertificates } from '../support/certs.ts';
 import { get, post } from '../support/https-client.ts';
 import { capturedLog } from '../support/log.ts';
 import { recordingPlugin } from '../support/recording-plugin.ts';
@@ -27,7 +28,11 @@ const ports = { logger: silentLogger, clock: systemClock, random: systemRandom }
 /** Longer than vitest's test timeout (vitest.config.ts): a server with it never falls back to it within a test. */
 const requestTimeoutBeyondTheTest = 60_000;
 
-async function start(certs: CertFiles, extra: Parameters<typeof startServer>[0]['chain']['entries'] = [], overrides: Partial<Parameters<typeof startServer>[0]> = {}) {
+async function start(
+  certs: CertFiles,
+  extra: Parameters<typeof startServer>[0]['chain']['entries'] = [],
+  overrides: Partial<Parameters<typeof startServer>[0]> = {},
+) {
   const metrics = createMetrics({ defaultMetrics: false });
   const entries = [{ plugin: alwaysPullImages.create(ports), mode: 'enforce' as const }, ...extra];
   const chain = new AdmissionChain(
@@ -86,7 +91,11 @@ describe('webhook server', () => {
     const res = await post(`${base}/mutate`, JSON.stringify(podReview({ uid: 'abc-123' })), { ca: certs.caCert });
     expect(res.status).toBe(200);
     const review = res.json();
-    expect(review).toMatchObject({ apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview', response: { uid: 'abc-123', allowed: true, patchType: 'JSONPatch' } });
+    expect(review).toMatchObject({
+      apiVersion: 'admission.k8s.io/v1',
+      kind: 'AdmissionReview',
+      response: { uid: 'abc-123', allowed: true, patchType: 'JSONPatch' },
+    });
     expect(JSON.parse(Buffer.from(review.response.patch, 'base64').toString())).toEqual([
       { op: 'add', path: '/spec/containers/0/imagePullPolicy', value: 'Always' },
     ]);
@@ -98,26 +107,43 @@ describe('webhook server', () => {
   });
 
   it('answers v1beta1 in v1beta1', async () => {
-    const res = await post(`${base}/validate`, JSON.stringify(podReview({ apiVersion: 'admission.k8s.io/v1beta1', pullPolicy: 'Always' })), { ca: certs.caCert });
-    expect(res.json()).toEqual({ apiVersion: 'admission.k8s.io/v1beta1', kind: 'AdmissionReview', response: { uid: 'uid-1', allowed: true } });
+    const res = await post(
+      `${base}/validate`,
+      JSON.stringify(podReview({ apiVersion: 'admission.k8s.io/v1beta1', pullPolicy: 'Always' })),
+      { ca: certs.caCert },
+    );
+    expect(res.json()).toEqual({
+      apiVersion: 'admission.k8s.io/v1beta1',
+      kind: 'AdmissionReview',
+      response: { uid: 'uid-1', allowed: true },
+    });
   });
 
-  it('denies with upstream\'s message', async () => {
+  it("denies with upstream's message", async () => {
     const res = await post(`${base}/validate`, JSON.stringify(podReview({ pullPolicy: 'IfNotPresent' })), { ca: certs.caCert });
     expect(res.json().response).toMatchObject({
       uid: 'uid-1',
       allowed: false,
-      status: { message: 'pods "web" is forbidden: spec.containers[0].imagePullPolicy: Unsupported value: "IfNotPresent": supported values: "Always"' },
+      status: {
+        message:
+          'pods "web" is forbidden: spec.containers[0].imagePullPolicy: Unsupported value: "IfNotPresent": supported values: "Always"',
+      },
     });
   });
 
   it('turns a plugin crash into an AdmissionReview with the uid and code 500', async () => {
-    const res = await post(`${base}/validate`, JSON.stringify(podReview({ uid: 'u-crash', name: 'crash', pullPolicy: 'Always' })), { ca: certs.caCert });
+    const res = await post(`${base}/validate`, JSON.stringify(podReview({ uid: 'u-crash', name: 'crash', pullPolicy: 'Always' })), {
+      ca: certs.caCert,
+    });
     expect(res.status).toBe(200);
     expect(res.json().response).toMatchObject({
       uid: 'u-crash',
       allowed: false,
-      status: { code: 500, reason: 'InternalError', message: "Internal error occurred: plugin Crashy failed: Cannot read properties of undefined (reading 'x')" },
+      status: {
+        code: 500,
+        reason: 'InternalError',
+        message: "Internal error occurred: plugin Crashy failed: Cannot read properties of undefined (reading 'x')",
+      },
     });
     // and the server is still there
     const after = await post(`${base}/validate`, JSON.stringify(podReview({ pullPolicy: 'Always' })), { ca: certs.caCert });
@@ -128,10 +154,12 @@ describe('webhook server', () => {
     const nested = '{"a":'.repeat(depth) + '{}' + '}'.repeat(depth);
     const text = JSON.stringify(podReview({ uid }));
     // Beside the spec nothing copies or diffs it; inside a container the mutating plugins' copy does.
-    return where === 'beside' ? text.replace('"spec":{', `"deep":${nested},"spec":{`) : text.replace('"image":"nginx:1.27"', `"image":"nginx:1.27","deep":${nested}`);
+    return where === 'beside'
+      ? text.replace('"spec":{', `"deep":${nested},"spec":{`)
+      : text.replace('"image":"nginx:1.27"', `"image":"nginx:1.27","deep":${nested}`);
   };
 
-  it('refuses nesting deeper than kube-apiserver could have sent (Go\'s 10,000 levels) before parsing it', async () => {
+  it("refuses nesting deeper than kube-apiserver could have sent (Go's 10,000 levels) before parsing it", async () => {
     const res = await post(`${base}/mutate`, nestedPod('u-deep', 20_000, 'beside'), { ca: certs.caCert });
     expect(res.status).toBe(400);
     expect(res.json()).toMatchObject({ kind: 'Status', code: 400, message: 'request body is nested deeper than 10000 levels' });
@@ -152,12 +180,54 @@ describe('webhook server', () => {
   const review = () => podReview();
   it.each<[string, string, () => string | Buffer, string | undefined, number, string]>([
     ['non-JSON', '/validate', () => '{"apiVersion":', undefined, 400, 'request body is not valid JSON'],
-    ['wrong kind', '/validate', () => JSON.stringify({ ...review(), kind: 'Pod' }), undefined, 400, 'invalid AdmissionReview: expected kind AdmissionReview, got "Pod"'],
-    ['wrong apiVersion', '/mutate', () => JSON.stringify({ ...review(), apiVersion: 'v1' }), undefined, 400, 'invalid AdmissionReview: unsupported apiVersion "v1"'],
-    ['missing request', '/mutate', () => JSON.stringify({ apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview' }), undefined, 400, 'invalid AdmissionReview: AdmissionReview has no request'],
-    ['missing uid', '/validate', () => JSON.stringify({ ...review(), request: { ...review().request, uid: undefined } }), undefined, 400, 'invalid AdmissionReview: request.uid is missing'],
-    ['wrong content type', '/validate', () => JSON.stringify(review()), 'text/plain', 400, 'content type must be application/json, got "text/plain"'],
-    ['a body over 7 MiB', '/mutate', () => Buffer.alloc(7 * 1024 * 1024 + 1, 0x20), undefined, 413, 'request body is larger than 7340032 bytes'],
+    [
+      'wrong kind',
+      '/validate',
+      () => JSON.stringify({ ...review(), kind: 'Pod' }),
+      undefined,
+      400,
+      'invalid AdmissionReview: expected kind AdmissionReview, got "Pod"',
+    ],
+    [
+      'wrong apiVersion',
+      '/mutate',
+      () => JSON.stringify({ ...review(), apiVersion: 'v1' }),
+      undefined,
+      400,
+      'invalid AdmissionReview: unsupported apiVersion "v1"',
+    ],
+    [
+      'missing request',
+      '/mutate',
+      () => JSON.stringify({ apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview' }),
+      undefined,
+      400,
+      'invalid AdmissionReview: AdmissionReview has no request',
+    ],
+    [
+      'missing uid',
+      '/validate',
+      () => JSON.stringify({ ...review(), request: { ...review().request, uid: undefined } }),
+      undefined,
+      400,
+      'invalid AdmissionReview: request.uid is missing',
+    ],
+    [
+      'wrong content type',
+      '/validate',
+      () => JSON.stringify(review()),
+      'text/plain',
+      400,
+      'content type must be application/json, got "text/plain"',
+    ],
+    [
+      'a body over 7 MiB',
+      '/mutate',
+      () => Buffer.alloc(7 * 1024 * 1024 + 1, 0x20),
+      undefined,
+      413,
+      'request body is larger than 7340032 bytes',
+    ],
   ])('refuses %s with a one-line reason', async (_name, path, body, contentType, status, message) => {
     const res = await post(`${base}${path}`, body(), { ca: certs.caCert, ...(contentType ? { contentType } : {}) });
     expect(res.status).toBe(status);
@@ -167,7 +237,7 @@ describe('webhook server', () => {
     expect(parsed.message).not.toContain('\n');
   });
 
-  it('routes by path alone: kube-apiserver\'s ?timeout= query and a trailing slash reach the webhook', async () => {
+  it("routes by path alone: kube-apiserver's ?timeout= query and a trailing slash reach the webhook", async () => {
     for (const path of ['/validate?timeout=10s', '/mutate/?timeout=5s', '/validate/']) {
       const res = await post(`${base}${path}`, JSON.stringify(podReview({ uid: `u-${path}`, pullPolicy: 'Always' })), { ca: certs.caCert });
       expect(res.status, path).toBe(200);
@@ -186,21 +256,40 @@ describe('webhook server', () => {
   ])('answers %s %s with 404 and a Status naming the two endpoints', async (method, path) => {
     const res = await post(`${base}${path}`, JSON.stringify(podReview()), { ca: certs.caCert, method });
     expect(res.status).toBe(404);
-    expect(res.json()).toMatchObject({ kind: 'Status', code: 404, reason: 'NotFound', message: 'not found: the webhook serves POST /mutate and POST /validate' });
+    expect(res.json()).toMatchObject({
+      kind: 'Status',
+      code: 404,
+      reason: 'NotFound',
+      message: 'not found: the webhook serves POST /mutate and POST /validate',
+    });
   });
 
   it('refuses a compressed body (kube-apiserver sends none) without reading it', async () => {
     const { gzipSync } = await import('node:zlib');
-    const res = await post(`${base}/mutate`, gzipSync(JSON.stringify(podReview())), { ca: certs.caCert, headers: { 'content-encoding': 'gzip' } });
+    const res = await post(`${base}/mutate`, gzipSync(JSON.stringify(podReview())), {
+      ca: certs.caCert,
+      headers: { 'content-encoding': 'gzip' },
+    });
     expect(res.status).toBe(400);
-    expect(res.json()).toMatchObject({ kind: 'Status', code: 400, message: 'cannot read request body: unsupported content encoding "gzip"' });
-    const identity = await post(`${base}/validate`, JSON.stringify(podReview({ pullPolicy: 'Always' })), { ca: certs.caCert, headers: { 'content-encoding': 'identity' } });
+    expect(res.json()).toMatchObject({
+      kind: 'Status',
+      code: 400,
+      message: 'cannot read request body: unsupported content encoding "gzip"',
+    });
+    const identity = await post(`${base}/validate`, JSON.stringify(podReview({ pullPolicy: 'Always' })), {
+      ca: certs.caCert,
+      headers: { 'content-encoding': 'identity' },
+    });
     expect(identity.json().response.allowed).toBe(true);
   });
 
   it('survives a caller that sends less than it declared and hangs up, and keeps serving', async () => {
     await new Promise<void>((resolve) => {
-      const req = httpsRequest(`${base}/validate`, { method: 'POST', ca: certs.caCert, headers: { 'content-type': 'application/json', 'content-length': '1000' } });
+      const req = httpsRequest(`${base}/validate`, {
+        method: 'POST',
+        ca: certs.caCert,
+        headers: { 'content-type': 'application/json', 'content-length': '1000' },
+      });
       req.on('error', () => resolve());
       req.write('{"apiVersion":');
       setTimeout(() => {
@@ -210,7 +299,9 @@ describe('webhook server', () => {
     });
     const res = await post(`${base}/validate`, JSON.stringify(podReview({ pullPolicy: 'Always' })), { ca: certs.caCert });
     expect(res.json().response.allowed).toBe(true);
-    await expect.poll(async () => (await get(`http://127.0.0.1:${server.metricsPort}/metrics`)).text).toContain('admission_chain_bad_requests_total{webhook="validate",reason="unreadable"} 1');
+    await expect
+      .poll(async () => (await get(`http://127.0.0.1:${server.metricsPort}/metrics`)).text)
+      .toContain('admission_chain_bad_requests_total{webhook="validate",reason="unreadable"} 1');
   });
 
   it('accepts a body just under the limit', async () => {
@@ -228,7 +319,9 @@ describe('webhook server', () => {
     expect((await get(`${plain}/readyz`)).text).toBe('ok');
     const metrics = await get(`${plain}/metrics`);
     expect(metrics.text).toMatch(/admission_chain_requests_total\{webhook="mutate",operation="CREATE",allowed="true",code="200"\} \d+/);
-    expect(metrics.text).toMatch(/admission_chain_controller_admission_duration_seconds_count\{name="AlwaysPullImages",type="validate",operation="CREATE",rejected="true"\} [1-9]/);
+    expect(metrics.text).toMatch(
+      /admission_chain_controller_admission_duration_seconds_count\{name="AlwaysPullImages",type="validate",operation="CREATE",rejected="true"\} [1-9]/,
+    );
     expect(metrics.text).toMatch(/admission_chain_tls_certificate_expiry_timestamp_seconds \d+/);
     // The plugin crash above is an internal error; AlwaysPullImages' 500-coded denial is not.
     expect(metrics.text).toContain('admission_chain_internal_errors_total{webhook="validate"} 1');
@@ -253,13 +346,18 @@ describe('certificate reload', () => {
       await rename(join(certs.dir, 'tls.key.new'), certs.keyFile);
       await rename(join(certs.dir, 'tls.crt.new'), certs.certFile);
 
-      await expect.poll(async () => {
-        try {
-          return (await post(`${base}/validate`, body, { ca: next.caCert })).status;
-        } catch {
-          return 0;
-        }
-      }, { timeout: 5000, interval: 100 }).toBe(200);
+      await expect
+        .poll(
+          async () => {
+            try {
+              return (await post(`${base}/validate`, body, { ca: next.caCert })).status;
+            } catch {
+              return 0;
+            }
+          },
+          { timeout: 5000, interval: 100 },
+        )
+        .toBe(200);
 
       // The connection opened before the rotation still works (it was made with the old CA).
       const again = await post(`${base}/validate`, body, { ca: certs.caCert, agent });
@@ -295,13 +393,18 @@ describe('certificate reload', () => {
       await writeFile(join(second, 'tls.key'), next.key);
       await symlink('..2026_02_01', join(volume, '..data_tmp'));
       await rename(join(volume, '..data_tmp'), join(volume, '..data'));
-      await expect.poll(async () => {
-        try {
-          return (await post(`https://127.0.0.1:${server.port}/validate`, body, { ca: next.caCert })).status;
-        } catch {
-          return 0;
-        }
-      }, { timeout: 5000, interval: 100 }).toBe(200);
+      await expect
+        .poll(
+          async () => {
+            try {
+              return (await post(`https://127.0.0.1:${server.port}/validate`, body, { ca: next.caCert })).status;
+            } catch {
+              return 0;
+            }
+          },
+          { timeout: 5000, interval: 100 },
+        )
+        .toBe(200);
     } finally {
       await server.shutdown();
     }
@@ -314,7 +417,9 @@ describe('certificate reload', () => {
       const other = await generateCertificates({ commonName: 'localhost' });
       await writeFile(certs.keyFile, other.key); // key no longer matches the certificate
       await new Promise((r) => setTimeout(r, 600));
-      const res = await post(`https://127.0.0.1:${server.port}/validate`, JSON.stringify(podReview({ pullPolicy: 'Always' })), { ca: certs.caCert });
+      const res = await post(`https://127.0.0.1:${server.port}/validate`, JSON.stringify(podReview({ pullPolicy: 'Always' })), {
+        ca: certs.caCert,
+      });
       expect(res.status).toBe(200);
     } finally {
       await server.shutdown();
@@ -326,7 +431,11 @@ describe('drain on shutdown', () => {
   it('tells keep-alive clients to close while draining, so shutdown needs no forced close', async () => {
     const certs = await writeTestCertificates();
     const warnings: string[] = [];
-    const logger = { ...silentLogger, warn: (a: unknown, b?: string) => void warnings.push(typeof a === 'string' ? a : (b ?? '')), child: () => logger };
+    const logger = {
+      ...silentLogger,
+      warn: (a: unknown, b?: string) => void warnings.push(typeof a === 'string' ? a : (b ?? '')),
+      child: () => logger,
+    };
     const server = await start(certs, [], { shutdownDelayMs: 300, drainTimeoutMs: 5000, logger });
     const base = `https://127.0.0.1:${server.port}`;
     const agent = new Agent({ keepAlive: true, maxSockets: 1, ca: certs.caCert });
@@ -387,9 +496,15 @@ describe('request logs', () => {
       const base = `https://127.0.0.1:${server.port}`;
       const allowed = await post(`${base}/mutate`, JSON.stringify(podReview({ uid: 'uid-allowed' })), { ca: certs.caCert });
       expect(allowed.json().response.allowed).toBe(true);
-      const denied = await post(`${base}/validate`, JSON.stringify(podReview({ uid: 'uid-denied', pullPolicy: 'IfNotPresent' })), { ca: certs.caCert });
+      const denied = await post(`${base}/validate`, JSON.stringify(podReview({ uid: 'uid-denied', pullPolicy: 'IfNotPresent' })), {
+        ca: certs.caCert,
+      });
       expect(denied.json().response.allowed).toBe(false);
-      const warned = await post(`${base}/validate`, JSON.stringify(podReview({ uid: 'uid-warned', pullPolicy: 'Always', name: 'would-be-denied' })), { ca: certs.caCert });
+      const warned = await post(
+        `${base}/validate`,
+        JSON.stringify(podReview({ uid: 'uid-warned', pullPolicy: 'Always', name: 'would-be-denied' })),
+        { ca: certs.caCert },
+      );
       expect(warned.json().response.allowed).toBe(true);
     } finally {
       await server.shutdown();
@@ -401,15 +516,36 @@ describe('request logs', () => {
     const info = await linesAt('info');
     expect(info.find((l) => l.uid === 'uid-allowed')).toBeUndefined();
     const denied = info.find((l) => l.uid === 'uid-denied');
-    expect(denied).toMatchObject({ level: 30, msg: 'admission denied', webhook: 'validate', kind: 'Pod', operation: 'CREATE', decision: 'denied', rejectedBy: 'AlwaysPullImages' });
+    expect(denied).toMatchObject({
+      level: 30,
+      msg: 'admission denied',
+      webhook: 'validate',
+      kind: 'Pod',
+      operation: 'CREATE',
+      decision: 'denied',
+      rejectedBy: 'AlwaysPullImages',
+    });
     expect(typeof denied?.durationMs).toBe('number');
     // The denial's explanation rides in the same line: the field without Always, and the remedy.
-    expect(denied?.explanation).toMatch(/^# spec.containers\[0\].imagePullPolicy is "IfNotPresent", not "Always": every container needs imagePullPolicy: Always/);
+    expect(denied?.explanation).toMatch(
+      /^# spec.containers\[0\].imagePullPolicy is "IfNotPresent", not "Always": every container needs imagePullPolicy: Always/,
+    );
     // Admitted only because the plugin merely warns: what a warn-mode rollout watches the logs for.
-    expect(info.find((l) => l.uid === 'uid-warned')).toMatchObject({ level: 30, msg: 'admission allowed; a rejection was not enforced', decision: 'allowed', notEnforced: ['WarnOnly:warn'] });
+    expect(info.find((l) => l.uid === 'uid-warned')).toMatchObject({
+      level: 30,
+      msg: 'admission allowed; a rejection was not enforced',
+      decision: 'allowed',
+      notEnforced: ['WarnOnly:warn'],
+    });
 
     const debug = await linesAt('debug');
-    expect(debug.find((l) => l.uid === 'uid-allowed')).toMatchObject({ level: 20, msg: 'admission allowed', webhook: 'mutate', decision: 'allowed', patched: true });
+    expect(debug.find((l) => l.uid === 'uid-allowed')).toMatchObject({
+      level: 20,
+      msg: 'admission allowed',
+      webhook: 'mutate',
+      decision: 'allowed',
+      patched: true,
+    });
     expect(debug.find((l) => l.uid === 'uid-denied')).toMatchObject({ level: 30, msg: 'admission denied' });
     for (const line of debug) expect(JSON.stringify(line)).not.toContain('nginx');
   });
@@ -418,9 +554,21 @@ describe('request logs', () => {
     const certs = await writeTestCertificates();
     const log = capturedLog();
     const long = 'x'.repeat(10_000);
-    const server = await start(certs, [validating('Wordy', (a) => { throw forbidden(a, long); })], { logger: createLogger('info', log.destination) });
+    const server = await start(
+      certs,
+      [
+        validating('Wordy', (a) => {
+          throw forbidden(a, long);
+        }),
+      ],
+      { logger: createLogger('info', log.destination) },
+    );
     try {
-      const res = await post(`https://127.0.0.1:${server.port}/validate`, JSON.stringify(podReview({ uid: 'uid-long', pullPolicy: 'Always' })), { ca: certs.caCert });
+      const res = await post(
+        `https://127.0.0.1:${server.port}/validate`,
+        JSON.stringify(podReview({ uid: 'uid-long', pullPolicy: 'Always' })),
+        { ca: certs.caCert },
+      );
       const message = res.json().response.status.message as string;
       expect(message).toBe(`pods "web" is forbidden: ${long}`);
       const reason = log.lines().find((l) => l.uid === 'uid-long')?.reason as string;
@@ -448,7 +596,9 @@ describe('in-flight gauge', () => {
         return Number(new RegExp(`^admission_chain_requests_in_flight\\{webhook="${webhook}"\\} (\\S+)$`, 'm').exec(text)?.[1]);
       };
       expect(await gauge('validate')).toBe(0);
-      const answer = post(`https://127.0.0.1:${server.port}/validate`, JSON.stringify(podReview({ pullPolicy: 'Always' })), { ca: certs.caCert });
+      const answer = post(`https://127.0.0.1:${server.port}/validate`, JSON.stringify(podReview({ pullPolicy: 'Always' })), {
+        ca: certs.caCert,
+      });
       await inside.opened;
       expect(await gauge('validate')).toBe(1);
       expect(await gauge('mutate')).toBe(0);
@@ -480,7 +630,11 @@ describe('answers on a busy loop and an idle one', () => {
     try {
       const uids = Array.from({ length: 20 }, (_, i) => `uid-${i}`);
       const answers = await Promise.all(
-        uids.map((uid, i) => post(`https://127.0.0.1:${server.port}/mutate`, JSON.stringify(podReview({ uid, ...(i % 2 ? { pullPolicy: 'Always' } : {}) })), { ca: certs.caCert })),
+        uids.map((uid, i) =>
+          post(`https://127.0.0.1:${server.port}/mutate`, JSON.stringify(podReview({ uid, ...(i % 2 ? { pullPolicy: 'Always' } : {}) })), {
+            ca: certs.caCert,
+          }),
+        ),
       );
       expect(answers.map((a) => a.json().response.uid)).toEqual(uids);
       expect(answers.map((a) => a.json().response.patchType)).toEqual(uids.map((_, i) => (i % 2 ? undefined : 'JSONPatch')));
@@ -507,12 +661,21 @@ describe('a caller that goes away', () => {
     const server = await start(certs, [slow], { logger: createLogger('info', log.destination) });
     try {
       const base = `https://127.0.0.1:${server.port}`;
-      const request = httpsRequest(`${base}/validate`, { method: 'POST', ca: certs.caCert, headers: { 'content-type': 'application/json' } });
+      const request = httpsRequest(`${base}/validate`, {
+        method: 'POST',
+        ca: certs.caCert,
+        headers: { 'content-type': 'application/json' },
+      });
       request.on('error', () => {});
       request.end(JSON.stringify(podReview({ uid: 'uid-gone', pullPolicy: 'Always', name: 'slow' })));
       await inside.opened;
       request.destroy();
-      await expect.poll(() => log.lines().find((l) => l.uid === 'uid-gone')).toMatchObject({ msg: 'admission failed', reason: 'Internal error occurred: admission request canceled: client closed the connection' });
+      await expect
+        .poll(() => log.lines().find((l) => l.uid === 'uid-gone'))
+        .toMatchObject({
+          msg: 'admission failed',
+          reason: 'Internal error occurred: admission request canceled: client closed the connection',
+        });
       const next = await post(`${base}/validate`, JSON.stringify(podReview({ pullPolicy: 'Always' })), { ca: certs.caCert });
       expect(next.json().response.allowed).toBe(true);
     } finally {
@@ -527,7 +690,8 @@ describe('limits on what callers may hold', () => {
     return Number(new RegExp(`^${name}(?:\\{[^}]*\\})? (\\S+)$`, 'm').exec(text)?.[1]);
   };
   /** A pod review with `count` empty objects beside its spec: a small body, a large heap. */
-  const heavy = (count: number) => JSON.stringify(podReview({ pullPolicy: 'Always' })).replace('"spec":{', `"junk":[${'{},'.repeat(count)}{}],"spec":{`);
+  const heavy = (count: number) =>
+    JSON.stringify(podReview({ pullPolicy: 'Always' })).replace('"spec":{', `"junk":[${'{},'.repeat(count)}{}],"spec":{`);
 
   it('refuses a body whose parsed heap could not fit even alone, before parsing it', async () => {
     const certs = await writeTestCertificates();
@@ -536,7 +700,9 @@ describe('limits on what callers may hold', () => {
       // 600 KB of "{}," is 200,000 objects: about 13 MiB once parsed.
       const res = await post(`https://127.0.0.1:${server.port}/validate`, heavy(200_000), { ca: certs.caCert });
       expect(res.status).toBe(413);
-      expect(res.json().message).toMatch(/^request body would take about \d+\.\d MiB to handle, more than the 4\.0 MiB all requests in flight may hold$/);
+      expect(res.json().message).toMatch(
+        /^request body would take about \d+\.\d MiB to handle, more than the 4\.0 MiB all requests in flight may hold$/,
+      );
       expect(await metric(server, 'admission_chain_bad_requests_total\\{webhook="validate",reason="too_heavy"\\}')).toBe(1);
       // The same bytes as one string weigh what they are: handled.
       const plain = JSON.stringify(podReview({ pullPolicy: 'Always' })).replace('"spec":{', `"note":"${'x'.repeat(600_000)}","spec":{`);
@@ -574,7 +740,11 @@ describe('limits on what callers may hold', () => {
       expect(calls).toBe(1);
       held.open();
       const answers = await Promise.all([first, second, third]);
-      expect(answers.map((a) => [a.status, a.json().response?.allowed])).toEqual([[200, true], [200, true], [200, true]]);
+      expect(answers.map((a) => [a.status, a.json().response?.allowed])).toEqual([
+        [200, true],
+        [200, true],
+        [200, true],
+      ]);
       expect(await metric(server, 'admission_chain_requests_waiting')).toBe(0);
       expect(await metric(server, 'admission_chain_in_flight_request_bytes')).toBe(0);
     } finally {
@@ -583,7 +753,7 @@ describe('limits on what callers may hold', () => {
     }
   });
 
-  it('holds a heavy request\'s share after its answer until the garbage collector has run, and runs it when the next one needs the room', async () => {
+  it("holds a heavy request's share after its answer until the garbage collector has run, and runs it when the next one needs the room", async () => {
     const certs = await writeTestCertificates();
     const events: string[] = [];
     const body = heavy(150_000);
@@ -604,7 +774,9 @@ describe('limits on what callers may hold', () => {
       expect(second.json().response.allowed).toBe(true);
       expect(events).toEqual(['handled', 'collected', 'handled']);
       // A light request never waits for a collection, and leaves nothing to collect.
-      const light = await post(`https://127.0.0.1:${server.port}/validate`, JSON.stringify(podReview({ pullPolicy: 'Always' })), { ca: certs.caCert });
+      const light = await post(`https://127.0.0.1:${server.port}/validate`, JSON.stringify(podReview({ pullPolicy: 'Always' })), {
+        ca: certs.caCert,
+      });
       expect(light.json().response.allowed).toBe(true);
       expect(events).toEqual(['handled', 'collected', 'handled', 'handled']);
     } finally {
@@ -635,7 +807,12 @@ describe('limits on what callers may hold', () => {
       const waited = await post(`https://127.0.0.1:${server.port}/validate?timeout=300ms`, body, { ca: certs.caCert });
       expect(waited.status).toBe(503);
       expect(waited.headers['retry-after']).toBe('1');
-      expect(waited.json()).toMatchObject({ kind: 'Status', code: 503, reason: 'ServiceUnavailable', message: 'admission-chain is at its in-flight limit: no room for this request before its deadline' });
+      expect(waited.json()).toMatchObject({
+        kind: 'Status',
+        code: 503,
+        reason: 'ServiceUnavailable',
+        message: 'admission-chain is at its in-flight limit: no room for this request before its deadline',
+      });
       expect(await metric(server, 'admission_chain_bad_requests_total\\{webhook="validate",reason="overloaded"\\}')).toBe(1);
       held.open();
       expect((await first).json().response.allowed).toBe(true);
@@ -648,9 +825,13 @@ describe('limits on what callers may hold', () => {
   it('answers within the timeout kube-apiserver asks for, when it is shorter than --request-timeout', async () => {
     const certs = await writeTestCertificates();
     // --request-timeout beyond the test's own timeout: an answer at all means the caller's deadline ended the wait.
-    const server = await start(certs, [validating('Hangs', () => new Promise<void>(() => {}))], { requestTimeoutMs: requestTimeoutBeyondTheTest });
+    const server = await start(certs, [validating('Hangs', () => new Promise<void>(() => {}))], {
+      requestTimeoutMs: requestTimeoutBeyondTheTest,
+    });
     try {
-      const res = await post(`https://127.0.0.1:${server.port}/validate?timeout=1s`, JSON.stringify(podReview({ pullPolicy: 'Always' })), { ca: certs.caCert });
+      const res = await post(`https://127.0.0.1:${server.port}/validate?timeout=1s`, JSON.stringify(podReview({ pullPolicy: 'Always' })), {
+        ca: certs.caCert,
+      });
       expect(res.json().response.status.message).toBe('Internal error occurred: admission request deadline exceeded');
     } finally {
       await server.shutdown();
@@ -665,14 +846,20 @@ describe('limits on what callers may hold', () => {
       const stalled = [0, 1].map(
         () =>
           new Promise<string>((resolve) => {
-            const req = httpsRequest(`https://127.0.0.1:${server.port}/validate`, { method: 'POST', ca: certs.caCert, headers: { 'content-type': 'application/json', 'content-length': String(1024 * 1024) } });
+            const req = httpsRequest(`https://127.0.0.1:${server.port}/validate`, {
+              method: 'POST',
+              ca: certs.caCert,
+              headers: { 'content-type': 'application/json', 'content-length': String(1024 * 1024) },
+            });
             req.on('error', () => resolve('closed'));
             req.on('response', (res) => resolve(String(res.statusCode)));
             req.write('{');
           }),
       );
       expect(await Promise.all(stalled)).toEqual(['closed', 'closed']);
-      const res = await post(`https://127.0.0.1:${server.port}/validate`, JSON.stringify(podReview({ pullPolicy: 'Always' })), { ca: certs.caCert });
+      const res = await post(`https://127.0.0.1:${server.port}/validate`, JSON.stringify(podReview({ pullPolicy: 'Always' })), {
+        ca: certs.caCert,
+      });
       expect(res.json().response.allowed).toBe(true);
     } finally {
       await server.shutdown();
@@ -752,9 +939,19 @@ describe('client certificates (--client-ca-file)', () => {
     try {
       await expect(post(url, body, { ca: certs.caCert })).rejects.toThrow();
       await expect(post(url, body, { ca: certs.caCert, agent: new Agent({ cert: stranger.cert, key: stranger.key }) })).rejects.toThrow();
-      const allowed = await post(url, body, { ca: certs.caCert, agent: new Agent({ cert: client.cert, key: client.key, ca: certs.caCert }) });
+      const allowed = await post(url, body, {
+        ca: certs.caCert,
+        agent: new Agent({ cert: client.cert, key: client.key, ca: certs.caCert }),
+      });
       expect(allowed.json().response.allowed).toBe(true);
-      expect(await (async () => Number(/^admission_chain_tls_handshake_failures_total (\S+)$/m.exec((await get(`http://127.0.0.1:${server.metricsPort}/metrics`)).text)?.[1]))()).toBeGreaterThanOrEqual(2);
+      expect(
+        await (async () =>
+          Number(
+            /^admission_chain_tls_handshake_failures_total (\S+)$/m.exec(
+              (await get(`http://127.0.0.1:${server.metricsPort}/metrics`)).text,
+            )?.[1],
+          ))(),
+      ).toBeGreaterThanOrEqual(2);
     } finally {
       await server.shutdown();
     }

@@ -12,7 +12,12 @@ export interface KubectlResult {
 }
 
 /** `options.kubectl`: another kubectl binary (the real control plane's, of its own release). */
-export function runKubectl(home: string, kubeconfig: string, args: string[], options: { cwd?: string; kubectl?: string } = {}): Promise<KubectlResult> {
+export function runKubectl(
+  home: string,
+  kubeconfig: string,
+  args: string[],
+  options: { cwd?: string; kubectl?: string } = {},
+): Promise<KubectlResult> {
   return new Promise((resolve, reject) => {
     execFile(
       options.kubectl ?? kubectlPath(),

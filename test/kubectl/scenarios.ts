@@ -7,13 +7,19 @@ import { parse } from 'yaml';
 import type { KubeObject } from '../../src/api/types.ts';
 import { repoRoot } from '../deploy/tools.ts';
 
-export const clusterState = ['examples/cluster-state.yaml', 'examples/namespace.yaml', 'examples/demo-user-rbac.yaml', 'test/kubectl/fixtures/cluster-state.yaml'];
+export const clusterState = [
+  'examples/cluster-state.yaml',
+  'examples/namespace.yaml',
+  'examples/demo-user-rbac.yaml',
+  'test/kubectl/fixtures/cluster-state.yaml',
+];
 
 /** OwnerReferencesPermissionEnforcement's denial, as upstream words it (reason and error are empty). */
 export const blockOwnerDeletionDenied = (resource: string, name: string) =>
   `${resource} "${name}" is forbidden: cannot set blockOwnerDeletion if an ownerReference refers to a resource you can't set finalizers on: , <nil>`;
 
-export const deniedByValidatingWebhook = (message: string) => `admission webhook "validate.admission-chain.io" denied the request: ${message}`;
+export const deniedByValidatingWebhook = (message: string) =>
+  `admission webhook "validate.admission-chain.io" denied the request: ${message}`;
 
 /**
  * What kubectl prints before that denial for demo-user and the Deployment "web": the explanation's

@@ -17,7 +17,9 @@ export interface TestWebhook {
   close(): Promise<void>;
 }
 
-export async function startTestWebhook(handler: (request: AdmissionRequest, path: string) => TestWebhookAnswer | Promise<TestWebhookAnswer>): Promise<TestWebhook> {
+export async function startTestWebhook(
+  handler: (request: AdmissionRequest, path: string) => TestWebhookAnswer | Promise<TestWebhookAnswer>,
+): Promise<TestWebhook> {
   const certs = await generateCertificates({ commonName: 'localhost', ipAddresses: ['127.0.0.1'] });
   const requests: AdmissionRequest[] = [];
   const urls: string[] = [];

@@ -2,7 +2,7 @@
 // help text), and checked for what upstream's admission metrics promise: the same names and labels
 // under our prefix, seconds, and no unbounded label values.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { needs, hasPromtool, promtool } from './binaries.ts';
+import { hasPromtool, needs, promtool } from './binaries.ts';
 import { sendTraffic, startTestWebhook, type TestWebhook } from './webhook.ts';
 
 describe('the /metrics exposition', () => {
@@ -37,15 +37,25 @@ describe('the /metrics exposition', () => {
     expect(exposition).toMatch(/^admission_chain_requests_total\{webhook="validate",operation="CREATE",allowed="false",code="\d{3}"\} 2$/m);
     // Policy denials are not internal errors.
     expect(exposition).toContain('admission_chain_internal_errors_total{webhook="validate"} 0');
-    expect(exposition).toContain('admission_chain_step_admission_duration_seconds_count{type="admit",operation="CREATE",rejected="false"} 3');
-    expect(exposition).toContain('admission_chain_step_admission_duration_seconds_count{type="validate",operation="CREATE",rejected="true"} 2');
-    expect(exposition).toContain('admission_chain_controller_admission_duration_seconds_count{name="AlwaysPullImages",type="validate",operation="CREATE",rejected="true"} 2');
+    expect(exposition).toContain(
+      'admission_chain_step_admission_duration_seconds_count{type="admit",operation="CREATE",rejected="false"} 3',
+    );
+    expect(exposition).toContain(
+      'admission_chain_step_admission_duration_seconds_count{type="validate",operation="CREATE",rejected="true"} 2',
+    );
+    expect(exposition).toContain(
+      'admission_chain_controller_admission_duration_seconds_count{name="AlwaysPullImages",type="validate",operation="CREATE",rejected="true"} 2',
+    );
     expect(exposition).toContain('admission_chain_bad_requests_total{webhook="mutate",reason="bad_review"} 1');
     expect(exposition).toMatch(/^admission_chain_tls_certificate_expiry_timestamp_seconds \d{10}/m);
   });
 
   it('keeps upstream buckets (0.005 … 2.5 s) and adds sub-millisecond ones', () => {
-    const bounds = [...exposition.matchAll(/^admission_chain_step_admission_duration_seconds_bucket\{le="([^"]+)",type="admit",operation="CREATE",rejected="false"\}/gm)].map((m) => m[1]);
+    const bounds = [
+      ...exposition.matchAll(
+        /^admission_chain_step_admission_duration_seconds_bucket\{le="([^"]+)",type="admit",operation="CREATE",rejected="false"\}/gm,
+      ),
+    ].map((m) => m[1]);
     for (const upstream of ['0.005', '0.025', '0.1', '0.5', '1', '2.5', '+Inf']) expect(bounds).toContain(upstream);
     expect(bounds).toContain('0.0001');
   });

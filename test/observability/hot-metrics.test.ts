@@ -20,8 +20,17 @@ const operations = ['CREATE', 'UPDATE', 'DELETE', 'CONNECT'];
 function pairOf() {
   const reference = new Registry();
   const hot = new Registry();
-  const histogram = { name: 'test_duration_seconds', help: 'Latency in seconds, by operation and rejection.', labelNames: ['operation', 'rejected'] as const, buckets: admissionBuckets };
-  const counter = { name: 'test_requests_total', help: 'Requests, by webhook, operation and code.', labelNames: ['webhook', 'operation', 'code'] as const };
+  const histogram = {
+    name: 'test_duration_seconds',
+    help: 'Latency in seconds, by operation and rejection.',
+    labelNames: ['operation', 'rejected'] as const,
+    buckets: admissionBuckets,
+  };
+  const counter = {
+    name: 'test_requests_total',
+    help: 'Requests, by webhook, operation and code.',
+    labelNames: ['webhook', 'operation', 'code'] as const,
+  };
   const plain = { name: 'test_joins_total', help: 'Joins.' };
   return {
     reference,
@@ -49,7 +58,8 @@ describe('HotCounter and HotHistogram', () => {
       const rejected = next() < 0.3 ? 'true' : 'false';
       // Latencies across every bucket, exactly on bounds, and beyond the last one.
       const roll = next();
-      const value = roll < 0.1 ? admissionBuckets[Math.floor(next() * admissionBuckets.length)]! : roll < 0.15 ? 3 + next() * 10 : next() ** 4 * 0.6;
+      const value =
+        roll < 0.1 ? admissionBuckets[Math.floor(next() * admissionBuckets.length)]! : roll < 0.15 ? 3 + next() * 10 : next() ** 4 * 0.6;
       // Label objects in varying key order: the first order seen is the one exposed.
       const labels = next() < 0.5 ? { operation, rejected } : { rejected, operation };
       ref.histogram.observe(labels, value);
@@ -71,7 +81,17 @@ describe('HotCounter and HotHistogram', () => {
     expect(text).toMatch(/^test_duration_seconds_bucket\{le="\+Inf",(operation|rejected)="[^"]+",(operation|rejected)="[^"]+"\} \d+$/m);
     // The JSON form too, but for prom-client's exemplar slots (empty: exemplars are off).
     const withoutExemplars = (metrics: Awaited<ReturnType<Registry['getMetricsAsJSON']>>) =>
-      metrics.map(({ name, help, type, aggregator, values }) => ({ name, help, type, aggregator, values: values.map(({ value, labels, metricName }: { value: number; labels: object; metricName?: string }) => ({ value, labels, metricName })) }));
+      metrics.map(({ name, help, type, aggregator, values }) => ({
+        name,
+        help,
+        type,
+        aggregator,
+        values: values.map(({ value, labels, metricName }: { value: number; labels: object; metricName?: string }) => ({
+          value,
+          labels,
+          metricName,
+        })),
+      }));
     expect(withoutExemplars(await hot.getMetricsAsJSON())).toEqual(withoutExemplars(await reference.getMetricsAsJSON()));
   });
 

@@ -1,11 +1,11 @@
 // A real Prometheus (Debian's package) on loopback for one test file: a random free port, a
 // throw-away data directory, a 1 s scrape interval, our rule file loaded, and always stopped.
-import { spawn, type ChildProcess } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { freePort } from '../support/free-port.ts';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
+import { freePort } from '../support/free-port.ts';
 
 export interface RunningPrometheus {
   url: string;
@@ -19,7 +19,11 @@ export interface RunningPrometheus {
 
 export { freePort };
 
-export async function startPrometheus(options: { targets: string[]; ruleFiles?: string[]; readyTimeoutMs?: number }): Promise<RunningPrometheus> {
+export async function startPrometheus(options: {
+  targets: string[];
+  ruleFiles?: string[];
+  readyTimeoutMs?: number;
+}): Promise<RunningPrometheus> {
   const dir = await mkdtemp(join(tmpdir(), 'admission-chain-prometheus-'));
   const configFile = join(dir, 'prometheus.yml');
   await writeFile(
@@ -34,7 +38,12 @@ export async function startPrometheus(options: { targets: string[]; ruleFiles?: 
   const url = `http://127.0.0.1:${port}`;
   const child: ChildProcess = spawn(
     'prometheus',
-    [`--config.file=${configFile}`, `--storage.tsdb.path=${join(dir, 'data')}`, `--web.listen-address=127.0.0.1:${port}`, '--log.level=warn'],
+    [
+      `--config.file=${configFile}`,
+      `--storage.tsdb.path=${join(dir, 'data')}`,
+      `--web.listen-address=127.0.0.1:${port}`,
+      '--log.level=warn',
+    ],
     { stdio: ['ignore', 'ignore', 'pipe'] },
   );
   let stderr = '';
@@ -64,7 +73,10 @@ export async function startPrometheus(options: { targets: string[]; ruleFiles?: 
       await stop();
       throw new Error(`prometheus exited with ${child.exitCode}: ${stderr}`);
     }
-    const ready = await fetch(`${url}/-/ready`, { signal: AbortSignal.timeout(1000) }).then((r) => r.ok, () => false);
+    const ready = await fetch(`${url}/-/ready`, { signal: AbortSignal.timeout(1000) }).then(
+      (r) => r.ok,
+      () => false,
+    );
     if (ready) break;
     if (Date.now() > deadline) {
       await stop();
@@ -76,7 +88,12 @@ export async function startPrometheus(options: { targets: string[]; ruleFiles?: 
   return {
     url,
     api,
-    query: async (promql) => (await api<{ result: Array<{ metric: Record<string, string>; value: [number, string] }> }>(`/api/v1/query?query=${encodeURIComponent(promql)}`)).result,
+    query: async (promql) =>
+      (
+        await api<{ result: Array<{ metric: Record<string, string>; value: [number, string] }> }>(
+          `/api/v1/query?query=${encodeURIComponent(promql)}`,
+        )
+      ).result,
     log: () => stderr,
     stop,
   };

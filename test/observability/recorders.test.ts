@@ -2,24 +2,30 @@
 // authorizer through client-node against the stand-in API server, the local lookups over a
 // cluster-state file, and the embedded RBAC evaluator.
 import { afterEach, describe, expect, it } from 'vitest';
-import { createClusterAuthorizer, type ClusterAuthorizer } from '../../src/adapters/cluster/authorizer.ts';
+import { type ClusterAuthorizer, createClusterAuthorizer } from '../../src/adapters/cluster/authorizer.ts';
 import { parseClusterState } from '../../src/adapters/local/cluster-state.ts';
 import { createLocalLookups } from '../../src/adapters/local/lookups.ts';
 import { createRbacAuthorizer } from '../../src/adapters/local/rbac/index.ts';
 import { discoveryRecorder } from '../../src/observability/discovery-metrics.ts';
 import { instrumentAuthorizer } from '../../src/observability/instrument-authorizer.ts';
 import { instrumentLookups } from '../../src/observability/instrument-lookups.ts';
-import { createMetrics } from '../../src/observability/metrics.ts';
 import { informerRecorder } from '../../src/observability/lookup-metrics.ts';
+import { createMetrics } from '../../src/observability/metrics.ts';
 import type { AuthorizationAttributes } from '../../src/ports/authorizer.ts';
-import { ruleTableAuthorizer, startStandInApiServer, subjectAccessReviewRouteName, type StandInApiServer } from '../apiserver/index.ts';
-import { sampleValue } from './samples.ts';
 import { isPromiseLike } from '../../src/util/maybe-async.ts';
+import { ruleTableAuthorizer, type StandInApiServer, startStandInApiServer, subjectAccessReviewRouteName } from '../apiserver/index.ts';
+import { sampleValue } from './samples.ts';
 
-const allowGet = { matches: (a: AuthorizationAttributes) => a.resourceAttributes?.verb === 'get', result: { decision: 'allow', reason: 'allowed' } } as const;
+const allowGet = {
+  matches: (a: AuthorizationAttributes) => a.resourceAttributes?.verb === 'get',
+  result: { decision: 'allow', reason: 'allowed' },
+} as const;
 
 function question(name: string, verb = 'get'): AuthorizationAttributes {
-  return { user: { username: 'alice', groups: ['dev'] }, resourceAttributes: { namespace: 'team-a', verb, group: '', version: 'v1', resource: 'pods', name } };
+  return {
+    user: { username: 'alice', groups: ['dev'] },
+    resourceAttributes: { namespace: 'team-a', verb, group: '', version: 'v1', resource: 'pods', name },
+  };
 }
 
 describe('authorization recorder with the cluster authorizer', () => {
@@ -81,32 +87,50 @@ describe('authorization recorder with the cluster authorizer', () => {
     let now = 0;
     const clock = { now: () => now, sleep: async () => {} };
     api = await startStandInApiServer({ authorizer: ruleTableAuthorizer([allowGet]) });
-    authorizer = createClusterAuthorizer({ kubeConfig: api.kubeConfig, recorder: metrics.recorders.authorization, clock, allowedTtlMs: 1_000 });
+    authorizer = createClusterAuthorizer({
+      kubeConfig: api.kubeConfig,
+      recorder: metrics.recorders.authorization,
+      clock,
+      allowedTtlMs: 1_000,
+    });
     await authorizer.authorize(question('web'));
     now = 900;
     await authorizer.authorize(question('web'));
-    await expect.poll(() => sampleValue(metrics.registry, 'admission_chain_authorization_cache_refreshes_total', { result: 'success' })).toBe(1);
+    await expect
+      .poll(() => sampleValue(metrics.registry, 'admission_chain_authorization_cache_refreshes_total', { result: 'success' }))
+      .toBe(1);
     expect(api.calls.count(subjectAccessReviewRouteName)).toBe(2);
   });
 
   it('counts every failed attempt, retries included, by status code', async () => {
     const metrics = createMetrics({ defaultMetrics: false });
     api = await startStandInApiServer({ authorizer: ruleTableAuthorizer([allowGet]) });
-    authorizer = createClusterAuthorizer({ kubeConfig: api.kubeConfig, recorder: metrics.recorders.authorization, initialBackoffMs: 1, maxAttempts: 3 });
+    authorizer = createClusterAuthorizer({
+      kubeConfig: api.kubeConfig,
+      recorder: metrics.recorders.authorization,
+      initialBackoffMs: 1,
+      maxAttempts: 3,
+    });
     api.inject(subjectAccessReviewRouteName, { kind: 'server-error', code: 500 });
 
     const result = await authorizer.authorize(question('web'));
     expect(result.decision).toBe('no-opinion');
     expect(await sampleValue(metrics.registry, 'admission_chain_delegated_authz_request_total', { code: '500', outcome: 'error' })).toBe(3);
-    expect(await sampleValue(metrics.registry, 'admission_chain_delegated_authz_request_total', { code: '201', outcome: 'allowed' })).toBeUndefined();
+    expect(
+      await sampleValue(metrics.registry, 'admission_chain_delegated_authz_request_total', { code: '201', outcome: 'allowed' }),
+    ).toBeUndefined();
   });
 
   it('folds unexpected codes into "other" so a label never grows without bound', async () => {
     const metrics = createMetrics({ defaultMetrics: false });
     metrics.recorders.authorization.requestCompleted({ outcome: 'error', code: 'ECONNREFUSED 10.0.0.1:443', durationSeconds: 0.01 });
     metrics.recorders.authorization.requestCompleted({ outcome: 'error', code: 'timeout', durationSeconds: 0.01 });
-    expect(await sampleValue(metrics.registry, 'admission_chain_delegated_authz_request_total', { code: 'other', outcome: 'error' })).toBe(1);
-    expect(await sampleValue(metrics.registry, 'admission_chain_delegated_authz_request_total', { code: 'timeout', outcome: 'error' })).toBe(1);
+    expect(await sampleValue(metrics.registry, 'admission_chain_delegated_authz_request_total', { code: 'other', outcome: 'error' })).toBe(
+      1,
+    );
+    expect(
+      await sampleValue(metrics.registry, 'admission_chain_delegated_authz_request_total', { code: 'timeout', outcome: 'error' }),
+    ).toBe(1);
   });
 });
 
@@ -118,7 +142,11 @@ describe('instrumentAuthorizer over the embedded RBAC evaluator', () => {
       roleBindings: [],
       clusterRoles: [{ metadata: { name: 'pod-reader' }, rules: [{ verbs: ['get'], apiGroups: [''], resources: ['pods'] }] }],
       clusterRoleBindings: [
-        { metadata: { name: 'devs' }, subjects: [{ kind: 'Group', apiGroup: 'rbac.authorization.k8s.io', name: 'dev' }], roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'pod-reader' } },
+        {
+          metadata: { name: 'devs' },
+          subjects: [{ kind: 'Group', apiGroup: 'rbac.authorization.k8s.io', name: 'dev' }],
+          roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'pod-reader' },
+        },
       ],
     });
     let clock = 0;
@@ -127,7 +155,10 @@ describe('instrumentAuthorizer over the embedded RBAC evaluator', () => {
     expect((await authorizer.authorize(question('web', 'delete'))).decision).toBe('no-opinion');
     expect(await sampleValue(metrics.registry, 'admission_chain_authorization_decisions_total', { decision: 'allow' })).toBe(1);
     expect(await sampleValue(metrics.registry, 'admission_chain_authorization_decisions_total', { decision: 'no-opinion' })).toBe(1);
-    expect(await sampleValue(metrics.registry, 'admission_chain_authorization_duration_seconds_sum', { decision: 'allow' })).toBeCloseTo(0.002, 9);
+    expect(await sampleValue(metrics.registry, 'admission_chain_authorization_duration_seconds_sum', { decision: 'allow' })).toBeCloseTo(
+      0.002,
+      9,
+    );
   });
 });
 
@@ -168,16 +199,23 @@ handler: runsc
     expect(await lookupsOf({ resource: 'serviceaccounts', source: 'live', result: 'not_found' })).toBe(4);
     expect(await lookupsOf({ resource: 'runtimeclasses', source: 'live', result: 'hit' })).toBe(1);
     expect(await sampleValue(registry, 'admission_chain_lookup_retries_total', { resource: 'serviceaccounts' })).toBe(2);
-    expect(await sampleValue(registry, 'admission_chain_lookup_live_duration_seconds_count', { resource: 'runtimeclasses', result: 'hit' })).toBe(1);
+    expect(
+      await sampleValue(registry, 'admission_chain_lookup_live_duration_seconds_count', { resource: 'runtimeclasses', result: 'hit' }),
+    ).toBe(1);
   });
 
   it('counts a failing live read as an error and rethrows it', async () => {
     const metrics = createMetrics({ defaultMetrics: false });
     const local = createLocalLookups(state);
-    const failing = { ...local, secrets: { cached: local.secrets.cached, live: async () => Promise.reject(new Error('connection refused')) } };
+    const failing = {
+      ...local,
+      secrets: { cached: local.secrets.cached, live: async () => Promise.reject(new Error('connection refused')) },
+    };
     const lookups = instrumentLookups(failing, metrics.recorders.lookups);
     await expect(lookups.secrets.live('ci', 'token')).rejects.toThrow('connection refused');
-    expect(await sampleValue(metrics.registry, 'admission_chain_lookups_total', { resource: 'secrets', source: 'live', result: 'error' })).toBe(1);
+    expect(
+      await sampleValue(metrics.registry, 'admission_chain_lookups_total', { resource: 'secrets', source: 'live', result: 'error' }),
+    ).toBe(1);
   });
 });
 
@@ -216,7 +254,11 @@ describe('informer recorder', () => {
     expect(await sampleValue(registry, 'admission_chain_informer_errors_total', { resource: 'secrets' })).toBe(1);
     expect(await sampleValue(registry, 'admission_chain_informer_restarts_total', { resource: 'secrets', reason: 'error' })).toBe(1);
     expect(await sampleValue(registry, 'admission_chain_informer_restarts_total', { resource: 'runtimeclasses', reason: 'stall' })).toBe(1);
-    expect(await sampleValue(registry, 'admission_chain_informer_last_list_timestamp_seconds', { resource: 'secrets' })).toBe(1_700_000_030);
-    expect(await sampleValue(registry, 'admission_chain_informer_last_list_timestamp_seconds', { resource: 'runtimeclasses' })).toBeUndefined();
+    expect(await sampleValue(registry, 'admission_chain_informer_last_list_timestamp_seconds', { resource: 'secrets' })).toBe(
+      1_700_000_030,
+    );
+    expect(
+      await sampleValue(registry, 'admission_chain_informer_last_list_timestamp_seconds', { resource: 'runtimeclasses' }),
+    ).toBeUndefined();
   });
 });

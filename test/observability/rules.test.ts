@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse, stringify } from 'yaml';
-import { only, renderChart, defaultNamespace, type KubeObject } from '../deploy/helm.ts';
+import { defaultNamespace, type KubeObject, only, renderChart } from '../deploy/helm.ts';
 import { hasPromtool, needs, promtool } from './binaries.ts';
 import { sendTraffic, startTestWebhook, type TestWebhook } from './webhook.ts';
 
@@ -37,10 +37,15 @@ describe('Prometheus rules', () => {
   });
 
   it.skipIf(!hasPromtool)(`unit tests fail when an alert that fires is expected to stay quiet${needs('promtool')}`, async () => {
-    const suite = parse(await readFile(rulesTestFile, 'utf8')) as { rule_files: string[]; tests: Array<{ alert_rule_test?: Array<{ alertname: string; exp_alerts: unknown[] }> }> };
+    const suite = parse(await readFile(rulesTestFile, 'utf8')) as {
+      rule_files: string[];
+      tests: Array<{ alert_rule_test?: Array<{ alertname: string; exp_alerts: unknown[] }> }>;
+    };
     const firing = suite.tests.flatMap((t) => t.alert_rule_test ?? []).filter((c) => c.exp_alerts.length > 0);
     // Every alert in the rule file has a case where it fires.
-    const alerts = (parse(await readFile(rulesFile, 'utf8')) as RuleGroups).groups.flatMap((g) => g.rules).flatMap((r) => (r.alert ? [r.alert] : []));
+    const alerts = (parse(await readFile(rulesFile, 'utf8')) as RuleGroups).groups
+      .flatMap((g) => g.rules)
+      .flatMap((r) => (r.alert ? [r.alert] : []));
     expect(new Set(firing.map((c) => c.alertname))).toEqual(new Set(alerts));
     for (const testCase of firing) testCase.exp_alerts = [];
     const dir = await mkdtemp(join(tmpdir(), 'admission-chain-rules-'));
@@ -53,13 +58,19 @@ describe('Prometheus rules', () => {
 
   describe('shipped by the chart as a PrometheusRule', () => {
     type PrometheusRule = KubeObject & { spec: RuleGroups };
-    type ServiceMonitor = KubeObject & { spec: { jobLabel?: string; endpoints: Array<{ relabelings?: unknown[]; metricRelabelings?: unknown[] }> } };
+    type ServiceMonitor = KubeObject & {
+      spec: { jobLabel?: string; endpoints: Array<{ relabelings?: unknown[]; metricRelabelings?: unknown[] }> };
+    };
     const objects = renderChart({ apiVersions: ['monitoring.coreos.com/v1'] });
     const rendered = only<PrometheusRule>(objects, 'PrometheusRule');
 
     it('with the very same groups as the rule file', async () => {
       const plain = parse(await readFile(rulesFile, 'utf8')) as RuleGroups;
-      expect(rendered).toMatchObject({ apiVersion: 'monitoring.coreos.com/v1', kind: 'PrometheusRule', metadata: { namespace: defaultNamespace } });
+      expect(rendered).toMatchObject({
+        apiVersion: 'monitoring.coreos.com/v1',
+        kind: 'PrometheusRule',
+        metadata: { namespace: defaultNamespace },
+      });
       expect(rendered.spec.groups.length).toBeGreaterThan(0);
       expect(rendered.spec.groups).toEqual(plain.groups);
     });
@@ -76,7 +87,7 @@ describe('Prometheus rules', () => {
       expect(result.code).toBe(0);
     });
 
-    it('selecting series only by labels the ServiceMonitor\'s scrape gives them', () => {
+    it("selecting series only by labels the ServiceMonitor's scrape gives them", () => {
       // The Prometheus Operator names the job after the Service (unless jobLabel says otherwise) and
       // labels every series with the Service's namespace. Any job/namespace matcher in a rule must
       // accept those values; today the rules use none, so they match any scrape of the webhook.
@@ -84,7 +95,11 @@ describe('Prometheus rules', () => {
       const service = only(objects, 'Service');
       expect(monitor.spec.jobLabel).toBeUndefined();
       for (const endpoint of monitor.spec.endpoints) expect(endpoint.relabelings ?? endpoint.metricRelabelings).toBeUndefined();
-      const scrapeLabels: Record<string, string> = { job: service.metadata.name, namespace: defaultNamespace, service: service.metadata.name };
+      const scrapeLabels: Record<string, string> = {
+        job: service.metadata.name,
+        namespace: defaultNamespace,
+        service: service.metadata.name,
+      };
       const exprs = rendered.spec.groups.flatMap((g) => g.rules).map((r) => r.expr);
       expect(exprs.length).toBe(15);
       for (const expr of exprs) {
@@ -107,7 +122,11 @@ describe('Grafana dashboard', () => {
     webhook = await startTestWebhook();
     await sendTraffic(webhook, { allowed: 1, denied: 1 });
     const exposition = await webhook.scrape();
-    exposed = new Set([...exposition.matchAll(/^# TYPE (\S+) (\S+)$/gm)].flatMap(([, name, type]) => (type === 'histogram' ? [`${name}_bucket`, `${name}_sum`, `${name}_count`] : [name!])));
+    exposed = new Set(
+      [...exposition.matchAll(/^# TYPE (\S+) (\S+)$/gm)].flatMap(([, name, type]) =>
+        type === 'histogram' ? [`${name}_bucket`, `${name}_sum`, `${name}_count`] : [name!],
+      ),
+    );
     dashboard = JSON.parse(await readFile(dashboardFile, 'utf8'));
   });
   afterAll(() => webhook?.shutdown());
@@ -127,7 +146,10 @@ describe('Grafana dashboard', () => {
   it.skipIf(!hasPromtool)(`has queries that are valid PromQL${needs('promtool')}`, async () => {
     // promtool parses PromQL only inside rule files: each query becomes a recording rule, with
     // Grafana's variables replaced by what they expand to.
-    const rules = exprs().map(({ expr }, i) => ({ record: `dashboard:query_${i}`, expr: expr.replaceAll('$__rate_interval', '1m').replaceAll('$job', '.+') }));
+    const rules = exprs().map(({ expr }, i) => ({
+      record: `dashboard:query_${i}`,
+      expr: expr.replaceAll('$__rate_interval', '1m').replaceAll('$job', '.+'),
+    }));
     const dir = await mkdtemp(join(tmpdir(), 'admission-chain-dashboard-'));
     const file = join(dir, 'dashboard.rules.yaml');
     await writeFile(file, stringify({ groups: [{ name: 'dashboard', rules }] }));

@@ -2,10 +2,10 @@
 // loopback with fresh certificates, and sends it AdmissionReview traffic.
 import { Writable } from 'node:stream';
 import { runServer } from '../../src/cli/serve.ts';
-import { writeTestCertificates, type CertFiles } from '../support/certs.ts';
-import { testServeConfig } from '../support/serve-config.ts';
+import { type CertFiles, writeTestCertificates } from '../support/certs.ts';
 import { get, post, type TestResponse } from '../support/https-client.ts';
 import { podReview } from '../support/reviews.ts';
+import { testServeConfig } from '../support/serve-config.ts';
 
 export interface TestWebhook {
   certs: CertFiles;

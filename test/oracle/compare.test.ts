@@ -6,7 +6,14 @@ import { compareOutcomes, outcomeOf } from './compare.ts';
 const pod = (extra: Record<string, unknown>) => ({
   apiVersion: 'v1',
   kind: 'Pod',
-  metadata: { name: 'p', namespace: 'n', uid: 'u-1', resourceVersion: '7', creationTimestamp: '2026-01-01T00:00:00Z', managedFields: [{ manager: 'x' }] },
+  metadata: {
+    name: 'p',
+    namespace: 'n',
+    uid: 'u-1',
+    resourceVersion: '7',
+    creationTimestamp: '2026-01-01T00:00:00Z',
+    managedFields: [{ manager: 'x' }],
+  },
   spec: { containers: [{ name: 'c', image: 'nginx', imagePullPolicy: 'Always' }], ...extra },
 });
 
@@ -30,7 +37,14 @@ describe('outcomeOf and compareOutcomes', () => {
   it("removes kube-apiserver's webhook prefix from a denial, and keeps code and reason", () => {
     const message = 'pods "p" is forbidden: pod node label selector conflicts with its namespace node label selector';
     const inTree = outcomeOf({ code: 403, body: { kind: 'Status', reason: 'Forbidden', message } });
-    const webhook = outcomeOf({ code: 403, body: { kind: 'Status', reason: 'Forbidden', message: `admission webhook "mutate.admission-chain.io" denied the request: ${message}` } });
+    const webhook = outcomeOf({
+      code: 403,
+      body: {
+        kind: 'Status',
+        reason: 'Forbidden',
+        message: `admission webhook "mutate.admission-chain.io" denied the request: ${message}`,
+      },
+    });
     expect(compareOutcomes(inTree, webhook)).toEqual([]);
     const internal = outcomeOf({ code: 500, body: { kind: 'Status', message } });
     expect(compareOutcomes(inTree, internal)).toEqual([
@@ -41,20 +55,35 @@ describe('outcomeOf and compareOutcomes', () => {
 
   it('names generated names alike, in the object and in a denial', () => {
     const generated = (name: string) => ({ ...pod({}), metadata: { ...pod({}).metadata, generateName: 'web-', name } });
-    expect(compareOutcomes(outcomeOf({ code: 201, body: generated('web-abcde') }), outcomeOf({ code: 201, body: generated('web-fghij') }))).toEqual([]);
-    const denied = (name: string) => outcomeOf({ code: 403, body: { reason: 'Forbidden', message: `pods "${name}" is forbidden: no` } }, 'web-');
+    expect(
+      compareOutcomes(outcomeOf({ code: 201, body: generated('web-abcde') }), outcomeOf({ code: 201, body: generated('web-fghij') })),
+    ).toEqual([]);
+    const denied = (name: string) =>
+      outcomeOf({ code: 403, body: { reason: 'Forbidden', message: `pods "${name}" is forbidden: no` } }, 'web-');
     expect(compareOutcomes(denied('web-abcde'), denied('web-x1y2z'))).toEqual([]);
   });
 
   it('compares Services as allocated, not by the addresses and ports each server picked', () => {
-    const service = (ip: string, nodePort: number) => ({ kind: 'Service', metadata: { name: 's' }, spec: { type: 'NodePort', clusterIP: ip, clusterIPs: [ip], ports: [{ port: 80, nodePort }] } });
-    expect(compareOutcomes(outcomeOf({ code: 201, body: service('10.0.0.5', 30001) }), outcomeOf({ code: 201, body: service('10.0.0.9', 31999) }))).toEqual([]);
+    const service = (ip: string, nodePort: number) => ({
+      kind: 'Service',
+      metadata: { name: 's' },
+      spec: { type: 'NodePort', clusterIP: ip, clusterIPs: [ip], ports: [{ port: 80, nodePort }] },
+    });
+    expect(
+      compareOutcomes(
+        outcomeOf({ code: 201, body: service('10.0.0.5', 30001) }),
+        outcomeOf({ code: 201, body: service('10.0.0.9', 31999) }),
+      ),
+    ).toEqual([]);
     const headless = outcomeOf({ code: 201, body: service('None', 30001) });
     expect(compareOutcomes(outcomeOf({ code: 201, body: service('10.0.0.5', 30001) }), headless)).toHaveLength(2);
   });
 
   it('admitted against denied differs at the answer itself', () => {
-    const paths = compareOutcomes(outcomeOf({ code: 201, body: pod({}) }), outcomeOf({ code: 403, body: { reason: 'Forbidden', message: 'no' } })).map((d) => d.path);
+    const paths = compareOutcomes(
+      outcomeOf({ code: 201, body: pod({}) }),
+      outcomeOf({ code: 403, body: { reason: 'Forbidden', message: 'no' } }),
+    ).map((d) => d.path);
     expect(paths).toEqual(['admitted', 'code', 'object', 'reason', 'message']);
   });
 });

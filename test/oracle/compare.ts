@@ -18,7 +18,8 @@ export function outcomeOf(answer: Answer, generateName?: string): Outcome {
   const body = answer.body;
   if (answer.code >= 200 && answer.code < 300) return { admitted: true, code: answer.code, object: normaliseObject(body) };
   let message = (typeof body.message === 'string' ? body.message : JSON.stringify(body)).replace(webhookDenialPrefix, '');
-  if (generateName !== undefined) message = message.replaceAll(new RegExp(`${escapeRegExp(generateName)}[a-z0-9]{5}\\b`, 'g'), `${generateName}<generated>`);
+  if (generateName !== undefined)
+    message = message.replaceAll(new RegExp(`${escapeRegExp(generateName)}[a-z0-9]{5}\\b`, 'g'), `${generateName}<generated>`);
   return { admitted: false, code: answer.code, reason: typeof body.reason === 'string' ? body.reason : '', message };
 }
 
@@ -31,7 +32,8 @@ function normaliseObject(object: Record<string, unknown>): unknown {
   const metadata = copy.metadata;
   if (metadata !== undefined) {
     for (const generated of ['uid', 'creationTimestamp', 'resourceVersion', 'managedFields']) delete metadata[generated];
-    if (typeof metadata.generateName === 'string' && typeof metadata.name === 'string') metadata.name = `${metadata.generateName}<generated>`;
+    if (typeof metadata.generateName === 'string' && typeof metadata.name === 'string')
+      metadata.name = `${metadata.generateName}<generated>`;
   }
   if ((copy as { kind?: string }).kind === 'Service') normaliseAllocations((copy as { spec?: ServiceSpec }).spec);
   return copy;

@@ -5,7 +5,7 @@
 // words each one for users. Anything the oracle finds that no entry recognises fails the run.
 import type { Outcome } from './compare.ts';
 import type { OracleCase } from './generate.ts';
-import { oraclePlugins, type OraclePlugin } from './servers.ts';
+import { type OraclePlugin, oraclePlugins } from './servers.ts';
 import { lateMutationLabel, namespacesNotSentToWebhook } from './world.ts';
 
 export interface Divergence {
@@ -40,7 +40,7 @@ export const divergences: readonly Divergence[] = [
       'block its own recovery. The in-tree plugins see every namespace.',
     upstream:
       'k8s.io/apiserver pkg/admission/plugin/webhook/predicates/namespace/matcher.go (a webhook is called only for ' +
-      "namespaces its namespaceSelector matches); in-tree plugins have no selector (k8s.io/apiserver pkg/admission/chain.go)",
+      'namespaces its namespaceSelector matches); in-tree plugins have no selector (k8s.io/apiserver pkg/admission/chain.go)',
     matches: (oracleCase) => namespacesNotSentToWebhook.includes(oracleCase.request.namespace),
   },
   {
@@ -68,7 +68,7 @@ export const divergences: readonly Divergence[] = [
     reason:
       "When a MutatingAdmissionPolicy or a webhook changes a pod after the in-tree plugins ran, kube-apiserver's second " +
       'pass re-runs every in-tree mutating plugin over what the first pass added: in-tree, PodTolerationRestriction then ' +
-      "checks the tolerations ExtendedResourceToleration added and can deny during mutation. Our webhook is not re-run (no " +
+      'checks the tolerations ExtendedResourceToleration added and can deny during mutation. Our webhook is not re-run (no ' +
       'later mutation follows it), so the same pod is denied in validation by the first of our validating plugins that ' +
       'refuses it. Both deny the pod; the status says why differently.',
     upstream:
@@ -76,6 +76,8 @@ export const divergences: readonly Divergence[] = [
       'pkg/admission/plugin/webhook/mutating/dispatcher.go (a webhook is reinvoked only when a later one changed the object), ' +
       'plugin/pkg/admission/podtolerationrestriction/admission.go (Admit checks the whitelist)',
     matches: (oracleCase, inTree, webhook) =>
-      (oracleCase.request.object as PodLike | undefined)?.metadata?.labels?.[lateMutationLabel] === 'true' && !inTree.admitted && !webhook.admitted,
+      (oracleCase.request.object as PodLike | undefined)?.metadata?.labels?.[lateMutationLabel] === 'true' &&
+      !inTree.admitted &&
+      !webhook.admitted,
   },
 ];

@@ -7,7 +7,16 @@
 import { seededRandom } from '../../src/util/seeded-random.ts';
 import type { Identity, OracleRequest } from './request.ts';
 import type { OraclePlugin } from './servers.ts';
-import { existingPodName, existingServiceName, lateMutationLabel, namespaceNames, namespacesNotSentToWebhook, namespacesWithExistingObjects, runtimeClassNames, users } from './world.ts';
+import {
+  existingPodName,
+  existingServiceName,
+  lateMutationLabel,
+  namespaceNames,
+  namespacesNotSentToWebhook,
+  namespacesWithExistingObjects,
+  runtimeClassNames,
+  users,
+} from './world.ts';
 
 export interface OracleCase {
   /** Names the case and its reproduction: `seed 7 #12`, or the upstream row it replays. */
@@ -28,7 +37,13 @@ const some = <T>(random: Random, items: readonly T[], max: number): T[] => {
   return Array.from({ length: count }, () => pick(random, items));
 };
 
-const images = ['nginx', 'nginx:1.27', 'registry.example/app:1', 'registry.example/app@sha256:' + 'a'.repeat(64), 'localhost:5000/tool:latest'];
+const images = [
+  'nginx',
+  'nginx:1.27',
+  'registry.example/app:1',
+  'registry.example/app@sha256:' + 'a'.repeat(64),
+  'localhost:5000/tool:latest',
+];
 const pullPolicies = [undefined, undefined, 'Always', 'IfNotPresent', 'Never'];
 const extendedResources = ['example.com/gpu', 'example.com/fpga', 'nvidia.com/gpu'];
 const tolerationPool: object[] = [
@@ -64,7 +79,12 @@ function resources(random: Random, focus: OraclePlugin): object | undefined {
 
 function container(random: Random, name: string, focus: OraclePlugin): Record<string, unknown> {
   const policy = pick(random, pullPolicies);
-  return { name, image: pick(random, images), ...(policy === undefined ? {} : { imagePullPolicy: policy }), ...withDefined('resources', resources(random, focus)) };
+  return {
+    name,
+    image: pick(random, images),
+    ...(policy === undefined ? {} : { imagePullPolicy: policy }),
+    ...withDefined('resources', resources(random, focus)),
+  };
 }
 
 function withDefined(key: string, value: unknown): Record<string, unknown> {
@@ -76,7 +96,10 @@ function antiAffinity(random: Random, focus: OraclePlugin): object | undefined {
   const term = () => ({ labelSelector: { matchLabels: { app: 'web' } }, topologyKey: pick(random, topologyKeys) });
   const required = Array.from({ length: Math.floor(random() * 3) }, term);
   const preferred = Array.from({ length: Math.floor(random() * 2) }, () => ({ weight: 10, podAffinityTerm: term() }));
-  const podAntiAffinity = { ...(required.length > 0 ? { requiredDuringSchedulingIgnoredDuringExecution: required } : {}), ...(preferred.length > 0 ? { preferredDuringSchedulingIgnoredDuringExecution: preferred } : {}) };
+  const podAntiAffinity = {
+    ...(required.length > 0 ? { requiredDuringSchedulingIgnoredDuringExecution: required } : {}),
+    ...(preferred.length > 0 ? { preferredDuringSchedulingIgnoredDuringExecution: preferred } : {}),
+  };
   return { podAntiAffinity, ...(chance(random, 0.2) ? { podAffinity: { requiredDuringSchedulingIgnoredDuringExecution: [term()] } } : {}) };
 }
 
@@ -84,33 +107,55 @@ function antiAffinity(random: Random, focus: OraclePlugin): object | undefined {
 function namespaceFor(random: Random, focus: OraclePlugin): string {
   if (chance(random, 0.03)) return pick(random, namespacesNotSentToWebhook);
   const sent = namespaceNames.filter((n) => !namespacesNotSentToWebhook.includes(n));
-  return focus === 'PodNodeSelector' || focus === 'PodTolerationRestriction' ? pick(random, sent) : pick(random, ['oracle-plain', 'oracle-exempt', ...sent]);
+  return focus === 'PodNodeSelector' || focus === 'PodTolerationRestriction'
+    ? pick(random, sent)
+    : pick(random, ['oracle-plain', 'oracle-exempt', ...sent]);
 }
 
 function imageVolumes(random: Random, focus: OraclePlugin): object[] {
   if (!chance(random, focus === 'AlwaysPullImages' ? 0.3 : 0.05)) return [];
   return Array.from({ length: 1 + Math.floor(random() * 2) }, (_, i) => {
     const policy = pick(random, pullPolicies);
-    return { name: `data${i}`, image: { reference: pick(random, ['registry.example/data:1', 'registry.example/data@sha256:' + 'b'.repeat(64)]), ...(policy === undefined ? {} : { pullPolicy: policy }) } };
+    return {
+      name: `data${i}`,
+      image: {
+        reference: pick(random, ['registry.example/data:1', 'registry.example/data@sha256:' + 'b'.repeat(64)]),
+        ...(policy === undefined ? {} : { pullPolicy: policy }),
+      },
+    };
   });
 }
 
 function podCreate(random: Random, id: string, focus: OraclePlugin): OracleRequest {
   const namespace = namespaceFor(random, focus);
   const containers = Array.from({ length: 1 + Math.floor(random() * 3) }, (_, i) => container(random, `c${i}`, focus));
-  const initContainers = Array.from({ length: Math.floor(random() * (focus === 'AlwaysPullImages' || focus === 'ExtendedResourceToleration' ? 3 : 1.5)) }, (_, i) => ({
-    ...container(random, `init${i}`, focus),
-    ...(chance(random, 0.25) ? { restartPolicy: 'Always' } : {}),
-  }));
+  const initContainers = Array.from(
+    { length: Math.floor(random() * (focus === 'AlwaysPullImages' || focus === 'ExtendedResourceToleration' ? 3 : 1.5)) },
+    (_, i) => ({
+      ...container(random, `init${i}`, focus),
+      ...(chance(random, 0.25) ? { restartPolicy: 'Always' } : {}),
+    }),
+  );
   const selectorChance = focus === 'PodNodeSelector' ? 0.8 : 0.2;
   const nodeSelector = chance(random, selectorChance)
     ? Object.fromEntries(some(random, Object.keys(nodeLabels), 2).map((key) => [key, pick(random, nodeLabels[key] ?? [])]))
     : undefined;
-  const tolerations = chance(random, focus === 'PodTolerationRestriction' || focus === 'ExtendedResourceToleration' ? 0.7 : 0.2) ? dedupe(some(random, tolerationPool, 3)) : undefined;
+  const tolerations = chance(random, focus === 'PodTolerationRestriction' || focus === 'ExtendedResourceToleration' ? 0.7 : 0.2)
+    ? dedupe(some(random, tolerationPool, 3))
+    : undefined;
   const slug = id.replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '');
   const metadata: Record<string, unknown> = chance(random, 0.1) ? { generateName: `${slug}-` } : { name: slug };
   if (chance(random, 0.03)) metadata.labels = { [lateMutationLabel]: 'true' };
-  if (chance(random, 0.1)) metadata.ownerReferences = [{ apiVersion: 'v1', kind: 'ConfigMap', name: 'owner', uid: '00000000-0000-0000-0000-000000000001', ...(chance(random, 0.5) ? { blockOwnerDeletion: true } : {}) }];
+  if (chance(random, 0.1))
+    metadata.ownerReferences = [
+      {
+        apiVersion: 'v1',
+        kind: 'ConfigMap',
+        name: 'owner',
+        uid: '00000000-0000-0000-0000-000000000001',
+        ...(chance(random, 0.5) ? { blockOwnerDeletion: true } : {}),
+      },
+    ];
   const volumes = imageVolumes(random, focus);
   const spec: Record<string, unknown> = {
     containers,
@@ -122,7 +167,13 @@ function podCreate(random: Random, id: string, focus: OraclePlugin): OracleReque
     ...(chance(random, 0.15) ? { runtimeClassName: pick(random, runtimeClassNames) } : {}),
     ...(chance(random, 0.2) ? { serviceAccountName: 'builder' } : {}),
   };
-  return { operation: 'create', resource: 'pods', namespace, object: { apiVersion: 'v1', kind: 'Pod', metadata, spec }, as: pick(random, identities) };
+  return {
+    operation: 'create',
+    resource: 'pods',
+    namespace,
+    object: { apiVersion: 'v1', kind: 'Pod', metadata, spec },
+    as: pick(random, identities),
+  };
 }
 
 function dedupe(items: object[]): object[] {
@@ -134,10 +185,28 @@ function podUpdate(random: Random): OracleRequest {
   const as = pick(random, identities);
   if (chance(random, 0.5)) {
     const policy = pick(random, pullPolicies);
-    const change = { name: 'app', image: pick(random, ['registry.example/app:1', 'registry.example/app:2', 'nginx']), ...(policy === undefined ? {} : { imagePullPolicy: policy }) };
-    return { operation: 'update', resource: 'pods', namespace, name: existingPodName, change: { patch: 'strategic', body: { spec: { containers: [change] } } }, as };
+    const change = {
+      name: 'app',
+      image: pick(random, ['registry.example/app:1', 'registry.example/app:2', 'nginx']),
+      ...(policy === undefined ? {} : { imagePullPolicy: policy }),
+    };
+    return {
+      operation: 'update',
+      resource: 'pods',
+      namespace,
+      name: existingPodName,
+      change: { patch: 'strategic', body: { spec: { containers: [change] } } },
+      as,
+    };
   }
-  return { operation: 'update', resource: 'pods', namespace, name: existingPodName, change: { appendTolerations: dedupe(some(random, tolerationPool, 2)) }, as };
+  return {
+    operation: 'update',
+    resource: 'pods',
+    namespace,
+    name: existingPodName,
+    change: { appendTolerations: dedupe(some(random, tolerationPool, 2)) },
+    as,
+  };
 }
 
 function serviceCreate(random: Random, id: string): OracleRequest {
@@ -148,7 +217,12 @@ function serviceCreate(random: Random, id: string): OracleRequest {
     operation: 'create',
     resource: 'services',
     namespace: chance(random, 0.05) ? pick(random, namespacesNotSentToWebhook) : pick(random, namespaceNames),
-    object: { apiVersion: 'v1', kind: 'Service', metadata: { name: slug }, spec: { type, ports: [{ port: 80 }], selector: { app: 'web' }, ...(ips.length > 0 ? { externalIPs: ips } : {}) } },
+    object: {
+      apiVersion: 'v1',
+      kind: 'Service',
+      metadata: { name: slug },
+      spec: { type, ports: [{ port: 80 }], selector: { app: 'web' }, ...(ips.length > 0 ? { externalIPs: ips } : {}) },
+    },
     as: pick(random, identities),
   };
 }
@@ -156,7 +230,14 @@ function serviceCreate(random: Random, id: string): OracleRequest {
 function serviceUpdate(random: Random): OracleRequest {
   const ips = [...new Set(some(random, externalIPs, 2))];
   const body = chance(random, 0.3) ? { metadata: { labels: { tier: 'edge' } } } : { spec: { externalIPs: ips.length > 0 ? ips : null } };
-  return { operation: 'update', resource: 'services', namespace: pick(random, namespacesWithExistingObjects), name: existingServiceName, change: { patch: 'merge', body }, as: pick(random, identities) };
+  return {
+    operation: 'update',
+    resource: 'services',
+    namespace: pick(random, namespacesWithExistingObjects),
+    name: existingServiceName,
+    change: { patch: 'merge', body },
+    as: pick(random, identities),
+  };
 }
 
 /** `count` cases from `seed`, aimed in turn at each of the plugins. */

@@ -5,8 +5,8 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { describeWithControlPlane } from '../control-plane/real-cluster.ts';
 import { compareOutcomes, outcomeOf } from './compare.ts';
 import { generateCases } from './generate.ts';
-import { formatReport, runCases, type OracleReport } from './run.ts';
-import { oraclePlugins, startOracleServers, type OracleServers } from './servers.ts';
+import { formatReport, type OracleReport, runCases } from './run.ts';
+import { type OracleServers, oraclePlugins, startOracleServers } from './servers.ts';
 import { upstreamCases } from './upstream-rows.ts';
 import { existingPodName, namespacesWithExistingObjects } from './world.ts';
 
@@ -38,11 +38,21 @@ describeWithControlPlane('upstream as the oracle: in-tree plugins and our webhoo
       'conflict with its namespace whitelist',
       'but only key kubernetes.io/hostname is allowed',
       'Use of external IPs is denied by admission control',
-    ]) expect(messages.some((m) => m.includes(own)), own).toBe(true);
+    ])
+      expect(
+        messages.some((m) => m.includes(own)),
+        own,
+      ).toBe(true);
     // AlwaysPullImages and ExtendedResourceToleration only mutate: admitted pods carry their work.
-    const admittedPods = report.results.flatMap((r) => (r.inTree.admitted && r.oracleCase.request.resource === 'pods' ? [JSON.stringify(r.inTree.object)] : []));
+    const admittedPods = report.results.flatMap((r) =>
+      r.inTree.admitted && r.oracleCase.request.resource === 'pods' ? [JSON.stringify(r.inTree.object)] : [],
+    );
     expect(admittedPods.some((p) => p.includes('"key":"example.com/gpu","operator":"Exists","effect":"NoSchedule"'))).toBe(true);
-    expect(admittedPods.every((p) => !p.includes('"imagePullPolicy":"Never"') || p.includes('oracle-opted-out') || p.includes('"namespace":"kube-system"'))).toBe(true);
+    expect(
+      admittedPods.every(
+        (p) => !p.includes('"imagePullPolicy":"Never"') || p.includes('oracle-opted-out') || p.includes('"namespace":"kube-system"'),
+      ),
+    ).toBe(true);
   });
 
   it("the world's pods, each admitted by its own server's chain when the world was made, are the same pods", async () => {

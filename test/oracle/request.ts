@@ -2,7 +2,7 @@
 // dryRun=All, as an impersonated user, authenticated as the control plane's admin through
 // @kubernetes/client-node's kubeconfig handling. The answer is kept as kube-apiserver sent it: the
 // HTTP code and the object or the Status.
-import { Agent, request, type RequestOptions } from 'node:https';
+import { Agent, type RequestOptions, request } from 'node:https';
 import { KubeConfig } from '@kubernetes/client-node';
 import type { ControlPlane } from '../../control-plane/control-plane.ts';
 
@@ -71,10 +71,13 @@ export class ApiEndpoint {
     if (oracleRequest.operation === 'create') return ['application/json', oracleRequest.object ?? {}];
     const change = oracleRequest.change;
     if (change === undefined) throw new Error('an update without a change');
-    if ('patch' in change) return [change.patch === 'merge' ? 'application/merge-patch+json' : 'application/strategic-merge-patch+json', change.body];
+    if ('patch' in change)
+      return [change.patch === 'merge' ? 'application/merge-patch+json' : 'application/strategic-merge-patch+json', change.body];
     const existing = await this.get(path);
     if (existing.code !== 200) throw new Error(`GET ${path} on ${this.name}: ${existing.code} ${JSON.stringify(existing.body)}`);
-    const tolerations = ((existing.body.spec as { tolerations?: object[] } | undefined)?.tolerations ?? []).concat(change.appendTolerations);
+    const tolerations = ((existing.body.spec as { tolerations?: object[] } | undefined)?.tolerations ?? []).concat(
+      change.appendTolerations,
+    );
     return ['application/merge-patch+json', { spec: { tolerations } }];
   }
 

@@ -1,7 +1,7 @@
 // Runs oracle cases against both servers and tallies them per plugin: each case is sent to the
 // in-tree server and to the webhook server at once, the two outcomes compared, and every
 // disagreement either recognised as a documented divergence or kept as a finding.
-import { compareOutcomes, outcomeOf, type Difference, type Outcome } from './compare.ts';
+import { compareOutcomes, type Difference, type Outcome, outcomeOf } from './compare.ts';
 import { divergences } from './divergences.ts';
 import type { OracleCase } from './generate.ts';
 import type { OracleServers } from './servers.ts';
@@ -60,7 +60,10 @@ export async function runCases(servers: OracleServers, cases: readonly OracleCas
 }
 
 async function runCase(servers: OracleServers, oracleCase: OracleCase): Promise<CaseResult> {
-  const [inTreeAnswer, webhookAnswer] = await Promise.all([servers.inTree.send(oracleCase.request), servers.webhook.send(oracleCase.request)]);
+  const [inTreeAnswer, webhookAnswer] = await Promise.all([
+    servers.inTree.send(oracleCase.request),
+    servers.webhook.send(oracleCase.request),
+  ]);
   const generateName = (oracleCase.request.object as { metadata?: { generateName?: string } } | undefined)?.metadata?.generateName;
   const inTree = outcomeOf(inTreeAnswer, generateName);
   const webhook = outcomeOf(webhookAnswer, generateName);
@@ -70,7 +73,8 @@ async function runCase(servers: OracleServers, oracleCase: OracleCase): Promise<
     const divergence = divergences.find((d) => d.matches(oracleCase, inTree, webhook));
     if (divergence !== undefined) result.divergence = divergence.id;
   }
-  if (oracleCase.upstreamExpects !== undefined && (oracleCase.upstreamExpects === 'admitted') !== inTree.admitted) result.upstreamMismatch = true;
+  if (oracleCase.upstreamExpects !== undefined && (oracleCase.upstreamExpects === 'admitted') !== inTree.admitted)
+    result.upstreamMismatch = true;
   return result;
 }
 
@@ -79,7 +83,10 @@ function denialCauses(results: readonly CaseResult[]): [string, number][] {
   const counts = new Map<string, number>();
   for (const { inTree } of results) {
     if (inTree.admitted) continue;
-    const message = inTree.message.replace(/"[^"]*"/g, '"…"').replace(/\b\d+(\.\d+)*\b/g, 'N').slice(0, 140);
+    const message = inTree.message
+      .replace(/"[^"]*"/g, '"…"')
+      .replace(/\b\d+(\.\d+)*\b/g, 'N')
+      .slice(0, 140);
     const key = `${inTree.code} ${inTree.reason || '(no reason)'}: ${message}`;
     counts.set(key, (counts.get(key) ?? 0) + 1);
   }
@@ -92,15 +99,22 @@ export function formatReport(report: OracleReport): string {
   const width = Math.max(...[...report.tallies.keys()].map((k) => k.length), 6);
   lines.push(`${'plugin'.padEnd(width)}  cases  admitted  agree  documented  undocumented`);
   for (const [plugin, t] of [...report.tallies].sort(([a], [b]) => a.localeCompare(b))) {
-    lines.push(`${plugin.padEnd(width)}  ${String(t.run).padStart(5)}  ${String(t.admitted).padStart(8)}  ${String(t.agreements).padStart(5)}  ${String(t.documented).padStart(10)}  ${String(t.undocumented).padStart(12)}`);
+    lines.push(
+      `${plugin.padEnd(width)}  ${String(t.run).padStart(5)}  ${String(t.admitted).padStart(8)}  ${String(t.agreements).padStart(5)}  ${String(t.documented).padStart(10)}  ${String(t.undocumented).padStart(12)}`,
+    );
   }
   lines.push('', 'in-tree denials, by what denied them:');
   for (const [what, count] of denialCauses(report.results)) lines.push(`  ${String(count).padStart(5)}  ${what}`);
   for (const finding of report.findings) {
-    lines.push('', `✗ ${finding.oracleCase.id} (${finding.oracleCase.plugin})${finding.upstreamMismatch ? `: upstream's table expects ${finding.oracleCase.upstreamExpects}, the in-tree server ${finding.inTree.admitted ? 'admitted' : 'denied'}` : ''}`);
+    lines.push(
+      '',
+      `✗ ${finding.oracleCase.id} (${finding.oracleCase.plugin})${finding.upstreamMismatch ? `: upstream's table expects ${finding.oracleCase.upstreamExpects}, the in-tree server ${finding.inTree.admitted ? 'admitted' : 'denied'}` : ''}`,
+    );
     lines.push(`  request: ${JSON.stringify(finding.oracleCase.request)}`);
-    if (finding.upstreamMismatch && !finding.inTree.admitted) lines.push(`  in-tree: ${finding.inTree.code} ${finding.inTree.reason}: ${finding.inTree.message}`);
-    for (const d of finding.differences) lines.push(`  ${d.path}:`, `    in-tree: ${JSON.stringify(d.inTree)}`, `    webhook: ${JSON.stringify(d.webhook)}`);
+    if (finding.upstreamMismatch && !finding.inTree.admitted)
+      lines.push(`  in-tree: ${finding.inTree.code} ${finding.inTree.reason}: ${finding.inTree.message}`);
+    for (const d of finding.differences)
+      lines.push(`  ${d.path}:`, `    in-tree: ${JSON.stringify(d.inTree)}`, `    webhook: ${JSON.stringify(d.webhook)}`);
   }
   return lines.join('\n');
 }

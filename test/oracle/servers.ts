@@ -11,10 +11,10 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
-import { startControlPlane, type ControlPlane } from '../../control-plane/control-plane.ts';
+import { type ControlPlane, startControlPlane } from '../../control-plane/control-plane.ts';
 import { orderedPlugins } from '../../src/plugins/index.ts';
-import { startRealCluster, type RealCluster } from '../control-plane/real-cluster.ts';
-import { renderChart, type KubeObject } from '../deploy/helm.ts';
+import { type RealCluster, startRealCluster } from '../control-plane/real-cluster.ts';
+import { type KubeObject, renderChart } from '../deploy/helm.ts';
 import { repoRoot } from '../deploy/tools.ts';
 import { runKubectl } from '../kubectl/kubectl.ts';
 import { ApiEndpoint } from './request.ts';
@@ -57,7 +57,10 @@ export function webhookValues(plugins: readonly string[]): Record<string, unknow
 
 /** The AdmissionConfiguration file the chart renders from these values, as its ConfigMap holds it. */
 export function renderedAdmissionConfiguration(values: Record<string, unknown>): string | undefined {
-  const configMap = renderChart({ values }).find((o): o is KubeObject & { data: Record<string, string> } => o.kind === 'ConfigMap' && 'admission-configuration.yaml' in ((o as { data?: object }).data ?? {}));
+  const configMap = renderChart({ values }).find(
+    (o): o is KubeObject & { data: Record<string, string> } =>
+      o.kind === 'ConfigMap' && 'admission-configuration.yaml' in ((o as { data?: object }).data ?? {}),
+  );
   return configMap?.data['admission-configuration.yaml'];
 }
 
@@ -96,10 +99,16 @@ export async function startOracleServers(plugins: readonly OraclePlugin[] = orac
       inTree.close();
       webhook.close();
     });
-    for (const [name, plane] of [['in-tree', inTreePlane], ['webhook', cluster.controlPlane]] as const) {
+    for (const [name, plane] of [
+      ['in-tree', inTreePlane],
+      ['webhook', cluster.controlPlane],
+    ] as const) {
       await applyAs(plane, join(scratch, `world-${name}.yaml`), worldObjects());
     }
-    for (const [name, plane] of [['in-tree', inTreePlane], ['webhook', cluster.controlPlane]] as const) {
+    for (const [name, plane] of [
+      ['in-tree', inTreePlane],
+      ['webhook', cluster.controlPlane],
+    ] as const) {
       await applyAs(plane, join(scratch, `existing-${name}.yaml`), existingObjects());
     }
     return { inTree, webhook, plugins, admissionConfiguration, cluster, close };
@@ -112,6 +121,10 @@ export async function startOracleServers(plugins: readonly OraclePlugin[] = orac
 /** `kubectl apply` as admin, failing loudly: the world must be whole on both servers. */
 async function applyAs(plane: ControlPlane, file: string, objects: object[]): Promise<void> {
   await writeFile(file, objects.map((o) => `---\n${stringify(o)}`).join(''));
-  const result = await runKubectl(join(file, '..', 'home'), plane.kubeconfigPath, ['apply', '-f', file], { cwd: repoRoot, kubectl: plane.binaries.kubectl });
-  if (result.code !== 0) throw new Error(`kubectl apply of the oracle's world failed on ${plane.server} (${result.code}): ${result.stderr}`);
+  const result = await runKubectl(join(file, '..', 'home'), plane.kubeconfigPath, ['apply', '-f', file], {
+    cwd: repoRoot,
+    kubectl: plane.binaries.kubectl,
+  });
+  if (result.code !== 0)
+    throw new Error(`kubectl apply of the oracle's world failed on ${plane.server} (${result.code}): ${result.stderr}`);
 }

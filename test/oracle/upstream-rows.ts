@@ -26,27 +26,51 @@ function realContainer(container: RowContainer): RowContainer {
   const requests = container.resources?.requests ?? {};
   const extended = Object.fromEntries(Object.entries(requests).filter(([name]) => name.includes('/')));
   const limits = { ...extended, ...(container.resources?.limits ?? {}) };
-  return { ...container, image: container.image ?? 'busybox', ...(container.resources === undefined ? {} : { resources: { ...container.resources, ...(Object.keys(limits).length > 0 ? { limits } : {}) } }) };
+  return {
+    ...container,
+    image: container.image ?? 'busybox',
+    ...(container.resources === undefined
+      ? {}
+      : { resources: { ...container.resources, ...(Object.keys(limits).length > 0 ? { limits } : {}) } }),
+  };
 }
 
 /** The affinity without the empty namespace names upstream's terms carry. */
 function realAffinity(affinity: unknown): unknown {
-  return JSON.parse(JSON.stringify(affinity ?? null), (key, value: unknown) => (key === 'namespaces' && Array.isArray(value) && value.every((n) => n === '') ? undefined : value));
+  return JSON.parse(JSON.stringify(affinity ?? null), (key, value: unknown) =>
+    key === 'namespaces' && Array.isArray(value) && value.every((n) => n === '') ? undefined : value,
+  );
 }
 
 function realPodSpec(spec: Record<string, unknown>): Record<string, unknown> {
   const containers = (spec.containers as RowContainer[] | undefined) ?? [{ name: 'main' }];
   const initContainers = spec.initContainers as RowContainer[] | undefined;
-  return { ...spec, ...(spec.affinity === undefined ? {} : { affinity: realAffinity(spec.affinity) }), containers: containers.map(realContainer), ...(initContainers === undefined ? {} : { initContainers: initContainers.map(realContainer) }) };
+  return {
+    ...spec,
+    ...(spec.affinity === undefined ? {} : { affinity: realAffinity(spec.affinity) }),
+    containers: containers.map(realContainer),
+    ...(initContainers === undefined ? {} : { initContainers: initContainers.map(realContainer) }),
+  };
 }
 
-const slug = (text: string, index: number) => `row-${index}-${text.toLowerCase().replace(/[^a-z0-9]+/g, '-').slice(0, 40).replace(/-+$/, '')}`;
+const slug = (text: string, index: number) =>
+  `row-${index}-${text
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .slice(0, 40)
+    .replace(/-+$/, '')}`;
 
 function podRow(plugin: OraclePlugin, rowName: string, index: number, spec: Record<string, unknown>, fails: boolean): OracleCase {
   return {
     id: `upstream ${plugin}: ${rowName}`,
     plugin,
-    request: { operation: 'create', resource: 'pods', namespace, object: { apiVersion: 'v1', kind: 'Pod', metadata: { name: slug(rowName, index) }, spec: realPodSpec(spec) }, as: users.alice },
+    request: {
+      operation: 'create',
+      resource: 'pods',
+      namespace,
+      object: { apiVersion: 'v1', kind: 'Pod', metadata: { name: slug(rowName, index) }, spec: realPodSpec(spec) },
+      as: users.alice,
+    },
     upstreamExpects: fails ? 'denied' : 'admitted',
   };
 }
@@ -55,10 +79,14 @@ function podRow(plugin: OraclePlugin, rowName: string, index: number, spec: Reco
 export function upstreamCases(plugins: readonly OraclePlugin[]): OracleCase[] {
   const cases: OracleCase[] = [];
   if (plugins.includes('LimitPodHardAntiAffinityTopology')) {
-    interPodAffinityCases.forEach((row, i) => cases.push(podRow('LimitPodHardAntiAffinityTopology', row.name, i, { affinity: row.affinity }, row.errorExpected)));
+    interPodAffinityCases.forEach((row, i) =>
+      cases.push(podRow('LimitPodHardAntiAffinityTopology', row.name, i, { affinity: row.affinity }, row.errorExpected)),
+    );
   }
   if (plugins.includes('ExtendedResourceToleration')) {
-    extendedResourceCases.forEach((row, i) => cases.push(podRow('ExtendedResourceToleration', row.description, i, row.spec as Record<string, unknown>, false)));
+    extendedResourceCases.forEach((row, i) =>
+      cases.push(podRow('ExtendedResourceToleration', row.description, i, row.spec as Record<string, unknown>, false)),
+    );
   }
   if (plugins.includes('DenyServiceExternalIPs')) {
     externalIPCases
@@ -67,7 +95,18 @@ export function upstreamCases(plugins: readonly OraclePlugin[]): OracleCase[] {
         cases.push({
           id: `upstream DenyServiceExternalIPs: ${row.name}`,
           plugin: 'DenyServiceExternalIPs',
-          request: { operation: 'create', resource: 'services', namespace, object: { apiVersion: 'v1', kind: 'Service', metadata: { name: slug(row.name, i) }, spec: { ports: [{ port: 80 }], ...row.newSvc.spec } }, as: users.alice },
+          request: {
+            operation: 'create',
+            resource: 'services',
+            namespace,
+            object: {
+              apiVersion: 'v1',
+              kind: 'Service',
+              metadata: { name: slug(row.name, i) },
+              spec: { ports: [{ port: 80 }], ...row.newSvc.spec },
+            },
+            as: users.alice,
+          },
           upstreamExpects: row.fail ? 'denied' : 'admitted',
         }),
       );

@@ -36,11 +36,21 @@ export const namespaces: Record<string, Record<string, string>> = {
   'team-a': {
     [nodeSelector]: 'pool=team-a',
     [defaultTolerations]: JSON.stringify([{ key: 'pool', operator: 'Equal', value: 'team-a', effect: 'NoSchedule' }]),
-    [tolerationsWhitelist]: JSON.stringify([{ key: 'pool', operator: 'Equal', value: 'team-a', effect: 'NoSchedule' }, ...conditionTolerations]),
+    [tolerationsWhitelist]: JSON.stringify([
+      { key: 'pool', operator: 'Equal', value: 'team-a', effect: 'NoSchedule' },
+      ...conditionTolerations,
+    ]),
   },
   'oracle-tolerant': {
-    [defaultTolerations]: JSON.stringify([{ key: 'dedicated', operator: 'Equal', value: 'batch', effect: 'NoSchedule', }, { key: 'node.kubernetes.io/not-ready', operator: 'Exists', effect: 'NoExecute', tolerationSeconds: 60 }]),
-    [tolerationsWhitelist]: JSON.stringify([{ key: 'dedicated', operator: 'Exists' }, { key: 'example.com/gpu', operator: 'Exists' }, ...conditionTolerations]),
+    [defaultTolerations]: JSON.stringify([
+      { key: 'dedicated', operator: 'Equal', value: 'batch', effect: 'NoSchedule' },
+      { key: 'node.kubernetes.io/not-ready', operator: 'Exists', effect: 'NoExecute', tolerationSeconds: 60 },
+    ]),
+    [tolerationsWhitelist]: JSON.stringify([
+      { key: 'dedicated', operator: 'Exists' },
+      { key: 'example.com/gpu', operator: 'Exists' },
+      ...conditionTolerations,
+    ]),
   },
   'oracle-strict': { [tolerationsWhitelist]: JSON.stringify([{ key: 'dedicated', operator: 'Exists' }]) },
   'oracle-open-whitelist': { [tolerationsWhitelist]: '[]' },
@@ -84,7 +94,12 @@ const lateMutationPolicy = [
       ],
     },
   },
-  { apiVersion: 'admissionregistration.k8s.io/v1', kind: 'MutatingAdmissionPolicyBinding', metadata: { name: 'oracle-late-mutation' }, spec: { policyName: 'oracle-late-mutation' } },
+  {
+    apiVersion: 'admissionregistration.k8s.io/v1',
+    kind: 'MutatingAdmissionPolicyBinding',
+    metadata: { name: 'oracle-late-mutation' },
+    spec: { policyName: 'oracle-late-mutation' },
+  },
 ];
 
 export const namespaceNames = Object.keys(namespaces);
@@ -106,7 +121,13 @@ export const runtimeClasses = [
     handler: 'runc',
     scheduling: { nodeSelector: { pool: 'b' }, tolerations: [{ key: 'pool', operator: 'Equal', value: 'b', effect: 'NoSchedule' }] },
   },
-  { apiVersion: 'node.k8s.io/v1', kind: 'RuntimeClass', metadata: { name: 'rc-overhead' }, handler: 'kata', overhead: { podFixed: { cpu: '250m', memory: '64Mi' } } },
+  {
+    apiVersion: 'node.k8s.io/v1',
+    kind: 'RuntimeClass',
+    metadata: { name: 'rc-overhead' },
+    handler: 'kata',
+    overhead: { podFixed: { cpu: '250m', memory: '64Mi' } },
+  },
 ];
 export const runtimeClassNames = [...runtimeClasses.map((rc) => rc.metadata.name), 'rc-missing'];
 

@@ -3,8 +3,8 @@
 // podAttributes is a whole pod CREATE by alice, for tests of the chain and the server.
 import type { Attributes, RequestContext } from '../../src/admission/attributes.ts';
 import type { Deadline } from '../../src/admission/deadline.ts';
-import { attributesFrom, type AdmissionRequest } from '../../src/admission/review.ts';
 import { isOperation } from '../../src/admission/operation.ts';
+import { type AdmissionRequest, attributesFrom } from '../../src/admission/review.ts';
 import type { GroupVersionKind, GroupVersionResource, KubeObject, UserInfo } from '../../src/api/types.ts';
 import { cloneJson } from '../../src/util/clone-json.ts';
 
@@ -39,7 +39,12 @@ export function attributesOf(object: unknown, overrides: Partial<Attributes> = {
 
 /** A pod CREATE by alice, with a pod in it. */
 export function podAttributes(overrides: Partial<Attributes> = {}): Attributes {
-  const pod = { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'web', namespace: 'default' }, spec: { containers: [{ name: 'c', image: 'nginx' }] } };
+  const pod = {
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: { name: 'web', namespace: 'default' },
+    spec: { containers: [{ name: 'c', image: 'nginx' }] },
+  };
   return attributesRecord(pod, {
     uid: 'test-uid',
     namespace: 'default',

@@ -2,7 +2,7 @@
 import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { generateCertificates, type GeneratedCertificates } from '../../src/tls/generate.ts';
+import { type GeneratedCertificates, generateCertificates } from '../../src/tls/generate.ts';
 
 export interface CertFiles extends GeneratedCertificates {
   dir: string;

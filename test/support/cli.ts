@@ -2,7 +2,7 @@
 // every test wants), or the real bin/admission-chain.js on the pinned Node as a child process (one
 // smoke test per command); `entry` runs another build of it instead (node flags, then the script),
 // e.g. the production bundle.
-import { spawn, type ChildProcess } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { Readable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { main } from '../../src/cli/main.ts';
@@ -35,9 +35,16 @@ export interface CliEntry {
   cwd?: string;
 }
 
-export function runCli(args: string[], options: { stdin?: string; env?: NodeJS.ProcessEnv; timeoutMs?: number } & CliEntry = {}): Promise<CliResult> {
+export function runCli(
+  args: string[],
+  options: { stdin?: string; env?: NodeJS.ProcessEnv; timeoutMs?: number } & CliEntry = {},
+): Promise<CliResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(nodeBinary, [...(options.entry ?? [cliPath]), ...args], { cwd: options.cwd ?? repoRoot, env: options.env ?? process.env, stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn(nodeBinary, [...(options.entry ?? [cliPath]), ...args], {
+      cwd: options.cwd ?? repoRoot,
+      env: options.env ?? process.env,
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
@@ -56,7 +63,11 @@ export function runCli(args: string[], options: { stdin?: string; env?: NodeJS.P
 }
 
 export function spawnCli(args: string[], env: NodeJS.ProcessEnv = {}, options: CliEntry = {}): ChildProcess & { output: () => string } {
-  const child = spawn(nodeBinary, [...(options.entry ?? [cliPath]), ...args], { cwd: options.cwd ?? repoRoot, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(nodeBinary, [...(options.entry ?? [cliPath]), ...args], {
+    cwd: options.cwd ?? repoRoot,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let output = '';
   child.stdout!.on('data', (d: Buffer) => (output += d.toString()));
   child.stderr!.on('data', (d: Buffer) => (output += d.toString()));

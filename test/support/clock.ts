@@ -1,5 +1,5 @@
 // Time and randomness under a test's control (the Clock and Random ports).
-import { systemClock, type Clock, type Random } from '../../src/ports/clock.ts';
+import { type Clock, type Random, systemClock } from '../../src/ports/clock.ts';
 import { seededRandom } from '../../src/util/seeded-random.ts';
 
 /** A clock that records each requested pause and resolves at once; its time stands at 0. */

@@ -1,6 +1,6 @@
 // Cluster-state files under test/fixtures, parsed as the local backend reads them (integration tests).
 import { readFileSync } from 'node:fs';
-import { parseClusterState, type ClusterState } from '../../src/adapters/local/cluster-state.ts';
+import { type ClusterState, parseClusterState } from '../../src/adapters/local/cluster-state.ts';
 
 export const fixtureClusterStatePath = (name: string): URL => new URL(`../fixtures/${name}`, import.meta.url);
 

@@ -1,6 +1,7 @@
 // A small HTTPS client for tests that trusts a given CA (node:https; fetch cannot take a CA).
-import { request as httpsRequest, Agent } from 'node:https';
+
 import { request as httpRequest } from 'node:http';
+import { Agent, request as httpsRequest } from 'node:https';
 
 export interface TestResponse {
   status: number;
@@ -9,14 +10,26 @@ export interface TestResponse {
   json<T = any>(): T;
 }
 
-export function post(url: string, body: string | Buffer, options: { ca: string; contentType?: string; agent?: Agent; method?: string; headers?: Record<string, string> }): Promise<TestResponse> {
+export function post(
+  url: string,
+  body: string | Buffer,
+  options: { ca: string; contentType?: string; agent?: Agent; method?: string; headers?: Record<string, string> },
+): Promise<TestResponse> {
   return new Promise((resolve, reject) => {
-    const req = httpsRequest(url, {
-      method: options.method ?? 'POST',
-      ca: options.ca,
-      agent: options.agent,
-      headers: { 'content-type': options.contentType ?? 'application/json', 'content-length': Buffer.byteLength(body), ...options.headers },
-    }, (res) => collect(res, resolve, reject));
+    const req = httpsRequest(
+      url,
+      {
+        method: options.method ?? 'POST',
+        ca: options.ca,
+        agent: options.agent,
+        headers: {
+          'content-type': options.contentType ?? 'application/json',
+          'content-length': Buffer.byteLength(body),
+          ...options.headers,
+        },
+      },
+      (res) => collect(res, resolve, reject),
+    );
     req.on('error', reject);
     req.end(body);
   });

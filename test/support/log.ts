@@ -17,5 +17,13 @@ export function capturedLog(): CapturedLog {
     },
   });
   const text = () => written.join('');
-  return { destination, text, lines: () => text().split('\n').filter(Boolean).map((line) => JSON.parse(line) as Record<string, unknown>) };
+  return {
+    destination,
+    text,
+    lines: () =>
+      text()
+        .split('\n')
+        .filter(Boolean)
+        .map((line) => JSON.parse(line) as Record<string, unknown>),
+  };
 }

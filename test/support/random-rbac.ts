@@ -16,11 +16,21 @@ export interface RandomRbacState {
   clusterRoleBindings: ClusterRoleBinding[];
 }
 
-
 const namespaces = ['ns1', 'ns2'];
 const verbs = ['get', 'list', 'update', 'delete', 'create', '*'];
 const apiGroups = ['', 'apps', 'batch', '*'];
-const resources = ['pods', 'pods/status', 'pods/finalizers', 'deployments', 'deployments/finalizers', 'replicasets/finalizers', 'jobs', '*/finalizers', '*/status', '*'];
+const resources = [
+  'pods',
+  'pods/status',
+  'pods/finalizers',
+  'deployments',
+  'deployments/finalizers',
+  'replicasets/finalizers',
+  'jobs',
+  '*/finalizers',
+  '*/status',
+  '*',
+];
 const resourceNames = ['web', 'db', '*'];
 const nonResourceURLs = ['/healthz', '/healthz*', '/api/*', '/api', '/metrics', '*'];
 const usernames = ['alice', 'bob', 'system:serviceaccount:ns1:builder', 'system:serviceaccount:ns2:default', '*'];
@@ -108,10 +118,38 @@ export function randomRbac(random: () => number) {
     if (bindings.length > 0 && chance(0.5)) return nearQuestion(near!, pick(bindings));
     const user = { username: pick(usernames.filter((name) => name !== '*')), groups: chance(0.7) ? some(groups, 2) : [] };
     if (chance(0.05)) user.groups.push('system:masters');
-    if (chance(0.15)) return { user, nonResourceAttributes: { verb: pick(verbs.filter((v) => v !== '*')), path: pick(['/healthz', '/healthz/etcd', '/healthzzz', '/api', '/api/v1', '/apis', '/metrics']) } };
+    if (chance(0.15))
+      return {
+        user,
+        nonResourceAttributes: {
+          verb: pick(verbs.filter((v) => v !== '*')),
+          path: pick(['/healthz', '/healthz/etcd', '/healthzzz', '/api', '/api/v1', '/apis', '/metrics']),
+        },
+      };
     // One in five is OwnerReferencesPermissionEnforcement's wildcard probe.
-    if (chance(0.2)) return { user, resourceAttributes: { verb: 'update', namespace: '', group: '*', version: '*', resource: '*', subresource: 'finalizers', name: '*' } };
-    const [resource, subresource = ''] = pick(['pods', 'pods/status', 'pods/finalizers', 'deployments', 'deployments/finalizers', 'replicasets/finalizers', 'jobs', 'secrets']).split('/') as [string, string?];
+    if (chance(0.2))
+      return {
+        user,
+        resourceAttributes: {
+          verb: 'update',
+          namespace: '',
+          group: '*',
+          version: '*',
+          resource: '*',
+          subresource: 'finalizers',
+          name: '*',
+        },
+      };
+    const [resource, subresource = ''] = pick([
+      'pods',
+      'pods/status',
+      'pods/finalizers',
+      'deployments',
+      'deployments/finalizers',
+      'replicasets/finalizers',
+      'jobs',
+      'secrets',
+    ]).split('/') as [string, string?];
     return {
       user,
       resourceAttributes: {
@@ -135,11 +173,20 @@ export function randomRbac(random: () => number) {
         : subject.kind === 'ServiceAccount'
           ? { username: `system:serviceaccount:${subject.namespace || bindingNamespace}:${subject.name}`, groups: [] }
           : { username: subject.name, groups: [] };
-    const roles = binding.roleRef.kind === 'Role' ? state.roles.filter((role) => role.metadata?.namespace === bindingNamespace) : state.clusterRoles;
+    const roles =
+      binding.roleRef.kind === 'Role' ? state.roles.filter((role) => role.metadata?.namespace === bindingNamespace) : state.clusterRoles;
     const role = roles.find((candidate) => candidate.metadata?.name === binding.roleRef.name);
     // Near an aggregated ClusterRole is what its sources grant, whether the controller has written it yet or not.
-    const granted = role?.aggregationRule === undefined ? (role?.rules ?? []) : state.clusterRoles.filter((source) => source.metadata?.labels?.[aggregateLabel] === 'true').flatMap((source) => source.rules ?? []);
-    const rule = granted.length > 0 ? pick(granted) : rules(binding.roleRef.kind === 'Role')[0] ?? { verbs: ['get'], apiGroups: [''], resources: ['pods'] };
+    const granted =
+      role?.aggregationRule === undefined
+        ? (role?.rules ?? [])
+        : state.clusterRoles
+            .filter((source) => source.metadata?.labels?.[aggregateLabel] === 'true')
+            .flatMap((source) => source.rules ?? []);
+    const rule =
+      granted.length > 0
+        ? pick(granted)
+        : (rules(binding.roleRef.kind === 'Role')[0] ?? { verbs: ['get'], apiGroups: [''], resources: ['pods'] });
     const concrete = (values: string[] | undefined, instead: readonly string[]) => {
       const value = values === undefined || values.length === 0 ? pick(instead) : pick(values);
       return value === '*' ? pick(instead) : value;
@@ -148,7 +195,9 @@ export function randomRbac(random: () => number) {
       const path = concrete(rule.nonResourceURLs, ['/healthz', '/api/v1']).replace(/\*+$/, chance(0.5) ? 'x' : '');
       return { user, nonResourceAttributes: { verb: concrete(rule.verbs, ['get', 'post']), path } };
     }
-    const [resource, subresource = ''] = concrete(rule.resources, ['pods', 'jobs']).replace(/^\*\//, `${pick(['pods', 'jobs'])}/`).split('/') as [string, string?];
+    const [resource, subresource = ''] = concrete(rule.resources, ['pods', 'jobs'])
+      .replace(/^\*\//, `${pick(['pods', 'jobs'])}/`)
+      .split('/') as [string, string?];
     return {
       user,
       resourceAttributes: {
@@ -158,7 +207,10 @@ export function randomRbac(random: () => number) {
         version: 'v1',
         resource,
         subresource,
-        name: rule.resourceNames === undefined || rule.resourceNames.length === 0 ? pick(['', 'web']) : concrete(rule.resourceNames, ['web', 'other']),
+        name:
+          rule.resourceNames === undefined || rule.resourceNames.length === 0
+            ? pick(['', 'web'])
+            : concrete(rule.resourceNames, ['web', 'other']),
       },
     };
   }

@@ -1,8 +1,8 @@
 // A plugin that records what the chain asked of it and does what the test tells it to: the
 // chain's order, phase and mode rules are proven against it.
 import type { Attributes, RequestContext } from '../../src/admission/attributes.ts';
-import type { AdmissionPlugin } from '../../src/admission/plugin.ts';
 import type { Operation } from '../../src/admission/operation.ts';
+import type { AdmissionPlugin } from '../../src/admission/plugin.ts';
 
 export interface RecordingPluginOptions {
   name: string;

@@ -36,6 +36,7 @@ export function rejectedWith(run: () => unknown): StatusError {
 export function forbiddenMessageOf(run: () => unknown): string | undefined {
   const error = syncRejectionOf(run);
   if (error === undefined) return undefined;
-  if (error.status.code !== 403 || error.status.reason !== 'Forbidden') throw new Error(`expected a Forbidden rejection, got ${error.status.code} ${error.status.reason ?? ''}: ${error.message}`);
+  if (error.status.code !== 403 || error.status.reason !== 'Forbidden')
+    throw new Error(`expected a Forbidden rejection, got ${error.status.code} ${error.status.reason ?? ''}: ${error.message}`);
   return error.message;
 }

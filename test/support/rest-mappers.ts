@@ -20,7 +20,8 @@ export function fixedRestMapper(known: readonly KnownResource[]): RestMapper {
     mappingsFor({ group, kind }, versions) {
       const wanted = versions.filter((v) => v !== '');
       const found = known.filter((r) => r.group === group && r.kind === kind && (wanted.length === 0 || wanted.includes(r.version)));
-      if (found.length === 0) throw new Error(`this test knows no kind ${kind} in ${group === '' ? 'the core group' : group} ${wanted.join(', ')}`);
+      if (found.length === 0)
+        throw new Error(`this test knows no kind ${kind} in ${group === '' ? 'the core group' : group} ${wanted.join(', ')}`);
       return found.map((r) => ({
         resource: { group: r.group, version: r.version, resource: r.resource },
         groupVersionKind: { group: r.group, version: r.version, kind: r.kind },

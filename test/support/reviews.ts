@@ -30,7 +30,12 @@ export function podReview(options: PodReviewOptions = {}) {
       name,
       operation: options.operation ?? 'CREATE',
       userInfo: options.userInfo ?? { username: 'alice', groups: ['system:authenticated'] },
-      object: { apiVersion: 'v1', kind: 'Pod', metadata, ...(options.spec === null ? {} : { spec: options.spec ?? { containers: [container] } }) },
+      object: {
+        apiVersion: 'v1',
+        kind: 'Pod',
+        metadata,
+        ...(options.spec === null ? {} : { spec: options.spec ?? { containers: [container] } }),
+      },
       dryRun: false,
     },
   };

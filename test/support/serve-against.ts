@@ -8,9 +8,9 @@ import { expect } from 'vitest';
 import { runServer } from '../../src/cli/serve.ts';
 import type { RawServeOptions } from '../../src/config/serve-config.ts';
 import type { StandInApiServer } from '../apiserver/index.ts';
-import { writeTestCertificates, type CertFiles } from './certs.ts';
+import { type CertFiles, writeTestCertificates } from './certs.ts';
 import { get } from './https-client.ts';
-import { capturedLog, type CapturedLog } from './log.ts';
+import { type CapturedLog, capturedLog } from './log.ts';
 import { testServeConfig } from './serve-config.ts';
 
 export interface ServedAgainst {
@@ -30,13 +30,17 @@ export async function serveAgainst(api: StandInApiServer, flags: Partial<RawServ
   const kubeconfig = join(dir, 'kubeconfig');
   await writeFile(kubeconfig, api.kubeconfigYaml, { mode: 0o600 });
   const log = capturedLog();
-  const server = await runServer(testServeConfig({ tlsCertFile: certs.certFile, tlsPrivateKeyFile: certs.keyFile, kubeconfig, ...flags }), { stdout: log.destination });
+  const server = await runServer(testServeConfig({ tlsCertFile: certs.certFile, tlsPrivateKeyFile: certs.keyFile, kubeconfig, ...flags }), {
+    stdout: log.destination,
+  });
   return {
     server,
     certs,
     log,
     async ready(timeoutMs = 10_000) {
-      await expect.poll(async () => (await get(`http://127.0.0.1:${server.metricsPort}/readyz`)).status, { timeout: timeoutMs, interval: 50 }).toBe(200);
+      await expect
+        .poll(async () => (await get(`http://127.0.0.1:${server.metricsPort}/readyz`)).status, { timeout: timeoutMs, interval: 50 })
+        .toBe(200);
     },
     async stop() {
       await server.shutdown();

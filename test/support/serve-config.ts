@@ -2,7 +2,9 @@
 import { parseServeConfig, type RawServeOptions, type ServeConfig } from '../../src/config/serve-config.ts';
 import { defaultEnabledPlugins, orderedPlugins } from '../../src/plugins/index.ts';
 
-export function testServeConfig(options: Partial<RawServeOptions> & Pick<RawServeOptions, 'tlsCertFile' | 'tlsPrivateKeyFile'>): ServeConfig {
+export function testServeConfig(
+  options: Partial<RawServeOptions> & Pick<RawServeOptions, 'tlsCertFile' | 'tlsPrivateKeyFile'>,
+): ServeConfig {
   return parseServeConfig(
     {
       bindAddress: '127.0.0.1',

@@ -11,15 +11,20 @@
 // by the caller's signal and a default timeout, and an answer still in use near the end of its
 // TTL is asked again in the background, so a busy identity never waits for its entry to expire
 // (answers are never served past their TTL: this only makes them fresher).
-import { AuthorizationV1Api, type KubeConfig, type V1SubjectAccessReviewSpec, type V1SubjectAccessReviewStatus } from '@kubernetes/client-node';
+import {
+  AuthorizationV1Api,
+  type KubeConfig,
+  type V1SubjectAccessReviewSpec,
+  type V1SubjectAccessReviewStatus,
+} from '@kubernetes/client-node';
 import type { AuthorizationAttributes, AuthorizationResult, Authorizer, ResourceAttributes } from '../../ports/authorizer.ts';
-import { systemClock, systemRandom, type Clock, type Random } from '../../ports/clock.ts';
-import { silentLogger, type Logger } from '../../ports/logger.ts';
+import { type Clock, type Random, systemClock, systemRandom } from '../../ports/clock.ts';
+import { type Logger, silentLogger } from '../../ports/logger.ts';
 import type { AuthorizationRecorder } from '../../ports/recorders.ts';
-import { createKubeRequests, describeKubeError, errorCode, raceWithSignal, retryHint } from './kube.ts';
 import { requestOf, withTimeout } from '../../util/signals.ts';
+import { createKubeRequests, describeKubeError, errorCode, raceWithSignal, retryHint } from './kube.ts';
+import { flatKey, identitySpec, type ReviewKey, ReviewKeys, selectorSpec } from './review-keys.ts';
 import { SingleFlight } from './singleflight.ts';
-import { flatKey, identitySpec, ReviewKeys, selectorSpec, type ReviewKey } from './review-keys.ts';
 import { TtlCache } from './ttl-cache.ts';
 
 export interface ClusterAuthorizerOptions {
@@ -111,7 +116,13 @@ export function createClusterAuthorizer(options: ClusterAuthorizerOptions): Clus
   async function reviewOnce(spec: V1SubjectAccessReviewSpec, signal: AbortSignal): Promise<V1SubjectAccessReviewStatus> {
     const started = clock.now();
     try {
-      const review = await raceWithSignal(api.createSubjectAccessReview({ body: { apiVersion: 'authorization.k8s.io/v1', kind: 'SubjectAccessReview', spec } }, requests.options(signal)), signal);
+      const review = await raceWithSignal(
+        api.createSubjectAccessReview(
+          { body: { apiVersion: 'authorization.k8s.io/v1', kind: 'SubjectAccessReview', spec } },
+          requests.options(signal),
+        ),
+        signal,
+      );
       const status = review.status ?? { allowed: false };
       const outcome = status.denied ? 'denied' : status.allowed ? 'allowed' : 'no-opinion';
       recorder?.requestCompleted({ outcome, code: '201', durationSeconds: (clock.now() - started) / 1000 });
@@ -138,7 +149,11 @@ export function createClusterAuthorizer(options: ClusterAuthorizerOptions): Clus
   }
 
   /** One review on the wire (retries included), read as a decision once and cached when it may be. */
-  function reviewAndCache(key: ReviewKey, spec: V1SubjectAccessReviewSpec, cacheable: boolean): (signal: AbortSignal) => Promise<Readonly<AuthorizationResult>> {
+  function reviewAndCache(
+    key: ReviewKey,
+    spec: V1SubjectAccessReviewSpec,
+    cacheable: boolean,
+  ): (signal: AbortSignal) => Promise<Readonly<AuthorizationResult>> {
     return async (signal) => {
       const status = await reviewWithRetries(spec, signal);
       const result = sharedResult(status);
@@ -163,7 +178,12 @@ export function createClusterAuthorizer(options: ClusterAuthorizerOptions): Clus
   }
 
   /** A question not answered from the cache: on the wire, or joining the same question in flight. */
-  async function authorizeUncached(key: ReviewKey, attributes: AuthorizationAttributes, cacheable: boolean, signal: AbortSignal | undefined): Promise<AuthorizationResult> {
+  async function authorizeUncached(
+    key: ReviewKey,
+    attributes: AuthorizationAttributes,
+    cacheable: boolean,
+    signal: AbortSignal | undefined,
+  ): Promise<AuthorizationResult> {
     recorder?.cacheMiss();
     // One request must not turn into thousands of reviews (10,000 owner references, each its own
     // question): past the limit it gets no more, and its question fails closed.
@@ -256,7 +276,15 @@ function resourceAttributes(input: ResourceAttributes): NonNullable<V1SubjectAcc
 function controlledAttributesSize(attributes: AuthorizationAttributes): number {
   const r = attributes.resourceAttributes;
   if (r !== undefined) {
-    return (r.namespace?.length ?? 0) + (r.verb?.length ?? 0) + (r.group?.length ?? 0) + (r.version?.length ?? 0) + (r.resource?.length ?? 0) + (r.subresource?.length ?? 0) + (r.name?.length ?? 0);
+    return (
+      (r.namespace?.length ?? 0) +
+      (r.verb?.length ?? 0) +
+      (r.group?.length ?? 0) +
+      (r.version?.length ?? 0) +
+      (r.resource?.length ?? 0) +
+      (r.subresource?.length ?? 0) +
+      (r.name?.length ?? 0)
+    );
   }
   const n = attributes.nonResourceAttributes;
   return (n?.verb?.length ?? 0) + (n?.path?.length ?? 0);

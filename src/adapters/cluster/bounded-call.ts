@@ -3,7 +3,7 @@
 // client-go's, with the HTTP code kept for callers that branch on it (404, 409).
 import { ApiException, type ConfigurationOptions, type ObservableMiddleware } from '@kubernetes/client-node';
 import { withTimeout } from '../../util/signals.ts';
-import { describeKubeError, raceWithSignal, type KubeRequests } from './kube.ts';
+import { describeKubeError, type KubeRequests, raceWithSignal } from './kube.ts';
 
 export class KubeCallError extends Error {
   /** The HTTP status the API server answered, or undefined when none came (network, timeout). */

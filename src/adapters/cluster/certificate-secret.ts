@@ -1,12 +1,17 @@
 // The self-managed certificates' Secret through client-node: read with its resourceVersion, written
 // by a JSON merge patch that carries that resourceVersion, so the API server refuses (409) a write
 // over someone else's (optimistic concurrency), and touches no other field of the Secret.
-import { CoreV1Api, PatchStrategy, setHeaderOptions, type KubeConfig, type V1Secret } from '@kubernetes/client-node';
+import { CoreV1Api, type KubeConfig, PatchStrategy, setHeaderOptions, type V1Secret } from '@kubernetes/client-node';
 import type { CertificateSecretStore, SecretContents, StoredSecret } from '../../ports/certificate-secret-store.ts';
 import { boundedCall, KubeCallError } from './bounded-call.ts';
 import type { KubeRequests } from './kube.ts';
 
-export function clusterCertificateSecret(kubeConfig: KubeConfig, requests: KubeRequests, target: { namespace: string; name: string }, timeoutMs: number): CertificateSecretStore {
+export function clusterCertificateSecret(
+  kubeConfig: KubeConfig,
+  requests: KubeRequests,
+  target: { namespace: string; name: string },
+  timeoutMs: number,
+): CertificateSecretStore {
   const core = kubeConfig.makeApiClient(CoreV1Api);
   const context = { requests, timeoutMs };
   const url = `/api/v1/namespaces/${target.namespace}/secrets/${target.name}`;
@@ -37,6 +42,7 @@ export function clusterCertificateSecret(kubeConfig: KubeConfig, requests: KubeR
 
 function stored(secret: V1Secret): StoredSecret {
   const contents: SecretContents = {};
-  for (const [key, value] of Object.entries(secret.data ?? {})) (contents as Record<string, string>)[key] = Buffer.from(value, 'base64').toString('utf8');
+  for (const [key, value] of Object.entries(secret.data ?? {}))
+    (contents as Record<string, string>)[key] = Buffer.from(value, 'base64').toString('utf8');
   return { contents, resourceVersion: secret.metadata?.resourceVersion ?? '' };
 }

@@ -6,13 +6,13 @@ import {
   ApisApi,
   CoreApi,
   HttpMethod,
-  ServerConfiguration,
   type KubeConfig,
+  ServerConfiguration,
   type V1APIGroupList,
   type V1APIVersions,
 } from '@kubernetes/client-node';
 import type { APIResource } from '../local/cluster-state.ts';
-import { describeKubeError, raceWithSignal, undiciRequests, type KubeRequests } from './kube.ts';
+import { describeKubeError, type KubeRequests, raceWithSignal, undiciRequests } from './kube.ts';
 
 export interface GroupVersionRef {
   group: string;

@@ -3,11 +3,18 @@
 // without a restart; a failed re-read keeps the last version. The gates are that release's defaults
 // with --feature-gates on top. /version is readable by every client (the default ClusterRole
 // system:public-info-viewer), so this needs no RBAC.
-import { VersionApi, type KubeConfig } from '@kubernetes/client-node';
-import { featureDefault, features, featureVersionOf, formatVersion, type Feature, type KubernetesVersion } from '../../api/feature-gates.ts';
-import { systemClock, type Clock } from '../../ports/clock.ts';
-import { featureGatesAt, type FeatureGateOverrides, type FeatureGates } from '../../ports/feature-gates.ts';
-import { silentLogger, type Logger } from '../../ports/logger.ts';
+import { type KubeConfig, VersionApi } from '@kubernetes/client-node';
+import {
+  type Feature,
+  featureDefault,
+  features,
+  featureVersionOf,
+  formatVersion,
+  type KubernetesVersion,
+} from '../../api/feature-gates.ts';
+import { type Clock, systemClock } from '../../ports/clock.ts';
+import { type FeatureGateOverrides, type FeatureGates, featureGatesAt } from '../../ports/feature-gates.ts';
+import { type Logger, silentLogger } from '../../ports/logger.ts';
 import { boundedCall } from './bounded-call.ts';
 import { createKubeRequests } from './kube.ts';
 
@@ -36,7 +43,15 @@ export interface ClusterFeatureGates extends FeatureGates {
 }
 
 export function createClusterFeatureGates(options: ClusterFeatureGatesOptions): ClusterFeatureGates {
-  const { kubeConfig, overrides = {}, retryMs = 5_000, refreshMs = 600_000, timeoutMs = 10_000, logger = silentLogger, clock = systemClock } = options;
+  const {
+    kubeConfig,
+    overrides = {},
+    retryMs = 5_000,
+    refreshMs = 600_000,
+    timeoutMs = 10_000,
+    logger = silentLogger,
+    clock = systemClock,
+  } = options;
   const requests = createKubeRequests(kubeConfig);
   const versionApi = kubeConfig.makeApiClient(VersionApi);
   const url = `${kubeConfig.getCurrentCluster()?.server ?? ''}/version`;
@@ -54,7 +69,10 @@ export function createClusterFeatureGates(options: ClusterFeatureGatesOptions): 
       const next = featureVersionOf(info);
       lastError = undefined;
       if (version === undefined || formatVersion(version) !== formatVersion(next)) {
-        logger.info({ version: formatVersion(next), featureGates: describeGates(next, overrides) }, 'cluster version read: feature gates follow it');
+        logger.info(
+          { version: formatVersion(next), featureGates: describeGates(next, overrides) },
+          'cluster version read: feature gates follow it',
+        );
       }
       version = next;
       gates = featureGatesAt(next, overrides);
@@ -79,14 +97,18 @@ export function createClusterFeatureGates(options: ClusterFeatureGatesOptions): 
 
   return {
     enabled(feature: Feature) {
-      if (gates === undefined) throw new Error(`cannot tell whether feature gate ${feature} is on: the cluster version has not been read yet${lastError ? ` (${lastError})` : ''}`);
+      if (gates === undefined)
+        throw new Error(
+          `cannot tell whether feature gate ${feature} is on: the cluster version has not been read yet${lastError ? ` (${lastError})` : ''}`,
+        );
       return gates.enabled(feature);
     },
     load() {
       running ??= run();
       return Promise.race([loaded, running]);
     },
-    notReadyReasons: () => (gates !== undefined ? [] : [`the cluster version has not been read${lastError ? ` (last error: ${lastError})` : ''}`]),
+    notReadyReasons: () =>
+      gates !== undefined ? [] : [`the cluster version has not been read${lastError ? ` (last error: ${lastError})` : ''}`],
     async close() {
       closing.abort(new Error('feature gates closed'));
       await running;

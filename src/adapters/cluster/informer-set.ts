@@ -3,7 +3,7 @@
 // caches (lookups.ts) and the RBAC mirror's caches (rbac-informers.ts) are each one set.
 import type { KubeConfig, V1ListMeta } from '@kubernetes/client-node';
 import type { KubeObject } from '../../api/types.ts';
-import { systemClock, systemRandom, type Clock, type Random } from '../../ports/clock.ts';
+import { type Clock, type Random, systemClock, systemRandom } from '../../ports/clock.ts';
 import type { Logger } from '../../ports/logger.ts';
 import type { InformerRestartReason } from '../../ports/recorders.ts';
 import { withTimeout } from '../../util/signals.ts';
@@ -37,7 +37,10 @@ export interface InformerSetRecorder<R extends string> {
   informerRestart?(resource: R, reason: InformerRestartReason): void;
 }
 
-export type ListPage = (page: { limit: number; _continue?: string }, signal: AbortSignal) => Promise<{ items: unknown[]; metadata?: V1ListMeta }>;
+export type ListPage = (
+  page: { limit: number; _continue?: string },
+  signal: AbortSignal,
+) => Promise<{ items: unknown[]; metadata?: V1ListMeta }>;
 
 export interface InformerSetOptions<R extends string> extends InformerSettings {
   kubeConfig: KubeConfig;
@@ -86,7 +89,8 @@ export function createInformerSet<R extends string>(options: InformerSetOptions<
         resource,
         kubeConfig,
         path,
-        list: (signal) => listAll((page) => withTimeout(signal, listTimeoutMs, (bounded) => listPage(page, bounded)), project, listPageSize),
+        list: (signal) =>
+          listAll((page) => withTimeout(signal, listTimeoutMs, (bounded) => listPage(page, bounded)), project, listPageSize),
         project,
         clock,
         random,
@@ -103,7 +107,13 @@ export function createInformerSet<R extends string>(options: InformerSetOptions<
     start(informers) {
       running = informers;
       for (const cache of informers) cache.start();
-      watchdog = runWatchdog({ informers, clock, stallTimeoutMs: options.stallTimeoutMs ?? 3 * 60_000, resyncMs: options.resyncMs ?? 30 * 60_000, signal: closing.signal });
+      watchdog = runWatchdog({
+        informers,
+        clock,
+        stallTimeoutMs: options.stallTimeoutMs ?? 3 * 60_000,
+        resyncMs: options.resyncMs ?? 30 * 60_000,
+        signal: closing.signal,
+      });
     },
     get inSync() {
       return running.every((cache) => cache.current);
@@ -114,7 +124,10 @@ export function createInformerSet<R extends string>(options: InformerSetOptions<
     notReadyReasons() {
       return running
         .filter((cache) => !cache.synced)
-        .map((cache) => `${cache.resource} cache${label} has not synced${cache.lastError === undefined ? '' : ` (last error: ${cache.lastError})`}`);
+        .map(
+          (cache) =>
+            `${cache.resource} cache${label} has not synced${cache.lastError === undefined ? '' : ` (last error: ${cache.lastError})`}`,
+        );
     },
     close() {
       closed ??= (async () => {

@@ -6,7 +6,7 @@
 // (watchdog.ts) ends a generation that has gone quiet and relists the same way. The cache itself
 // is ours, outside the generations, so it keeps answering while a new generation relists, and
 // each LIST replaces it whole (objects deleted while no watch ran disappear).
-import { ApiException, ListWatch, type KubeConfig, type KubernetesObject } from '@kubernetes/client-node';
+import { ApiException, type KubeConfig, type KubernetesObject, ListWatch } from '@kubernetes/client-node';
 import type { KubeObject } from '../../api/types.ts';
 import type { Clock, Random } from '../../ports/clock.ts';
 import type { Logger } from '../../ports/logger.ts';
@@ -226,7 +226,10 @@ export class Informer<T extends KubeObject> {
     // Up to 20% jitter, so restarted replicas do not relist in lockstep.
     const delayMs = Math.round(base + (base * this.#options.random.intBelow(201)) / 1000);
     this.#failures += 1;
-    this.#options.logger.warn({ resource: this.resource, error: this.#lastError, retryInMs: delayMs }, 'informer failed; restarting after backoff');
+    this.#options.logger.warn(
+      { resource: this.resource, error: this.#lastError, retryInMs: delayMs },
+      'informer failed; restarting after backoff',
+    );
     this.#restartPending = true;
     void this.#options.clock.sleep(delayMs, this.#closed.signal).then(
       () => {

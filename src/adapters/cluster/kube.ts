@@ -8,14 +8,14 @@ import type { AgentOptions, RequestOptions } from 'node:https';
 import { Readable } from 'node:stream';
 import {
   ApiException,
-  Observable,
-  ResponseContext,
   type ConfigurationOptions,
   type HttpLibrary,
   type KubeConfig,
+  Observable,
   type ObservableMiddleware,
   type RequestContext,
   type ResponseBody,
+  ResponseContext,
 } from '@kubernetes/client-node';
 import { Agent, request, type Dispatcher as UndiciDispatcher } from 'undici';
 
@@ -51,7 +51,13 @@ export function createKubeRequests(kubeConfig: KubeConfig): KubeRequests {
     const fingerprint = tlsFingerprint(kubeConfig);
     if (shared?.fingerprint !== fingerprint) {
       const previous = shared;
-      shared = { fingerprint, dispatcher: ownPool(kubeConfig).then((own) => own ?? built, () => built) };
+      shared = {
+        fingerprint,
+        dispatcher: ownPool(kubeConfig).then(
+          (own) => own ?? built,
+          () => built,
+        ),
+      };
       if (previous !== undefined) void previous.dispatcher.then((d) => d.close()).catch(() => {});
     }
     const dispatcher = await shared.dispatcher;
@@ -137,7 +143,11 @@ async function ownPool(kubeConfig: KubeConfig): Promise<Dispatcher | undefined> 
   await kubeConfig.applyToHTTPSOptions(https);
   const options = kubeConfig.createDispatcherOptions(kubeConfig.getCurrentCluster(), https as AgentOptions);
   if (options.type !== 'agent') return undefined;
-  return new Agent({ connect: options.connect, keepAliveTimeout: idleConnectionMs, keepAliveMaxTimeout: idleConnectionMs }) as unknown as Dispatcher;
+  return new Agent({
+    connect: options.connect,
+    keepAliveTimeout: idleConnectionMs,
+    keepAliveMaxTimeout: idleConnectionMs,
+  }) as unknown as Dispatcher;
 }
 
 /** What determines the TLS connection: server, CA, client certificate (file contents by mtime). */
@@ -253,10 +263,15 @@ export function retryHint(error: unknown): { retry: false } | { retry: true; aft
   if (error instanceof ApiException) {
     const status = statusOf(error);
     const headerSeconds = Number(error.headers?.['retry-after']);
-    const suggestedSeconds = Number.isFinite(headerSeconds) && headerSeconds > 0 ? headerSeconds : (status?.details?.retryAfterSeconds ?? 0);
+    const suggestedSeconds =
+      Number.isFinite(headerSeconds) && headerSeconds > 0 ? headerSeconds : (status?.details?.retryAfterSeconds ?? 0);
     const reason = status?.reason;
     const transient =
-      error.code === 429 || reason === 'TooManyRequests' || reason === 'InternalError' || reason === 'Timeout' || (status === undefined && (error.code === 500 || error.code === 504));
+      error.code === 429 ||
+      reason === 'TooManyRequests' ||
+      reason === 'InternalError' ||
+      reason === 'Timeout' ||
+      (status === undefined && (error.code === 500 || error.code === 504));
     if (transient || suggestedSeconds > 0) return { retry: true, afterMs: suggestedSeconds * 1000 };
     return { retry: false };
   }

@@ -5,7 +5,7 @@
 import { ApiException, type ConfigurationOptions, type ObservableMiddleware } from '@kubernetes/client-node';
 import { StatusError } from '../../api/status-error.ts';
 import type { Status } from '../../api/types.ts';
-import { boundedCall, KubeCallError, type BoundedCall } from './bounded-call.ts';
+import { type BoundedCall, boundedCall, KubeCallError } from './bounded-call.ts';
 import { statusOf } from './kube.ts';
 
 export interface LiveReadOptions<T> extends BoundedCall {

@@ -1,7 +1,8 @@
 // Projections keep only what admission reads, from typed client-node models (LIST, GET) and raw
 // watch JSON alike; a Secret never keeps its data, stringData or kubectl's applied copy.
-import { describe, expect, it } from 'vitest';
+
 import { V1ObjectMeta, V1Secret, V1ServiceAccount } from '@kubernetes/client-node';
+import { describe, expect, it } from 'vitest';
 import { projectRuntimeClass, projectSecret, projectServiceAccount } from './lookup-objects.ts';
 
 function typedMeta(fields: Partial<V1ObjectMeta>): V1ObjectMeta {
@@ -21,7 +22,10 @@ describe('lookup object projections', () => {
       resourceVersion: '7',
       creationTimestamp: new Date(0),
       labels: { a: 'b' },
-      annotations: { 'kubernetes.io/service-account.name': 'sa', 'kubectl.kubernetes.io/last-applied-configuration': '{"data":{"k":"c2VjcmV0"}}' },
+      annotations: {
+        'kubernetes.io/service-account.name': 'sa',
+        'kubectl.kubernetes.io/last-applied-configuration': '{"data":{"k":"c2VjcmV0"}}',
+      },
       managedFields: [{ manager: 'kubectl', operation: 'Apply' }],
     });
     secret.type = 'Opaque';
@@ -31,10 +35,18 @@ describe('lookup object projections', () => {
     expect(projectSecret(secret)).toEqual({
       apiVersion: 'v1',
       kind: 'Secret',
-      metadata: { name: 's', namespace: 'ns', uid: 'u-1', resourceVersion: '7', annotations: { 'kubernetes.io/service-account.name': 'sa' } },
+      metadata: {
+        name: 's',
+        namespace: 'ns',
+        uid: 'u-1',
+        resourceVersion: '7',
+        annotations: { 'kubernetes.io/service-account.name': 'sa' },
+      },
       type: 'Opaque',
     });
-    expect(JSON.stringify(projectSecret({ metadata: { name: 'raw' }, data: { k: 'c2VjcmV0' }, stringData: { p: 'secret' } }))).not.toMatch(/c2VjcmV0|secret"/);
+    expect(JSON.stringify(projectSecret({ metadata: { name: 'raw' }, data: { k: 'c2VjcmV0' }, stringData: { p: 'secret' } }))).not.toMatch(
+      /c2VjcmV0|secret"/,
+    );
   });
 
   it('a ServiceAccount keeps automount, secrets and imagePullSecrets, without undefined members', () => {
@@ -56,7 +68,14 @@ describe('lookup object projections', () => {
   });
 
   it('a RuntimeClass keeps handler, overhead and scheduling from raw watch JSON', () => {
-    const raw = { apiVersion: 'node.k8s.io/v1', kind: 'RuntimeClass', metadata: { name: 'kata', labels: { x: 'y' } }, handler: 'kata', overhead: { podFixed: { cpu: '1' } }, scheduling: { tolerations: [{ key: 'k', operator: 'Exists', tolerationSeconds: 5 }] } };
+    const raw = {
+      apiVersion: 'node.k8s.io/v1',
+      kind: 'RuntimeClass',
+      metadata: { name: 'kata', labels: { x: 'y' } },
+      handler: 'kata',
+      overhead: { podFixed: { cpu: '1' } },
+      scheduling: { tolerations: [{ key: 'k', operator: 'Exists', tolerationSeconds: 5 }] },
+    };
     expect(projectRuntimeClass(raw)).toEqual({
       apiVersion: 'node.k8s.io/v1',
       kind: 'RuntimeClass',

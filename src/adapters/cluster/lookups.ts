@@ -2,9 +2,9 @@
 // Namespaces (names and annotations) from one set of informer caches (informer-set.ts), and live GETs
 // through the typed APIs for what the plugins read when the cache misses. Readiness waits for
 // every cache's first LIST, so a fresh replica does not turn every lookup into a live GET.
-import { CoreV1Api, NodeV1Api, type ConfigurationOptions, type KubeConfig, type ObservableMiddleware } from '@kubernetes/client-node';
+import { type ConfigurationOptions, CoreV1Api, type KubeConfig, NodeV1Api, type ObservableMiddleware } from '@kubernetes/client-node';
 import type { KubeObject } from '../../api/types.ts';
-import { silentLogger, type Logger } from '../../ports/logger.ts';
+import { type Logger, silentLogger } from '../../ports/logger.ts';
 import type { Lookups, ResourceLookup } from '../../ports/lookups.ts';
 import type { InformerRecorder, LookupResource } from '../../ports/recorders.ts';
 import type { Informer } from './informer.ts';
@@ -50,14 +50,24 @@ export function createClusterLookups(options: ClusterLookupsOptions): ClusterLoo
     (page, signal) => core.listServiceAccountForAllNamespaces(page, requests.options(signal)),
     projectServiceAccount,
   );
-  const secrets = set.informer('secrets', '/api/v1/secrets', (page, signal) => core.listSecretForAllNamespaces(page, requests.options(signal)), projectSecret);
+  const secrets = set.informer(
+    'secrets',
+    '/api/v1/secrets',
+    (page, signal) => core.listSecretForAllNamespaces(page, requests.options(signal)),
+    projectSecret,
+  );
   const runtimeClasses = set.informer(
     'runtimeclasses',
     '/apis/node.k8s.io/v1/runtimeclasses',
     (page, signal) => node.listRuntimeClass(page, requests.options(signal)),
     projectRuntimeClass,
   );
-  const namespaces = set.informer('namespaces', '/api/v1/namespaces', (page, signal) => core.listNamespace(page, requests.options(signal)), projectNamespace);
+  const namespaces = set.informer(
+    'namespaces',
+    '/api/v1/namespaces',
+    (page, signal) => core.listNamespace(page, requests.options(signal)),
+    projectNamespace,
+  );
   const enabled = new Set<LookupResource>(options.resources ?? ['serviceaccounts', 'secrets', 'runtimeclasses']);
   const informers = [serviceAccounts, secrets, runtimeClasses, namespaces].filter((cache) => enabled.has(cache.resource as LookupResource));
 

@@ -2,12 +2,12 @@
 // shared informers: Roles, ClusterRoles, RoleBindings and ClusterRoleBindings, listed in pages and
 // watched (read-only list/watch across all namespaces), run as one informer set (informer-set.ts)
 // like the lookup caches. The mirror may answer only while every one of them follows the server.
-import { RbacAuthorizationV1Api, type KubeConfig } from '@kubernetes/client-node';
+import { type KubeConfig, RbacAuthorizationV1Api } from '@kubernetes/client-node';
 import type { ClusterRole, ClusterRoleBinding, Role, RoleBinding } from '../../api/rbac.ts';
-import { silentLogger, type Logger } from '../../ports/logger.ts';
+import { type Logger, silentLogger } from '../../ports/logger.ts';
 import { createInformerSet, type InformerSetRecorder, type InformerSettings } from './informer-set.ts';
-import type { RbacResource } from './rbac-resources.ts';
 import { projectClusterRole, projectClusterRoleBinding, projectRole, projectRoleBinding } from './rbac-objects.ts';
+import type { RbacResource } from './rbac-resources.ts';
 
 export type { RbacResource } from './rbac-resources.ts';
 
@@ -50,8 +50,18 @@ export function createRbacInformers(options: RbacInformersOptions): RbacInformer
   const rbac = kubeConfig.makeApiClient(RbacAuthorizationV1Api);
 
   const base = '/apis/rbac.authorization.k8s.io/v1';
-  const roles = set.informer<Role>('roles', `${base}/roles`, (page, signal) => rbac.listRoleForAllNamespaces(page, requests.options(signal)), projectRole);
-  const clusterRoles = set.informer<ClusterRole>('clusterroles', `${base}/clusterroles`, (page, signal) => rbac.listClusterRole(page, requests.options(signal)), projectClusterRole);
+  const roles = set.informer<Role>(
+    'roles',
+    `${base}/roles`,
+    (page, signal) => rbac.listRoleForAllNamespaces(page, requests.options(signal)),
+    projectRole,
+  );
+  const clusterRoles = set.informer<ClusterRole>(
+    'clusterroles',
+    `${base}/clusterroles`,
+    (page, signal) => rbac.listClusterRole(page, requests.options(signal)),
+    projectClusterRole,
+  );
   const roleBindings = set.informer<RoleBinding>(
     'rolebindings',
     `${base}/rolebindings`,
@@ -75,7 +85,12 @@ export function createRbacInformers(options: RbacInformersOptions): RbacInformer
       roleBindings: [...roleBindings.values()],
       clusterRoleBindings: [...clusterRoleBindings.values()],
     }),
-    counts: () => ({ roles: roles.size, clusterroles: clusterRoles.size, rolebindings: roleBindings.size, clusterrolebindings: clusterRoleBindings.size }),
+    counts: () => ({
+      roles: roles.size,
+      clusterroles: clusterRoles.size,
+      rolebindings: roleBindings.size,
+      clusterrolebindings: clusterRoleBindings.size,
+    }),
     get inSync() {
       return set.inSync;
     },

@@ -3,11 +3,20 @@
 // the caller's signal, at hand when the fallback's is and a promise when it is one.
 import { describe, expect, it } from 'vitest';
 import type { AuthorizationAttributes, AuthorizationResult, Authorizer } from '../../ports/authorizer.ts';
-import { mirrorFirst } from './rbac-mirror-authorizer.ts';
 import type { MirrorVerdict } from './rbac-mirror.ts';
+import { mirrorFirst } from './rbac-mirror-authorizer.ts';
 
-const question: AuthorizationAttributes = { user: { username: 'alice', groups: ['devs'] }, resourceAttributes: { verb: 'update', namespace: 'team', group: 'apps', resource: 'replicasets', subresource: 'finalizers', name: 'web' } };
-const allowed = { allowed: { decision: 'allow', reason: 'RBAC: allowed by RoleBinding "a/team" of ClusterRole "edit" to User "alice"', answeredBy: 'rbac-mirror' } } as const;
+const question: AuthorizationAttributes = {
+  user: { username: 'alice', groups: ['devs'] },
+  resourceAttributes: { verb: 'update', namespace: 'team', group: 'apps', resource: 'replicasets', subresource: 'finalizers', name: 'web' },
+};
+const allowed = {
+  allowed: {
+    decision: 'allow',
+    reason: 'RBAC: allowed by RoleBinding "a/team" of ClusterRole "edit" to User "alice"',
+    answeredBy: 'rbac-mirror',
+  },
+} as const;
 const denied: AuthorizationResult = { decision: 'deny', reason: 'webhook says no', error: 'evaluation failed' };
 
 function fallback(answer: AuthorizationResult, async: boolean) {
@@ -36,7 +45,7 @@ describe('mirrorFirst', () => {
     ['not-allowed', true],
     ['not-synced', false],
     ['not-synced', true],
-  ])('%s: the fallback answers, word for word, with the caller\'s signal (async fallback: %s)', async (verdict, async) => {
+  ])("%s: the fallback answers, word for word, with the caller's signal (async fallback: %s)", async (verdict, async) => {
     const outcomes: string[] = [];
     const { authorizer, asked } = fallback(denied, async);
     const composed = mirrorFirst({ evaluate: () => verdict }, authorizer, { question: (o) => outcomes.push(o) });
@@ -49,7 +58,10 @@ describe('mirrorFirst', () => {
   });
 
   it('a fallback that rejects rejects the question (callers fail closed on it)', async () => {
-    const composed = mirrorFirst({ evaluate: () => 'not-allowed' }, { authorize: () => Promise.reject(new Error('API server unreachable')) });
+    const composed = mirrorFirst(
+      { evaluate: () => 'not-allowed' },
+      { authorize: () => Promise.reject(new Error('API server unreachable')) },
+    );
     await expect(composed.authorize(question)).rejects.toThrow('API server unreachable');
   });
 });

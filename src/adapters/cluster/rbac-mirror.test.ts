@@ -9,16 +9,33 @@ import type { RbacObjects } from './rbac-informers.ts';
 import { createRbacMirror } from './rbac-mirror.ts';
 
 const rbacGroup = 'rbac.authorization.k8s.io';
-const binding = (user: string): RoleBinding => ({ metadata: { name: user, namespace: 'team' }, roleRef: { apiGroup: rbacGroup, kind: 'ClusterRole', name: 'view' }, subjects: [{ kind: 'User', name: user }] });
-const getPods = (user: string): AuthorizationAttributes => ({ user: { username: user }, resourceAttributes: { verb: 'get', namespace: 'team', resource: 'pods' } });
+const binding = (user: string): RoleBinding => ({
+  metadata: { name: user, namespace: 'team' },
+  roleRef: { apiGroup: rbacGroup, kind: 'ClusterRole', name: 'view' },
+  subjects: [{ kind: 'User', name: user }],
+});
+const getPods = (user: string): AuthorizationAttributes => ({
+  user: { username: user },
+  resourceAttributes: { verb: 'get', namespace: 'team', resource: 'pods' },
+});
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 function caches() {
-  const objects: RbacObjects = { roles: [], clusterRoles: [{ metadata: { name: 'view' }, rules: [{ verbs: ['get'], apiGroups: [''], resources: ['pods'] }] }], roleBindings: [binding('alice')], clusterRoleBindings: [] };
+  const objects: RbacObjects = {
+    roles: [],
+    clusterRoles: [{ metadata: { name: 'view' }, rules: [{ verbs: ['get'], apiGroups: [''], resources: ['pods'] }] }],
+    roleBindings: [binding('alice')],
+    clusterRoleBindings: [],
+  };
   return {
     objects,
     inSync: true,
-    counts: () => ({ roles: objects.roles.length, clusterroles: objects.clusterRoles.length, rolebindings: objects.roleBindings.length, clusterrolebindings: objects.clusterRoleBindings.length }),
+    counts: () => ({
+      roles: objects.roles.length,
+      clusterroles: objects.clusterRoles.length,
+      rolebindings: objects.roleBindings.length,
+      clusterrolebindings: objects.clusterRoleBindings.length,
+    }),
     objectsCalls: 0,
   };
 }
@@ -50,7 +67,13 @@ describe('the RBAC mirror', () => {
     expect(mirror.built).toBe(false);
     mirror.invalidate();
     await mirror.whenBuilt();
-    expect(mirror.evaluate(getPods('alice'))).toEqual({ allowed: { decision: 'allow', reason: 'RBAC: allowed by RoleBinding "alice/team" of ClusterRole "view" to User "alice"', answeredBy: 'rbac-mirror' } });
+    expect(mirror.evaluate(getPods('alice'))).toEqual({
+      allowed: {
+        decision: 'allow',
+        reason: 'RBAC: allowed by RoleBinding "alice/team" of ClusterRole "view" to User "alice"',
+        answeredBy: 'rbac-mirror',
+      },
+    });
     expect(mirror.evaluate(getPods('bob'))).toBe('not-allowed');
   });
 
@@ -69,7 +92,10 @@ describe('the RBAC mirror', () => {
   it('names the closest grant from the evaluator it answers with, and none while out of date', async () => {
     const state = caches();
     const mirror = mirrorOver(state);
-    const deletePods = (user: string): AuthorizationAttributes => ({ user: { username: user }, resourceAttributes: { verb: 'delete', namespace: 'team', resource: 'pods' } });
+    const deletePods = (user: string): AuthorizationAttributes => ({
+      user: { username: user },
+      resourceAttributes: { verb: 'delete', namespace: 'team', resource: 'pods' },
+    });
     expect(mirror.closestGrant(deletePods('alice'))).toBeUndefined();
     mirror.invalidate();
     await mirror.whenBuilt();
@@ -106,7 +132,9 @@ describe('the RBAC mirror', () => {
     // The cache lists again: its LIST is a change, and the mirror rebuilds from it.
     state.inSync = true;
     mirror.invalidate();
-    await expect.poll(() => mirror.evaluate(getPods('alice')), { timeout: 2000, interval: 2 }).toMatchObject({ allowed: { decision: 'allow' } });
+    await expect
+      .poll(() => mirror.evaluate(getPods('alice')), { timeout: 2000, interval: 2 })
+      .toMatchObject({ allowed: { decision: 'allow' } });
   });
 
   it('a burst of changes is one rebuild; a stream of them rebuilds at most once per rebuildMinIntervalMs, and keeps rebuilding while it lasts', async () => {
@@ -132,6 +160,8 @@ describe('the RBAC mirror', () => {
     const duringStream = rebuilds.length - 1;
     expect(duringStream).toBeGreaterThanOrEqual(1);
     expect(duringStream).toBeLessThanOrEqual(Math.ceil(elapsed / 30) + 1);
-    await expect.poll(() => mirror.evaluate(getPods(`user-${changes - 1}`)), { timeout: 2000, interval: 2 }).toMatchObject({ allowed: { decision: 'allow' } });
+    await expect
+      .poll(() => mirror.evaluate(getPods(`user-${changes - 1}`)), { timeout: 2000, interval: 2 })
+      .toMatchObject({ allowed: { decision: 'allow' } });
   });
 });

@@ -15,13 +15,13 @@
 // are kept until the next rebuild, under the keys the SubjectAccessReview cache uses: a narrowly
 // scoped user's request asks a dozen questions, nearly all asked before.
 import type { AuthorizationAttributes, AuthorizationResult } from '../../ports/authorizer.ts';
-import { systemClock, type Clock } from '../../ports/clock.ts';
+import { type Clock, systemClock } from '../../ports/clock.ts';
 import type { ClosestGrant } from '../../ports/grants.ts';
 import { createRbacAuthorizer, type RbacAuthorizer } from '../local/rbac/index.ts';
 import type { RbacInformers } from './rbac-informers.ts';
+import type { RbacResource } from './rbac-resources.ts';
 import { ReviewKeys } from './review-keys.ts';
 import { TtlCache } from './ttl-cache.ts';
-import type { RbacResource } from './rbac-resources.ts';
 
 /** What the mirror says about one question. */
 export type MirrorVerdict = { readonly allowed: AuthorizationResult } | 'not-allowed' | 'not-synced';
@@ -64,7 +64,15 @@ export interface RbacMirrorOptions {
 export const answeredByMirror = 'rbac-mirror';
 
 export function createRbacMirror(options: RbacMirrorOptions): RbacMirror {
-  const { informers, clock = systemClock, rebuilt, rebuildQuietMs = 20, rebuildMaxDelayMs = 250, rebuildMinIntervalMs = 250, cacheSize = 8192 } = options;
+  const {
+    informers,
+    clock = systemClock,
+    rebuilt,
+    rebuildQuietMs = 20,
+    rebuildMaxDelayMs = 250,
+    rebuildMinIntervalMs = 250,
+    cacheSize = 8192,
+  } = options;
   const keys = new ReviewKeys(cacheSize);
   // Valid for as long as the evaluator that gave them: cleared at every rebuild.
   const verdicts = new TtlCache<MirrorVerdict>(cacheSize, 16 * 1024 * 1024);
@@ -124,7 +132,10 @@ export function createRbacMirror(options: RbacMirrorOptions): RbacMirror {
       const known = verdicts.entry(key.family, 0, key.name)?.value;
       if (known !== undefined) return known;
       const result = rbac.evaluate(attributes);
-      const verdict: MirrorVerdict = result.decision === 'allow' ? Object.freeze({ allowed: Object.freeze({ ...result, answeredBy: answeredByMirror }) }) : 'not-allowed';
+      const verdict: MirrorVerdict =
+        result.decision === 'allow'
+          ? Object.freeze({ allowed: Object.freeze({ ...result, answeredBy: answeredByMirror }) })
+          : 'not-allowed';
       verdicts.set(key.family, verdict, Number.POSITIVE_INFINITY, 0, key.name);
       return verdict;
     },

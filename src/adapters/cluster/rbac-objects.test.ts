@@ -1,5 +1,5 @@
+import { RbacV1Subject, V1ClusterRole, V1ObjectMeta, V1PolicyRule, V1RoleBinding, V1RoleRef } from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
-import { V1ClusterRole, V1ObjectMeta, V1PolicyRule, V1RoleBinding, V1RoleRef, RbacV1Subject } from '@kubernetes/client-node';
 import { projectClusterRole, projectRole, projectRoleBinding } from './rbac-objects.ts';
 
 const raw = {
@@ -40,7 +40,10 @@ describe('RBAC mirror projections', () => {
     const binding = new V1RoleBinding();
     binding.metadata = Object.assign(new V1ObjectMeta(), { name: 'b', namespace: 'team', resourceVersion: '7' });
     binding.roleRef = Object.assign(new V1RoleRef(), { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'edit' });
-    binding.subjects = [Object.assign(new RbacV1Subject(), { kind: 'ServiceAccount', name: 'builder', namespace: 'ci' }), Object.assign(new RbacV1Subject(), { kind: 'Group', apiGroup: 'rbac.authorization.k8s.io', name: 'devs' })];
+    binding.subjects = [
+      Object.assign(new RbacV1Subject(), { kind: 'ServiceAccount', name: 'builder', namespace: 'ci' }),
+      Object.assign(new RbacV1Subject(), { kind: 'Group', apiGroup: 'rbac.authorization.k8s.io', name: 'devs' }),
+    ];
     expect(projectRoleBinding(binding)).toEqual({
       metadata: { name: 'b', namespace: 'team', resourceVersion: '7' },
       roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'edit' },
@@ -60,13 +63,22 @@ describe('RBAC mirror projections', () => {
 
   it.each([
     ['no rules', { metadata: { name: 'r' } }, { metadata: { name: 'r' }, rules: [] }],
-    ['a rule without verbs', { metadata: { name: 'r' }, rules: [{ apiGroups: [''] }] }, { metadata: { name: 'r' }, rules: [{ verbs: [], apiGroups: [''] }] }],
+    [
+      'a rule without verbs',
+      { metadata: { name: 'r' }, rules: [{ apiGroups: [''] }] },
+      { metadata: { name: 'r' }, rules: [{ verbs: [], apiGroups: [''] }] },
+    ],
   ])('%s', (_name, input, expected) => {
     expect(projectRole(input)).toEqual(expected);
   });
 
   it('a binding without subjects keeps none (it applies to nobody); an empty namespace is none', () => {
-    expect(projectRoleBinding({ metadata: { name: 'b', namespace: '' }, roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'view' } })).toEqual({
+    expect(
+      projectRoleBinding({
+        metadata: { name: 'b', namespace: '' },
+        roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'view' },
+      }),
+    ).toEqual({
       metadata: { name: 'b' },
       roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'view' },
     });

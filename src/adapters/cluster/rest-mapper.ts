@@ -6,15 +6,15 @@
 // One group version failing or hanging (an aggregated API down) keeps its last known resources
 // and does not hold up lookups in other groups: each group is usable as soon as its lists arrive.
 import type { KubeConfig } from '@kubernetes/client-node';
-import type { RestMapper, RestMapping } from '../../ports/rest-mapper.ts';
-import { systemClock, type Clock } from '../../ports/clock.ts';
-import { silentLogger, type Logger } from '../../ports/logger.ts';
+import { type Clock, systemClock } from '../../ports/clock.ts';
+import { type Logger, silentLogger } from '../../ports/logger.ts';
 import type { DiscoveryRecorder } from '../../ports/recorders.ts';
-import type { APIResource } from '../local/cluster-state.ts';
+import type { RestMapper, RestMapping } from '../../ports/rest-mapper.ts';
 import type { DiscoveredGroup } from '../discovery/documents.ts';
 import { isNoMatchError } from '../discovery/errors.ts';
 import { DiscoveryRestMapping } from '../discovery/rest-mapping.ts';
-import { DiscoveryClient, groupVersionKey, type DiscoveryPass, type GroupVersionRef } from './discovery.ts';
+import type { APIResource } from '../local/cluster-state.ts';
+import { DiscoveryClient, type DiscoveryPass, type GroupVersionRef, groupVersionKey } from './discovery.ts';
 import { createKubeRequests, describeKubeError, raceWithSignal } from './kube.ts';
 
 export interface ClusterRestMapperOptions {
@@ -54,7 +54,14 @@ interface Refresh {
 }
 
 export function createClusterRestMapper(options: ClusterRestMapperOptions): ClusterRestMapper {
-  const { kubeConfig, refreshIntervalMs = 30_000, refreshTimeoutMs = 10_000, loadRetryMs = 5_000, logger = silentLogger, clock = systemClock } = options;
+  const {
+    kubeConfig,
+    refreshIntervalMs = 30_000,
+    refreshTimeoutMs = 10_000,
+    loadRetryMs = 5_000,
+    logger = silentLogger,
+    clock = systemClock,
+  } = options;
   const requests = createKubeRequests(kubeConfig);
   const client = new DiscoveryClient(kubeConfig, requests);
   const apisUrl = `${kubeConfig.getCurrentCluster()?.server ?? ''}/apis`;
@@ -162,7 +169,10 @@ export function createClusterRestMapper(options: ClusterRestMapperOptions): Clus
     }
     lastError = undefined;
     if (pass.failures.size > 0 || core !== undefined || groups !== undefined) {
-      logger.warn({ failed: Object.fromEntries(pass.failures), core, groups }, 'discovery partially failed; keeping last known resources for what failed');
+      logger.warn(
+        { failed: Object.fromEntries(pass.failures), core, groups },
+        'discovery partially failed; keeping last known resources for what failed',
+      );
       return 'partial';
     }
     return 'success';
@@ -194,7 +204,11 @@ export function createClusterRestMapper(options: ClusterRestMapperOptions): Clus
   }
 
   /** A kind discovery did not know: refresh (at most once per interval), then look again. */
-  async function mappingsAfterRefresh(groupKind: { group: string; kind: string }, versions: readonly string[], signal: AbortSignal | undefined): Promise<RestMapping[]> {
+  async function mappingsAfterRefresh(
+    groupKind: { group: string; kind: string },
+    versions: readonly string[],
+    signal: AbortSignal | undefined,
+  ): Promise<RestMapping[]> {
     if (signal?.aborted) throw new Error(describeKubeError(signal.reason, 'Get', apisUrl));
     const due = lastRefreshAt === undefined || clock.now() - lastRefreshAt >= refreshIntervalMs;
     if (inFlight !== undefined || due) {
@@ -255,7 +269,11 @@ export function createClusterRestMapper(options: ClusterRestMapperOptions): Clus
  * The order groups and versions appear in: this pass's order, with groups and versions from
  * earlier passes that this pass could not list (its /api or /apis failed) kept after it.
  */
-function mergeOrder(previous: readonly DiscoveredGroup[], groupVersions: readonly GroupVersionRef[], failures: DiscoveryPass['listFailures']): DiscoveredGroup[] {
+function mergeOrder(
+  previous: readonly DiscoveredGroup[],
+  groupVersions: readonly GroupVersionRef[],
+  failures: DiscoveryPass['listFailures'],
+): DiscoveredGroup[] {
   const out: DiscoveredGroup[] = [];
   const add = (group: string, version: string) => {
     let entry = out.find((g) => g.name === group);

@@ -52,7 +52,15 @@ const users: UserInfo[] = [
   {},
 ];
 
-const base: ResourceAttributes = { verb: 'update', namespace: 'ns', group: 'apps', version: 'v1', resource: 'replicasets', subresource: 'finalizers', name: 'web' };
+const base: ResourceAttributes = {
+  verb: 'update',
+  namespace: 'ns',
+  group: 'apps',
+  version: 'v1',
+  resource: 'replicasets',
+  subresource: 'finalizers',
+  name: 'web',
+};
 const resources: ResourceAttributes[] = [
   base,
   { ...base, name: '' },
@@ -128,13 +136,19 @@ describe('SubjectAccessReview cache keys', () => {
 
   it('give a frozen identity the same key as an equal mutable one', () => {
     const keys = new ReviewKeys(16);
-    const frozen = Object.freeze({ username: 'alice', groups: Object.freeze(['dev']), extra: Object.freeze({ scopes: Object.freeze(['a']) }) }) as unknown as UserInfo;
+    const frozen = Object.freeze({
+      username: 'alice',
+      groups: Object.freeze(['dev']),
+      extra: Object.freeze({ scopes: Object.freeze(['a']) }),
+    }) as unknown as UserInfo;
     const first = flatKey(keys.keyFor({ user: frozen, resourceAttributes: base }));
     expect(flatKey(keys.keyFor({ user: frozen, resourceAttributes: base }))).toBe(first);
-    expect(flatKey(keys.keyFor({ user: { username: 'alice', groups: ['dev'], extra: { scopes: ['a'] } }, resourceAttributes: base }))).toBe(first);
+    expect(flatKey(keys.keyFor({ user: { username: 'alice', groups: ['dev'], extra: { scopes: ['a'] } }, resourceAttributes: base }))).toBe(
+      first,
+    );
   });
 
-  it('never give a dropped identity\'s number to another identity', () => {
+  it("never give a dropped identity's number to another identity", () => {
     const keys = new ReviewKeys(1);
     const alice = flatKey(keys.keyFor({ user: { username: 'alice' }, resourceAttributes: base }));
     const bob = flatKey(keys.keyFor({ user: { username: 'bob' }, resourceAttributes: base }));
@@ -156,7 +170,10 @@ describe('SubjectAccessReview cache keys', () => {
 
   it('hold a small identity as its spec, with nothing to hash, and a longer one as its digest', () => {
     const keys = new ReviewKeys(4);
-    const user = { username: 'system:serviceaccount:kube-system:replicaset-controller', groups: ['system:serviceaccounts', 'system:authenticated'] };
+    const user = {
+      username: 'system:serviceaccount:kube-system:replicaset-controller',
+      groups: ['system:serviceaccounts', 'system:authenticated'],
+    };
     keys.keyFor({ user, resourceAttributes: base });
     expect(keys.identityBytes).toBe(2 * (1 + JSON.stringify(identitySpec(user)).length) + 160);
     // Just over the length kept as it is: keyed by its digest instead.

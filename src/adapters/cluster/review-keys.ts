@@ -72,13 +72,29 @@ export class ReviewKeys {
     const name = r.name ?? '';
     const last = this.#lastFamily;
     if (last !== undefined && last.number === number && sameFamily(last.r, r)) return { family: last.family, name };
-    const pieces = [String(number), 'r', part(r.namespace), part(r.verb), part(r.group), part(r.version), part(r.resource), part(r.subresource)];
+    const pieces = [
+      String(number),
+      'r',
+      part(r.namespace),
+      part(r.verb),
+      part(r.group),
+      part(r.version),
+      part(r.resource),
+      part(r.subresource),
+    ];
     const selected = r.fieldSelector !== undefined || r.labelSelector !== undefined;
     // Selectors are rare (list and watch questions); the spec's own JSON of them ends the family.
-    if (selected) pieces.push(JSON.stringify([r.fieldSelector, r.labelSelector].map((selector) => (selector === undefined ? null : selectorSpec(selector)))));
+    if (selected)
+      pieces.push(
+        JSON.stringify([r.fieldSelector, r.labelSelector].map((selector) => (selector === undefined ? null : selectorSpec(selector)))),
+      );
     const family = flat(pieces);
     if (!selected) {
-      this.#lastFamily = { number, r: { verb: r.verb, namespace: r.namespace, group: r.group, version: r.version, resource: r.resource, subresource: r.subresource }, family };
+      this.#lastFamily = {
+        number,
+        r: { verb: r.verb, namespace: r.namespace, group: r.group, version: r.version, resource: r.resource, subresource: r.subresource },
+        family,
+      };
     }
     return { family, name };
   }
@@ -126,7 +142,11 @@ export function identitySpec(user: UserInfo): { user?: string; uid?: string; gro
   if (user.uid) spec.uid = user.uid;
   if (user.groups !== undefined && user.groups.length > 0) spec.groups = [...user.groups];
   if (user.extra !== undefined && Object.keys(user.extra).length > 0) {
-    spec.extra = Object.fromEntries(Object.keys(user.extra).sort().map((k) => [k, [...(user.extra?.[k] ?? [])]]));
+    spec.extra = Object.fromEntries(
+      Object.keys(user.extra)
+        .sort()
+        .map((k) => [k, [...(user.extra?.[k] ?? [])]]),
+    );
   }
   return spec;
 }
@@ -146,11 +166,18 @@ function part(value: string | undefined): string {
 }
 
 /** A selector as the spec carries it (an empty one is kept as {}: only an absent one is left out). */
-export function selectorSpec(input: SelectorAttributes): { rawSelector?: string; requirements?: Array<{ key: string; operator: string; values?: string[] }> } {
+export function selectorSpec(input: SelectorAttributes): {
+  rawSelector?: string;
+  requirements?: Array<{ key: string; operator: string; values?: string[] }>;
+} {
   const out: { rawSelector?: string; requirements?: Array<{ key: string; operator: string; values?: string[] }> } = {};
   if (input.rawSelector) out.rawSelector = input.rawSelector;
   if (input.requirements !== undefined && input.requirements.length > 0) {
-    out.requirements = input.requirements.map((r) => (r.values !== undefined && r.values.length > 0 ? { key: r.key, operator: r.operator, values: [...r.values] } : { key: r.key, operator: r.operator }));
+    out.requirements = input.requirements.map((r) =>
+      r.values !== undefined && r.values.length > 0
+        ? { key: r.key, operator: r.operator, values: [...r.values] }
+        : { key: r.key, operator: r.operator },
+    );
   }
   return out;
 }

@@ -83,7 +83,14 @@ export class TtlCache<V> {
     const held = this.#index.get(key);
     if (held === undefined) this.#index.set(key, slot);
     else if (held instanceof Map) held.set(subkey, slot);
-    else this.#index.set(key, new Map([[held.subkey, held], [subkey, slot]]));
+    else
+      this.#index.set(
+        key,
+        new Map([
+          [held.subkey, held],
+          [subkey, slot],
+        ]),
+      );
     this.#order.add(slot);
     this.#bytes += slotBytes(slot);
     while (this.#order.size > this.#maxEntries || this.#bytes > this.#maxBytes) {

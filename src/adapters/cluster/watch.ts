@@ -5,7 +5,7 @@
 // before reconnecting starts one more watch afterwards. Here the controller is handed back at
 // once, a stopped generation never starts a watch, and each request's own connection pool is
 // destroyed when the watch ends, so nothing lingers after close().
-import { KubeConfig, Watch, type RequestContext } from '@kubernetes/client-node';
+import { KubeConfig, type RequestContext, Watch } from '@kubernetes/client-node';
 
 type Dispatcher = NonNullable<ReturnType<RequestContext['getDispatcher']>>;
 type WatchCallback = (phase: string, apiObj: any, watchObj?: any) => void;

@@ -39,7 +39,11 @@ class FakeInformer implements WatchedInformer {
   }
 }
 
-async function runFor(clock: SteppingClock, ticks: number, options: { informers: WatchedInformer[]; stallTimeoutMs: number; resyncMs: number }) {
+async function runFor(
+  clock: SteppingClock,
+  ticks: number,
+  options: { informers: WatchedInformer[]; stallTimeoutMs: number; resyncMs: number },
+) {
   clock.limit = ticks;
   const stop = new AbortController();
   const running = runWatchdog({ ...options, clock, signal: stop.signal });
@@ -54,17 +58,51 @@ describe('watchdog', () => {
     const clock = new SteppingClock();
     const silent = new FakeInformer(clock);
     const busy = new FakeInformer(clock);
-    const keepBusy = { get lastActivity() { return clock.time; }, get lastListed() { return 0; }, synced: true, restart: (r: 'stall' | 'resync') => busy.restart(r) };
+    const keepBusy = {
+      get lastActivity() {
+        return clock.time;
+      },
+      get lastListed() {
+        return 0;
+      },
+      synced: true,
+      restart: (r: 'stall' | 'resync') => busy.restart(r),
+    };
     await runFor(clock, 10, { informers: [silent, keepBusy], stallTimeoutMs: 1_000, resyncMs: 0 });
     // Checked every 250 ms: the first check at or after 1000 ms of silence restarts it.
-    expect(silent.restarts).toEqual([{ at: 1_000, reason: 'stall' }, { at: 2_000, reason: 'stall' }]);
+    expect(silent.restarts).toEqual([
+      { at: 1_000, reason: 'stall' },
+      { at: 2_000, reason: 'stall' },
+    ]);
     expect(busy.restarts).toEqual([]);
   });
 
   it('relists every resyncMs a synced informer that is otherwise healthy; never an unsynced one', async () => {
     const clock = new SteppingClock();
-    const healthy = { inner: new FakeInformer(clock), get lastActivity() { return clock.time; }, get lastListed() { return this.inner.lastListed; }, synced: true, restart(r: 'stall' | 'resync') { this.inner.restart(r); } };
-    const unsynced = { inner: new FakeInformer(clock), get lastActivity() { return clock.time; }, lastListed: 0, synced: false, restart(r: 'stall' | 'resync') { this.inner.restart(r); } };
+    const healthy = {
+      inner: new FakeInformer(clock),
+      get lastActivity() {
+        return clock.time;
+      },
+      get lastListed() {
+        return this.inner.lastListed;
+      },
+      synced: true,
+      restart(r: 'stall' | 'resync') {
+        this.inner.restart(r);
+      },
+    };
+    const unsynced = {
+      inner: new FakeInformer(clock),
+      get lastActivity() {
+        return clock.time;
+      },
+      lastListed: 0,
+      synced: false,
+      restart(r: 'stall' | 'resync') {
+        this.inner.restart(r);
+      },
+    };
     await runFor(clock, 12, { informers: [healthy, unsynced], stallTimeoutMs: 10_000, resyncMs: 400 });
     expect(healthy.inner.restarts).toEqual([
       { at: 400, reason: 'resync' },

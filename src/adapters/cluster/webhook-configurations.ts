@@ -3,13 +3,18 @@
 // webhooks list as a whole; no other field is touched, so Helm keeps owning what it rendered.
 import {
   AdmissionregistrationV1Api,
+  type KubeConfig,
   PatchStrategy,
   setHeaderOptions,
-  type KubeConfig,
   type V1MutatingWebhookConfiguration,
   type V1ValidatingWebhookConfiguration,
 } from '@kubernetes/client-node';
-import { ConfigurationKind, type LiveConfiguration, type WebhookConfigurationStore, type WebhookJson } from '../../ports/webhook-configuration-store.ts';
+import {
+  ConfigurationKind,
+  type LiveConfiguration,
+  type WebhookConfigurationStore,
+  type WebhookJson,
+} from '../../ports/webhook-configuration-store.ts';
 import { boundedCall, KubeCallError } from './bounded-call.ts';
 import type { KubeRequests } from './kube.ts';
 
@@ -30,7 +35,10 @@ export function clusterWebhookConfigurations(kubeConfig: KubeConfig, requests: K
         const object = await boundedCall(
           context,
           { method: 'GET', url: url(kind, name) },
-          (options) => (kind === ConfigurationKind.Mutating ? api.readMutatingWebhookConfiguration({ name }, options) : api.readValidatingWebhookConfiguration({ name }, options)),
+          (options) =>
+            kind === ConfigurationKind.Mutating
+              ? api.readMutatingWebhookConfiguration({ name }, options)
+              : api.readValidatingWebhookConfiguration({ name }, options),
           signal,
         );
         return live(object);
@@ -47,7 +55,9 @@ export function clusterWebhookConfigurations(kubeConfig: KubeConfig, requests: K
           { method: 'PATCH', url: url(kind, name) },
           (options) => {
             const merge = setHeaderOptions('Content-Type', PatchStrategy.MergePatch, options);
-            return kind === ConfigurationKind.Mutating ? api.patchMutatingWebhookConfiguration({ name, body }, merge) : api.patchValidatingWebhookConfiguration({ name, body }, merge);
+            return kind === ConfigurationKind.Mutating
+              ? api.patchMutatingWebhookConfiguration({ name, body }, merge)
+              : api.patchValidatingWebhookConfiguration({ name, body }, merge);
           },
           signal,
         );
@@ -62,7 +72,10 @@ export function clusterWebhookConfigurations(kubeConfig: KubeConfig, requests: K
         await boundedCall(
           context,
           { method: 'DELETE', url: url(kind, name) },
-          (options) => (kind === ConfigurationKind.Mutating ? api.deleteMutatingWebhookConfiguration({ name }, options) : api.deleteValidatingWebhookConfiguration({ name }, options)),
+          (options) =>
+            kind === ConfigurationKind.Mutating
+              ? api.deleteMutatingWebhookConfiguration({ name }, options)
+              : api.deleteValidatingWebhookConfiguration({ name }, options),
           signal,
         );
         return true;

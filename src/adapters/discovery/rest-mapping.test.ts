@@ -16,8 +16,18 @@ const lists: APIResourceList[] = [
       { name: 'nodes', namespaced: false, kind: 'Node' },
     ],
   },
-  { apiVersion: 'v1', kind: 'APIResourceList', groupVersion: 'autoscaling/v2', resources: [{ name: 'horizontalpodautoscalers', namespaced: true, kind: 'HorizontalPodAutoscaler' }] },
-  { apiVersion: 'v1', kind: 'APIResourceList', groupVersion: 'autoscaling/v1', resources: [{ name: 'horizontalpodautoscalers', namespaced: true, kind: 'HorizontalPodAutoscaler' }] },
+  {
+    apiVersion: 'v1',
+    kind: 'APIResourceList',
+    groupVersion: 'autoscaling/v2',
+    resources: [{ name: 'horizontalpodautoscalers', namespaced: true, kind: 'HorizontalPodAutoscaler' }],
+  },
+  {
+    apiVersion: 'v1',
+    kind: 'APIResourceList',
+    groupVersion: 'autoscaling/v1',
+    resources: [{ name: 'horizontalpodautoscalers', namespaced: true, kind: 'HorizontalPodAutoscaler' }],
+  },
 ];
 
 const mapping = new DiscoveryRestMapping(groupsFromResourceLists(lists));
@@ -25,7 +35,11 @@ const mapping = new DiscoveryRestMapping(groupsFromResourceLists(lists));
 describe('DiscoveryRestMapping.mappingsFor (upstream RESTMappings)', () => {
   it('maps a kind in a version to its resource and scope', () => {
     expect(mapping.mappingsFor({ group: '', kind: 'Pod' }, ['v1'])).toEqual([
-      { resource: { group: '', version: 'v1', resource: 'pods' }, groupVersionKind: { group: '', version: 'v1', kind: 'Pod' }, scope: 'namespace' },
+      {
+        resource: { group: '', version: 'v1', resource: 'pods' },
+        groupVersionKind: { group: '', version: 'v1', kind: 'Pod' },
+        scope: 'namespace',
+      },
     ]);
     expect(mapping.mappingsFor({ group: '', kind: 'Node' }, ['v1'])[0]?.scope).toBe('root');
   });
@@ -35,8 +49,14 @@ describe('DiscoveryRestMapping.mappingsFor (upstream RESTMappings)', () => {
   });
 
   it('without a version, answers every version of the group in discovery order', () => {
-    expect(mapping.mappingsFor({ group: 'autoscaling', kind: 'HorizontalPodAutoscaler' }, ['']).map((m) => m.resource.version)).toEqual(['v2', 'v1']);
-    expect(mapping.mappingsFor({ group: 'autoscaling', kind: 'HorizontalPodAutoscaler' }, []).map((m) => m.resource.version)).toEqual(['v2', 'v1']);
+    expect(mapping.mappingsFor({ group: 'autoscaling', kind: 'HorizontalPodAutoscaler' }, ['']).map((m) => m.resource.version)).toEqual([
+      'v2',
+      'v1',
+    ]);
+    expect(mapping.mappingsFor({ group: 'autoscaling', kind: 'HorizontalPodAutoscaler' }, []).map((m) => m.resource.version)).toEqual([
+      'v2',
+      'v1',
+    ]);
   });
 
   it('registers the lower-cased kind and the guessed <Kind>List as upstream does', () => {
@@ -49,7 +69,11 @@ describe('DiscoveryRestMapping.mappingsFor (upstream RESTMappings)', () => {
     [{ group: 'apps', kind: 'Deployment' }, ['v1'], 'no matches for kind "Deployment" in version "apps/v1"'],
     [{ group: 'apps', kind: 'Deployment' }, [], 'no matches for kind "Deployment" in group "apps"'],
     [{ group: 'apps', kind: 'Deployment' }, [''], 'no matches for kind "Deployment" in version "apps/"'],
-    [{ group: 'apps', kind: 'Deployment' }, ['v1beta1', 'v1', 'v1'], 'no matches for kind "Deployment" in versions ["apps/v1" "apps/v1beta1"]'],
+    [
+      { group: 'apps', kind: 'Deployment' },
+      ['v1beta1', 'v1', 'v1'],
+      'no matches for kind "Deployment" in versions ["apps/v1" "apps/v1beta1"]',
+    ],
   ])('a miss is a NoKindMatchError worded as apimachinery words it: %j %j', (gk, versions, message) => {
     let thrown: unknown;
     try {
@@ -82,10 +106,16 @@ describe('CRDs', () => {
   it('adds every served version, cluster-scoped as declared', () => {
     const m = new DiscoveryRestMapping(withCustomResources(groupsFromResourceLists(lists), [crd]));
     expect(m.mappingsFor({ group: 'example.com', kind: 'Widget' }, ['v1'])).toEqual([
-      { resource: { group: 'example.com', version: 'v1', resource: 'widgets' }, groupVersionKind: { group: 'example.com', version: 'v1', kind: 'Widget' }, scope: 'root' },
+      {
+        resource: { group: 'example.com', version: 'v1', resource: 'widgets' },
+        groupVersionKind: { group: 'example.com', version: 'v1', kind: 'Widget' },
+        scope: 'root',
+      },
     ]);
     expect(m.mappingsFor({ group: 'example.com', kind: 'Widget' }, ['']).map((x) => x.resource.version)).toEqual(['v1', 'v1alpha1']);
-    expect(() => m.mappingsFor({ group: 'example.com', kind: 'Widget' }, ['v2'])).toThrow('no matches for kind "Widget" in version "example.com/v2"');
+    expect(() => m.mappingsFor({ group: 'example.com', kind: 'Widget' }, ['v2'])).toThrow(
+      'no matches for kind "Widget" in version "example.com/v2"',
+    );
   });
 });
 
@@ -101,6 +131,14 @@ describe('helpers', () => {
   });
 
   it('orders versions as Kubernetes does', () => {
-    expect(['v1alpha1', 'foo', 'v2', 'v1beta2', 'v1', 'v10beta1', 'v1beta1'].sort(compareKubeAwareVersions)).toEqual(['v2', 'v1', 'v10beta1', 'v1beta2', 'v1beta1', 'v1alpha1', 'foo']);
+    expect(['v1alpha1', 'foo', 'v2', 'v1beta2', 'v1', 'v10beta1', 'v1beta1'].sort(compareKubeAwareVersions)).toEqual([
+      'v2',
+      'v1',
+      'v10beta1',
+      'v1beta2',
+      'v1beta1',
+      'v1alpha1',
+      'foo',
+    ]);
   });
 });

@@ -51,7 +51,11 @@ export class DiscoveryRestMapping {
   }
 }
 
-function tableFor(group: string, version: string, resources: readonly { name: string; kind: string; namespaced: boolean }[]): GroupVersionTable {
+function tableFor(
+  group: string,
+  version: string,
+  resources: readonly { name: string; kind: string; namespaced: boolean }[],
+): GroupVersionTable {
   const kinds = new Map<string, KindEntry>();
   for (const resource of resources) {
     // "pods/status" and friends are subresources: they never name a kind's resource.

@@ -24,20 +24,24 @@ resources: [{name: pods, namespaced: true, kind: Pod}]
   });
 
   it('flattens Lists and reads JSON', () => {
-    const state = parseClusterState(JSON.stringify({
-      apiVersion: 'v1',
-      kind: 'List',
-      items: [
-        { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'a' } },
-        { apiVersion: 'node.k8s.io/v1', kind: 'RuntimeClass', metadata: { name: 'gvisor' }, handler: 'runsc' },
-      ],
-    }));
+    const state = parseClusterState(
+      JSON.stringify({
+        apiVersion: 'v1',
+        kind: 'List',
+        items: [
+          { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'a' } },
+          { apiVersion: 'node.k8s.io/v1', kind: 'RuntimeClass', metadata: { name: 'gvisor' }, handler: 'runsc' },
+        ],
+      }),
+    );
     expect(state.namespaces).toHaveLength(1);
     expect(state.runtimeClasses[0]?.handler).toBe('runsc');
   });
 
   it('drops secret data at load', () => {
-    const state = parseClusterState('apiVersion: v1\nkind: Secret\nmetadata: {name: s, namespace: n}\ntype: Opaque\ndata: {password: aHVudGVyMg==}\nstringData: {x: y}\n');
+    const state = parseClusterState(
+      'apiVersion: v1\nkind: Secret\nmetadata: {name: s, namespace: n}\ntype: Opaque\ndata: {password: aHVudGVyMg==}\nstringData: {x: y}\n',
+    );
     expect(state.secrets).toEqual([{ apiVersion: 'v1', kind: 'Secret', metadata: { name: 's', namespace: 'n' }, type: 'Opaque' }]);
   });
 
@@ -46,13 +50,22 @@ resources: [{name: pods, namespaced: true, kind: Pod}]
   });
 
   it.each([
-    ['apiVersion: v1\nkind: Pod\nmetadata: {name: p}\n', 'state.yaml: document 1 (Pod "p"): unsupported kind Pod; supported kinds: Role, ClusterRole'],
+    [
+      'apiVersion: v1\nkind: Pod\nmetadata: {name: p}\n',
+      'state.yaml: document 1 (Pod "p"): unsupported kind Pod; supported kinds: Role, ClusterRole',
+    ],
     ['apiVersion: v1\nkind: Namespace\nmetadata: {name: a}\n---\nkind: [\n', 'state.yaml: document 2: invalid YAML'],
     ['- 1\n- 2\n', 'state.yaml: document 1: expected a Kubernetes object, got an array'],
     ['apiVersion: v1\nmetadata: {name: p}\n', 'state.yaml: document 1: object has no kind'],
-    ['apiVersion: rbac.authorization.k8s.io/v1beta1\nkind: Role\nmetadata: {name: r}\n', 'unsupported apiVersion "rbac.authorization.k8s.io/v1beta1" for Role'],
+    [
+      'apiVersion: rbac.authorization.k8s.io/v1beta1\nkind: Role\nmetadata: {name: r}\n',
+      'unsupported apiVersion "rbac.authorization.k8s.io/v1beta1" for Role',
+    ],
     ['apiVersion: v1\nkind: ServiceAccount\nmetadata: {}\n', 'document 1 (ServiceAccount ""): metadata.name is required'],
-    ['apiVersion: v1\nkind: List\nitems: [{apiVersion: v1, kind: Pod, metadata: {name: x}}]\n', 'document 1, item 1 (Pod "x"): unsupported kind Pod'],
+    [
+      'apiVersion: v1\nkind: List\nitems: [{apiVersion: v1, kind: Pod, metadata: {name: x}}]\n',
+      'document 1, item 1 (Pod "x"): unsupported kind Pod',
+    ],
     ['apiVersion: v1\nkind: APIResourceList\ngroupVersion: v1\n', 'APIResourceList needs groupVersion and resources'],
   ])('rejects %j naming the document', (text, message) => {
     expect(() => parseClusterState(text, 'state.yaml')).toThrow(ClusterStateError);
@@ -61,16 +74,29 @@ resources: [{name: pods, namespaced: true, kind: Pod}]
 });
 
 describe('parseClusterState: shapes that answer authorization questions', () => {
-  const role = (rules: string) => `apiVersion: rbac.authorization.k8s.io/v1\nkind: Role\nmetadata: {name: r, namespace: n}\nrules:\n${rules}\n`;
+  const role = (rules: string) =>
+    `apiVersion: rbac.authorization.k8s.io/v1\nkind: Role\nmetadata: {name: r, namespace: n}\nrules:\n${rules}\n`;
   it.each([
     [role('  - {verbs: [update], apiGroups: [""], resources: "*/finalizers"}'), 'rules[0].resources must be a list of strings'],
-    [role('  - {verbs: [delete], apiGroups: [""], resources: [configmaps], resourceNames: app-config-prod}'), 'rules[0].resourceNames must be a list of strings'],
+    [
+      role('  - {verbs: [delete], apiGroups: [""], resources: [configmaps], resourceNames: app-config-prod}'),
+      'rules[0].resourceNames must be a list of strings',
+    ],
     [role('  - {verbs: get, apiGroups: [""], resources: [pods]}'), 'rules[0].verbs must be a list of strings'],
     [role('  - {apiGroups: [""], resources: [pods]}'), 'rules[0].verbs must be a list of strings'],
     [role('  - {verbs: [get], nonResourceURLs: "/healthz"}'), 'rules[0].nonResourceURLs must be a list of strings'],
-    ['apiVersion: rbac.authorization.k8s.io/v1\nkind: RoleBinding\nmetadata: {name: b, namespace: n}\nroleRef: {apiGroup: rbac.authorization.k8s.io, kind: Role}\n', 'roleRef.name must be a non-empty string'],
-    ['apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRoleBinding\nmetadata: {name: b}\nroleRef: {kind: ClusterRole, name: x}\nsubjects: {kind: User, name: alice}\n', 'subjects must be a list of objects'],
-    ['apiVersion: v1\nkind: ServiceAccount\nmetadata: {name: s, namespace: n}\nautomountServiceAccountToken: "false"\n', 'automountServiceAccountToken must be true or false'],
+    [
+      'apiVersion: rbac.authorization.k8s.io/v1\nkind: RoleBinding\nmetadata: {name: b, namespace: n}\nroleRef: {apiGroup: rbac.authorization.k8s.io, kind: Role}\n',
+      'roleRef.name must be a non-empty string',
+    ],
+    [
+      'apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRoleBinding\nmetadata: {name: b}\nroleRef: {kind: ClusterRole, name: x}\nsubjects: {kind: User, name: alice}\n',
+      'subjects must be a list of objects',
+    ],
+    [
+      'apiVersion: v1\nkind: ServiceAccount\nmetadata: {name: s, namespace: n}\nautomountServiceAccountToken: "false"\n',
+      'automountServiceAccountToken must be true or false',
+    ],
     ['apiVersion: node.k8s.io/v1\nkind: RuntimeClass\nmetadata: {name: rc}\n', 'handler must be a non-empty string'],
   ])('rejects %j', (text, message) => {
     expect(() => parseClusterState(text, 'state.yaml')).toThrow(message);

@@ -2,8 +2,8 @@
 // documents, or a List. It backs the embedded default: RBAC, discovery, and lookups.
 import { readFile } from 'node:fs/promises';
 import { parseAllDocuments } from 'yaml';
-import type { KubeObject } from '../../api/types.ts';
 import type { ClusterRole, ClusterRoleBinding, Role, RoleBinding } from '../../api/rbac.ts';
+import type { KubeObject } from '../../api/types.ts';
 import type { RuntimeClass, SecretReference, ServiceAccount } from '../../ports/lookups.ts';
 
 export interface APIResource {
@@ -132,7 +132,9 @@ function addObject(state: ClusterState, value: unknown, where: string): void {
     throw new ClusterStateError(`${label}: unsupported kind ${kind}; supported kinds: ${Object.keys(accepted).join(', ')}`);
   }
   if (!entry.apiVersions.includes(String(obj.apiVersion))) {
-    throw new ClusterStateError(`${label}: unsupported apiVersion ${JSON.stringify(obj.apiVersion)} for ${kind}; expected ${entry.apiVersions.join(' or ')}`);
+    throw new ClusterStateError(
+      `${label}: unsupported apiVersion ${JSON.stringify(obj.apiVersion)} for ${kind}; expected ${entry.apiVersions.join(' or ')}`,
+    );
   }
   if (kind === 'APIResourceList') {
     const list = obj as Partial<APIResourceList>;
@@ -184,12 +186,13 @@ function checkShape(kind: string, obj: Record<string, unknown>, label: string): 
     case 'ClusterRole': {
       objectList(obj.rules, 'rules').forEach((rule, i) => {
         stringList(rule.verbs, `rules[${i}].verbs`, true);
-        for (const field of ['apiGroups', 'resources', 'resourceNames', 'nonResourceURLs'] as const) stringList(rule[field], `rules[${i}].${field}`);
+        for (const field of ['apiGroups', 'resources', 'resourceNames', 'nonResourceURLs'] as const)
+          stringList(rule[field], `rules[${i}].${field}`);
       });
       if (kind === 'ClusterRole' && obj.aggregationRule !== undefined) {
         if (!isObject(obj.aggregationRule)) fail('aggregationRule', 'an object');
-        objectList((obj.aggregationRule as Record<string, unknown>).clusterRoleSelectors, 'aggregationRule.clusterRoleSelectors').forEach((selector, i) =>
-          stringMap(selector.matchLabels, `aggregationRule.clusterRoleSelectors[${i}].matchLabels`),
+        objectList((obj.aggregationRule as Record<string, unknown>).clusterRoleSelectors, 'aggregationRule.clusterRoleSelectors').forEach(
+          (selector, i) => stringMap(selector.matchLabels, `aggregationRule.clusterRoleSelectors[${i}].matchLabels`),
         );
       }
       return;
@@ -210,7 +213,8 @@ function checkShape(kind: string, obj: Record<string, unknown>, label: string): 
       return;
     }
     case 'ServiceAccount': {
-      if (obj.automountServiceAccountToken !== undefined && typeof obj.automountServiceAccountToken !== 'boolean') fail('automountServiceAccountToken', 'true or false');
+      if (obj.automountServiceAccountToken !== undefined && typeof obj.automountServiceAccountToken !== 'boolean')
+        fail('automountServiceAccountToken', 'true or false');
       objectList(obj.secrets, 'secrets').forEach((ref, i) => optionalString(ref.name, `secrets[${i}].name`));
       objectList(obj.imagePullSecrets, 'imagePullSecrets').forEach((ref, i) => optionalString(ref.name, `imagePullSecrets[${i}].name`));
       return;

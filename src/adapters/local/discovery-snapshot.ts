@@ -76,8 +76,14 @@ export const builtInDiscovery: readonly APIResourceList[] = [
     resource('selfsubjectrulesreviews', 'SelfSubjectRulesReview', cluster),
     resource('subjectaccessreviews', 'SubjectAccessReview', cluster),
   ),
-  list('autoscaling/v2', resource('horizontalpodautoscalers', 'HorizontalPodAutoscaler', namespaced, { status: 'HorizontalPodAutoscaler' })),
-  list('autoscaling/v1', resource('horizontalpodautoscalers', 'HorizontalPodAutoscaler', namespaced, { status: 'HorizontalPodAutoscaler' })),
+  list(
+    'autoscaling/v2',
+    resource('horizontalpodautoscalers', 'HorizontalPodAutoscaler', namespaced, { status: 'HorizontalPodAutoscaler' }),
+  ),
+  list(
+    'autoscaling/v1',
+    resource('horizontalpodautoscalers', 'HorizontalPodAutoscaler', namespaced, { status: 'HorizontalPodAutoscaler' }),
+  ),
   list(
     'batch/v1',
     resource('cronjobs', 'CronJob', namespaced, { status: 'CronJob' }),
@@ -85,7 +91,10 @@ export const builtInDiscovery: readonly APIResourceList[] = [
   ),
   list(
     'certificates.k8s.io/v1',
-    resource('certificatesigningrequests', 'CertificateSigningRequest', cluster, { approval: 'CertificateSigningRequest', status: 'CertificateSigningRequest' }),
+    resource('certificatesigningrequests', 'CertificateSigningRequest', cluster, {
+      approval: 'CertificateSigningRequest',
+      status: 'CertificateSigningRequest',
+    }),
   ),
   list(
     'networking.k8s.io/v1',
@@ -119,7 +128,10 @@ export const builtInDiscovery: readonly APIResourceList[] = [
     resource('validatingadmissionpolicybindings', 'ValidatingAdmissionPolicyBinding', cluster),
     resource('validatingwebhookconfigurations', 'ValidatingWebhookConfiguration', cluster),
   ),
-  list('apiextensions.k8s.io/v1', resource('customresourcedefinitions', 'CustomResourceDefinition', cluster, { status: 'CustomResourceDefinition' })),
+  list(
+    'apiextensions.k8s.io/v1',
+    resource('customresourcedefinitions', 'CustomResourceDefinition', cluster, { status: 'CustomResourceDefinition' }),
+  ),
   list('scheduling.k8s.io/v1', resource('priorityclasses', 'PriorityClass', cluster)),
   list('coordination.k8s.io/v1', resource('leases', 'Lease', namespaced)),
   list('node.k8s.io/v1', resource('runtimeclasses', 'RuntimeClass', cluster)),

@@ -18,7 +18,11 @@ describe('createLocalRestMapper', () => {
   it('uses the built-in snapshot when the state has no APIResourceLists', async () => {
     const mapper = createLocalRestMapper(emptyClusterState());
     expect(await mapper.mappingsFor({ group: 'apps', kind: 'Deployment' }, ['v1'])).toEqual([
-      { resource: { group: 'apps', version: 'v1', resource: 'deployments' }, groupVersionKind: { group: 'apps', version: 'v1', kind: 'Deployment' }, scope: 'namespace' },
+      {
+        resource: { group: 'apps', version: 'v1', resource: 'deployments' },
+        groupVersionKind: { group: 'apps', version: 'v1', kind: 'Deployment' },
+        scope: 'namespace',
+      },
     ]);
   });
 
@@ -61,7 +65,7 @@ describe('createLocalRestMapper', () => {
     }
   });
 
-  it('uses exactly the state\'s APIResourceLists when it has any (no snapshot underneath)', async () => {
+  it("uses exactly the state's APIResourceLists when it has any (no snapshot underneath)", async () => {
     const state = parseClusterState(`
 apiVersion: v1
 kind: APIResourceList
@@ -70,10 +74,12 @@ resources: [{ name: pods, namespaced: true, kind: Pod }]
 `);
     const mapper = createLocalRestMapper(state);
     expect((await mapper.mappingsFor({ group: '', kind: 'Pod' }, ['v1'])).length).toBe(1);
-    expect(() => mapper.mappingsFor({ group: 'apps', kind: 'Deployment' }, ['v1'])).toThrow('no matches for kind "Deployment" in version "apps/v1"');
+    expect(() => mapper.mappingsFor({ group: 'apps', kind: 'Deployment' }, ['v1'])).toThrow(
+      'no matches for kind "Deployment" in version "apps/v1"',
+    );
   });
 
-  it('adds CRDs to the snapshot and to the state\'s lists alike', async () => {
+  it("adds CRDs to the snapshot and to the state's lists alike", async () => {
     for (const yaml of [crdYaml, `${crdYaml}\n---\napiVersion: v1\nkind: APIResourceList\ngroupVersion: v1\nresources: []\n`]) {
       const mapper = createLocalRestMapper(parseClusterState(yaml));
       const [m] = await mapper.mappingsFor({ group: 'example.com', kind: 'Widget' }, ['v1']);

@@ -56,15 +56,52 @@ function random(seed: number) {
     t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
     return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
   };
-  return { float: next, int: (n: number) => Math.floor(next() * n), pick: <T>(items: readonly T[]) => items[Math.floor(next() * items.length)]! };
+  return {
+    float: next,
+    int: (n: number) => Math.floor(next() * n),
+    pick: <T>(items: readonly T[]) => items[Math.floor(next() * items.length)]!,
+  };
 }
 
 describe('isSuperset (TestIsSuperset)', () => {
   const rows: Array<[string, string[]]> = [
-    ['all', ['all-nosched', 'all-noexec', 'foo', 'foo-bar', 'foo-nosched', 'foo-bar-nosched', 'foo-baz-nosched', 'faz-nosched', 'faz-baz-nosched', 'foo-prefnosched', 'foo-noexec', 'foo-bar-noexec', 'foo-noexec-10', 'foo-noexec-0', 'foo-bar-noexec-10']],
+    [
+      'all',
+      [
+        'all-nosched',
+        'all-noexec',
+        'foo',
+        'foo-bar',
+        'foo-nosched',
+        'foo-bar-nosched',
+        'foo-baz-nosched',
+        'faz-nosched',
+        'faz-baz-nosched',
+        'foo-prefnosched',
+        'foo-noexec',
+        'foo-bar-noexec',
+        'foo-noexec-10',
+        'foo-noexec-0',
+        'foo-bar-noexec-10',
+      ],
+    ],
     ['all-nosched', ['foo-nosched', 'foo-bar-nosched', 'foo-baz-nosched', 'faz-nosched', 'faz-baz-nosched']],
     ['all-noexec', ['foo-noexec', 'foo-bar-noexec', 'foo-noexec-10', 'foo-noexec-0', 'foo-bar-noexec-10']],
-    ['foo', ['foo-bar', 'foo-nosched', 'foo-bar-nosched', 'foo-baz-nosched', 'foo-prefnosched', 'foo-noexec', 'foo-bar-noexec', 'foo-noexec-10', 'foo-noexec-0', 'foo-bar-noexec-10']],
+    [
+      'foo',
+      [
+        'foo-bar',
+        'foo-nosched',
+        'foo-bar-nosched',
+        'foo-baz-nosched',
+        'foo-prefnosched',
+        'foo-noexec',
+        'foo-bar-noexec',
+        'foo-noexec-10',
+        'foo-noexec-0',
+        'foo-bar-noexec-10',
+      ],
+    ],
     ['foo-bar', ['foo-bar-nosched', 'foo-bar-noexec', 'foo-bar-noexec-10']],
     ['foo-nosched', ['foo-bar-nosched', 'foo-baz-nosched']],
     ['foo-bar-nosched', []],
@@ -89,8 +126,18 @@ describe('isSuperset (TestIsSuperset)', () => {
 
 describe('verifyAgainstWhitelist (TestVerifyAgainstWhitelist)', () => {
   it.each([
-    { name: 'equal input and whitelist', input: ['foo-bar-nosched', 'foo-baz-nosched'], whitelist: ['foo-bar-nosched', 'foo-baz-nosched'], expected: true },
-    { name: 'duplicate input allowed', input: ['foo-bar-nosched', 'foo-bar-nosched'], whitelist: ['foo-bar-nosched', 'foo-baz-nosched'], expected: true },
+    {
+      name: 'equal input and whitelist',
+      input: ['foo-bar-nosched', 'foo-baz-nosched'],
+      whitelist: ['foo-bar-nosched', 'foo-baz-nosched'],
+      expected: true,
+    },
+    {
+      name: 'duplicate input allowed',
+      input: ['foo-bar-nosched', 'foo-bar-nosched'],
+      whitelist: ['foo-bar-nosched', 'foo-baz-nosched'],
+      expected: true,
+    },
     { name: 'allow all', input: ['foo-bar-nosched', 'foo-bar-nosched'], whitelist: ['all'], expected: true },
     { name: 'duplicate input forbidden', input: ['foo-bar-nosched', 'foo-bar-nosched'], whitelist: ['foo-baz-nosched'], expected: false },
     { name: 'value mismatch', input: ['foo-bar-nosched', 'foo-baz-nosched'], whitelist: ['foo-baz-nosched'], expected: false },
@@ -117,7 +164,12 @@ describe('mergeTolerations (TestMergeTolerations)', () => {
       b: ['foo-bar-nosched', 'faz-baz-nosched', 'foo-noexec-10'],
       expected: ['foo-bar-nosched', 'faz-baz-nosched', 'foo-noexec-10'],
     },
-    { name: 'merge redundant', a: ['foo-bar-nosched', 'foo-baz-nosched'], b: ['foo-nosched', 'faz-baz-nosched'], expected: ['foo-nosched', 'faz-baz-nosched'] },
+    {
+      name: 'merge redundant',
+      a: ['foo-bar-nosched', 'foo-baz-nosched'],
+      b: ['foo-nosched', 'faz-baz-nosched'],
+      expected: ['foo-nosched', 'faz-baz-nosched'],
+    },
     { name: 'merge all', a: ['foo-bar-nosched', 'foo-baz-nosched', 'foo-noexec-10'], b: ['all'], expected: ['all'] },
     { name: 'merge into all', a: ['all'], b: ['foo-bar-nosched', 'foo-baz-nosched', 'foo-noexec-10'], expected: ['all'] },
   ])('$name', ({ a, b, expected }) => {
@@ -196,7 +248,12 @@ describe('the indexed algorithm equals upstream pairwise one', () => {
   });
 
   it('merges a pod with 40,000 tolerations and whitelists it in linear time', () => {
-    const many = Array.from({ length: 40_000 }, (_, i) => ({ key: `k${i % 20_000}`, operator: 'Equal', value: `v${i}`, effect: 'NoSchedule' }));
+    const many = Array.from({ length: 40_000 }, (_, i) => ({
+      key: `k${i % 20_000}`,
+      operator: 'Equal',
+      value: `v${i}`,
+      effect: 'NoSchedule',
+    }));
     const defaults = [{ key: 'k1', operator: 'Exists', effect: 'NoSchedule' }];
     const merged = mergeTolerations(many, defaults);
     // k1's two Equal tolerations are covered by the later Exists; every other one stays.

@@ -4,7 +4,7 @@
 // carry tens of thousands). A superset of t must match t's key or be an empty-key Exists, match t's
 // effect or have none, and be Exists or an Equal with t's value; so the candidates are a handful of
 // buckets, and per bucket only counts and the longest tolerationSeconds are needed.
-import { identityOf, TaintEffect, TolerationOperator, type TolerationFields } from './toleration.ts';
+import { identityOf, TaintEffect, type TolerationFields, TolerationOperator } from './toleration.ts';
 
 interface Bucket {
   count: number;

@@ -1,6 +1,6 @@
 // Upstream's isSuperset (pkg/util/tolerations): whether one toleration tolerates every taint another
 // does. The pairwise form, kept as the definition the indexed form (superset-index.ts) is tested against.
-import { identityOf, TaintEffect, TolerationOperator, type TolerationFields } from './toleration.ts';
+import { identityOf, TaintEffect, type TolerationFields, TolerationOperator } from './toleration.ts';
 
 export function isSuperset(broad: TolerationFields, narrow: TolerationFields): boolean {
   if (identityOf(broad) === identityOf(narrow)) return true;

@@ -5,7 +5,11 @@ import { SupersetIndex } from './superset-index.ts';
 import { fieldsOf } from './toleration.ts';
 
 /** The first `max` tolerations no whitelist entry is a superset of, and how many there are in all. */
-export function uncoveredTolerations(tolerations: readonly Toleration[], whitelist: readonly Toleration[], max: number): { first: Toleration[]; total: number } {
+export function uncoveredTolerations(
+  tolerations: readonly Toleration[],
+  whitelist: readonly Toleration[],
+  max: number,
+): { first: Toleration[]; total: number } {
   const allowed = new SupersetIndex();
   for (const entry of whitelist) allowed.add(fieldsOf(entry));
   const first: Toleration[] = [];

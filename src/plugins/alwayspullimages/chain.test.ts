@@ -3,15 +3,15 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { attributesFrom, decodeReview } from '../../admission/review.ts';
+import { attributesRecord, deadlineOf } from '../../../test/support/attributes.ts';
 import type { Attributes } from '../../admission/attributes.ts';
 import { AdmissionChain } from '../../admission/chain.ts';
-import { createExplainer } from '../../explain/index.ts';
-import { PluginMode, type PluginMode as Mode } from '../../admission/plugin.ts';
+import { type PluginMode as Mode, PluginMode } from '../../admission/plugin.ts';
+import { attributesFrom, decodeReview } from '../../admission/review.ts';
 import type { Pod } from '../../api/core.ts';
+import { createExplainer } from '../../explain/index.ts';
 import { systemClock } from '../../ports/clock.ts';
 import { silentLogger } from '../../ports/logger.ts';
-import { attributesRecord, deadlineOf } from '../../../test/support/attributes.ts';
 import { definition } from './index.ts';
 
 const fixtures = join(import.meta.dirname, '../../../test/fixtures/alwayspullimages');
@@ -93,7 +93,10 @@ describe('warn mode', () => {
       'spec.initContainers[0].imagePullPolicy is "IfNotPresent" (and 2 more), not "Always": every container needs imagePullPolicy: Always (and every image volume pullPolicy: Always)',
       'the mutating webhook sets Always (AlwaysPullImages in /mutate): it did not see this pod, or a later webhook changed the policy back',
     ]);
-    expect(outcome.annotations).toEqual({ 'AlwaysPullImages.warn-rejection': expectedRejection, 'AlwaysPullImages.explanation': expect.stringMatching(/^# spec.initContainers\[0\]/) });
+    expect(outcome.annotations).toEqual({
+      'AlwaysPullImages.warn-rejection': expectedRejection,
+      'AlwaysPullImages.explanation': expect.stringMatching(/^# spec.initContainers\[0\]/),
+    });
   });
 
   it('still mutates: warn mode changes what a rejection does, not the mutation', async () => {

@@ -1,10 +1,10 @@
 // Upstream plugin/pkg/admission/alwayspullimages/admission_test.go, every test and row, with the Go
 // Pod structs written as the JSON pods a webhook receives (zero-valued Go fields are simply absent).
 import { describe, expect, it } from 'vitest';
-import { Operation } from '../../admission/operation.ts';
-import type { Pod } from '../../api/core.ts';
 import { attributesRecord, requestContext } from '../../../test/support/attributes.ts';
 import { rejectedWith } from '../../../test/support/rejections.ts';
+import { Operation } from '../../admission/operation.ts';
+import type { Pod } from '../../api/core.ts';
 import { alwaysPullImages, definition } from './index.ts';
 
 const context = requestContext();

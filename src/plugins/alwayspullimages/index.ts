@@ -6,13 +6,13 @@
  * The validating half rejects pods that still lack Always after later mutations.
  */
 import type { Attributes } from '../../admission/attributes.ts';
-import { badRequest, type StatusError } from '../../api/status-error.ts';
 import { forbidden } from '../../admission/errors.ts';
 import { explained, FactType, maxFactItems } from '../../admission/explanation.ts';
 import { Operation } from '../../admission/operation.ts';
 import type { AdmissionPlugin, PluginDefinition } from '../../admission/plugin.ts';
 import type { Pod } from '../../api/core.ts';
-import { silentLogger, type Logger } from '../../ports/logger.ts';
+import { badRequest, type StatusError } from '../../api/status-error.ts';
+import { type Logger, silentLogger } from '../../ports/logger.ts';
 import { aggregate, notSupported } from './field-errors.ts';
 import { shouldIgnore } from './ignore.ts';
 import { asPod, imageVolumesWithPath, stringField, visitContainersWithPath } from './pod.ts';

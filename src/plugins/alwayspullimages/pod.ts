@@ -27,10 +27,7 @@ export function asPod(object: unknown): Pod | undefined {
  * Calls visitor with every init, regular and ephemeral container and its field path
  * ("spec.containers[0]"); stops as soon as visitor returns false. Returns whether it visited all.
  */
-export function visitContainersWithPath(
-  pod: Pod,
-  visitor: (container: Container, path: string) => boolean,
-): boolean {
+export function visitContainersWithPath(pod: Pod, visitor: (container: Container, path: string) => boolean): boolean {
   const spec: PodSpec = pod.spec ?? {};
   for (const list of containerLists) {
     const containers = spec[list] ?? [];

@@ -1,10 +1,10 @@
 // Which requests the plugin acts on (upstream shouldIgnore), which bodies count as a Pod, and the
 // exact messages a user sees.
 import { describe, expect, it } from 'vitest';
-import { Operation } from '../../admission/operation.ts';
-import type { Pod } from '../../api/core.ts';
 import { attributesRecord, requestContext } from '../../../test/support/attributes.ts';
 import { rejectedWith } from '../../../test/support/rejections.ts';
+import { Operation } from '../../admission/operation.ts';
+import type { Pod } from '../../api/core.ts';
 import { alwaysPullImages } from './index.ts';
 
 const context = requestContext();
@@ -21,12 +21,22 @@ const neverPod = (): Pod => ({
 
 describe('requests the plugin stays out of', () => {
   it.each([
-    { name: 'pods/ephemeralcontainers (every subresource is ignored upstream)', resource: 'pods', subresource: 'ephemeralcontainers', group: '' },
+    {
+      name: 'pods/ephemeralcontainers (every subresource is ignored upstream)',
+      resource: 'pods',
+      subresource: 'ephemeralcontainers',
+      group: '',
+    },
     { name: 'pods/status', resource: 'pods', subresource: 'status', group: '' },
     { name: 'pods in another API group', resource: 'pods', subresource: '', group: 'metrics.k8s.io' },
     { name: 'another core resource', resource: 'services', subresource: '', group: '' },
   ])('$name', ({ resource, subresource, group }) => {
-    const attributes = attributesRecord(neverPod(), { operation: Operation.Update, oldObject: {}, resource: { group, version: 'v1', resource }, subresource });
+    const attributes = attributesRecord(neverPod(), {
+      operation: Operation.Update,
+      oldObject: {},
+      resource: { group, version: 'v1', resource },
+      subresource,
+    });
     const plugin = alwaysPullImages();
     plugin.admit!(attributes, context);
     expect(attributes.object).toEqual(neverPod());
@@ -83,7 +93,10 @@ describe('exact messages', () => {
     const object: Pod = {
       kind: 'Pod',
       metadata: { name: '123' },
-      spec: { initContainers: [{ name: 'init', image: 'i', imagePullPolicy: 'Never' }], containers: [{ name: 'c', image: 'i', imagePullPolicy: 'Always' }] },
+      spec: {
+        initContainers: [{ name: 'init', image: 'i', imagePullPolicy: 'Never' }],
+        containers: [{ name: 'c', image: 'i', imagePullPolicy: 'Always' }],
+      },
     };
     const error = rejectedWith(() => alwaysPullImages().validate!(attributesRecord(object, { name: '123' }), context));
     expect(error.message).toBe(
@@ -105,7 +118,11 @@ describe('exact messages', () => {
   });
 
   it('quotes values the way Go does', () => {
-    const object: Pod = { kind: 'Pod', metadata: { name: 'q' }, spec: { containers: [{ name: 'c', image: 'i', imagePullPolicy: 'a"b\\c' }] } };
+    const object: Pod = {
+      kind: 'Pod',
+      metadata: { name: 'q' },
+      spec: { containers: [{ name: 'c', image: 'i', imagePullPolicy: 'a"b\\c' }] },
+    };
     expect(rejectedWith(() => alwaysPullImages().validate!(attributesRecord(object, { name: 'q' }), context)).message).toBe(
       'pods "q" is forbidden: spec.containers[0].imagePullPolicy: Unsupported value: "a\\"b\\\\c": supported values: "Always"',
     );

@@ -1,13 +1,13 @@
 // The UPDATE skip (upstream isUpdateWithNoNewImages, applied by shouldIgnore in both admit and
 // validate): an update that brings no container image the old pod lacked is left alone.
 import { describe, expect, it } from 'vitest';
-import { isStatusError } from '../../api/status-error.ts';
+import { attributesRecord, requestContext } from '../../../test/support/attributes.ts';
 import { Operation } from '../../admission/operation.ts';
 import type { Pod } from '../../api/core.ts';
+import { isStatusError } from '../../api/status-error.ts';
 import type { Logger } from '../../ports/logger.ts';
-import { attributesRecord, requestContext } from '../../../test/support/attributes.ts';
-import { alwaysPullImages } from './index.ts';
 import { isUpdateWithNoNewImages } from './ignore.ts';
+import { alwaysPullImages } from './index.ts';
 
 const context = requestContext();
 

@@ -2,10 +2,10 @@
 // not to share a node with others (required anti-affinity on kubernetes.io/hostname), but not a
 // whole zone or any other topology domain, which lets one pod keep many nodes to itself.
 import type { Attributes } from '../../admission/attributes.ts';
-import { badRequest, newForbidden } from '../../api/status-error.ts';
 import { explained, FactType } from '../../admission/explanation.ts';
 import { Operation } from '../../admission/operation.ts';
 import type { AdmissionPlugin, PluginDefinition } from '../../admission/plugin.ts';
+import { badRequest, newForbidden } from '../../api/status-error.ts';
 import { isPlainObject } from '../../util/plain-object.ts';
 
 export const pluginName = 'LimitPodHardAntiAffinityTopology';
@@ -63,7 +63,8 @@ function requiredAntiAffinityTerms(object: unknown): Array<PodAffinityTerm | nul
   }
   const terms = (value as Record<string, unknown>).requiredDuringSchedulingIgnoredDuringExecution;
   if (terms === undefined || terms === null) return [];
-  const decodes = Array.isArray(terms) && terms.every((term) => term === null || (isPlainObject(term) && isOptionalString(term.topologyKey)));
+  const decodes =
+    Array.isArray(terms) && terms.every((term) => term === null || (isPlainObject(term) && isOptionalString(term.topologyKey)));
   if (!decodes) throw notAPod();
   return terms as Array<PodAffinityTerm | null>;
 }

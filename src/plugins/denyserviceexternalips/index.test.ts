@@ -1,12 +1,12 @@
 // Upstream plugin/pkg/admission/network/denyserviceexternalips/admission_test.go TestAdmission,
 // every row; then the message, the requests upstream leaves alone, and bodies that are not Services.
 import { describe, expect, it } from 'vitest';
-import type { Attributes } from '../../admission/attributes.ts';
-import { allOperations, Operation } from '../../admission/operation.ts';
-import { silentLogger } from '../../ports/logger.ts';
-import { systemClock, systemRandom } from '../../ports/clock.ts';
 import { attributesRecord, requestContext } from '../../../test/support/attributes.ts';
 import { syncRejectionOf } from '../../../test/support/rejections.ts';
+import type { Attributes } from '../../admission/attributes.ts';
+import { allOperations, Operation } from '../../admission/operation.ts';
+import { systemClock, systemRandom } from '../../ports/clock.ts';
+import { silentLogger } from '../../ports/logger.ts';
 import { definition, pluginName } from './index.ts';
 import { admissionCases, makeSvc } from './testdata/upstream-cases.ts';
 
@@ -40,7 +40,7 @@ describe('the plugin', () => {
     expect(plugin.name).toBe(pluginName);
   });
 
-  it('denies with admission.NewForbidden\'s wording, as a 403', () => {
+  it("denies with admission.NewForbidden's wording, as a 403", () => {
     expect(rejection(attributesFor(makeSvc('1.1.1.1'), undefined))!.status).toEqual({
       status: 'Failure',
       code: 403,
@@ -62,7 +62,7 @@ describe('the plugin', () => {
     { name: 'a Pod body', object: { kind: 'Pod' }, old: undefined },
     { name: 'externalIPs that are not a list', object: { spec: { externalIPs: '1.1.1.1' } }, old: undefined },
     { name: 'an old object that is not a Service', object: makeSvc(), old: [] },
-  ])('answers $name with upstream\'s internal error', ({ object, old }) => {
+  ])("answers $name with upstream's internal error", ({ object, old }) => {
     expect(rejection(attributesFor(object, old))!.status).toEqual({
       status: 'Failure',
       code: 500,

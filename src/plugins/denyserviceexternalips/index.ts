@@ -3,10 +3,10 @@
 // intercept its traffic inside the cluster (CVE-2020-8554); existing IPs may stay or be removed.
 import type { Attributes } from '../../admission/attributes.ts';
 import { forbidden } from '../../admission/errors.ts';
-import { internalError } from '../../api/status-error.ts';
 import { explained, FactType, maxFactItems } from '../../admission/explanation.ts';
 import { Operation } from '../../admission/operation.ts';
 import type { AdmissionPlugin, PluginDefinition } from '../../admission/plugin.ts';
+import { internalError } from '../../api/status-error.ts';
 import { isPlainObject } from '../../util/plain-object.ts';
 
 export const pluginName = 'DenyServiceExternalIPs';
@@ -25,7 +25,8 @@ export function denyServiceExternalIPs(): AdmissionPlugin {
       if (attributes.resource.group !== '' || attributes.resource.resource !== 'services' || attributes.subresource !== '') return;
       const newIPs = externalIPsOf(attributes, attributes.object);
       // An absent old object (a CREATE) allows no IP at all.
-      const oldIPs = attributes.oldObject === undefined || attributes.oldObject === null ? undefined : externalIPsOf(attributes, attributes.oldObject);
+      const oldIPs =
+        attributes.oldObject === undefined || attributes.oldObject === null ? undefined : externalIPsOf(attributes, attributes.oldObject);
       if (isSubset(newIPs, oldIPs)) return;
       const added = addedIPs(newIPs, oldIPs);
       throw explained(forbidden(attributes, 'Use of external IPs is denied by admission control'), {

@@ -2,22 +2,29 @@
 // and TestHandles; then the requests upstream leaves alone, bodies that are not pods, and a pod with
 // tens of thousands of tolerations and resources.
 import { describe, expect, it } from 'vitest';
+import { attributesRecord, requestContext } from '../../../test/support/attributes.ts';
 import type { Attributes } from '../../admission/attributes.ts';
-import { isStatusError } from '../../api/status-error.ts';
 import { allOperations, Operation } from '../../admission/operation.ts';
 import type { Pod, Toleration } from '../../api/core.ts';
-import { silentLogger } from '../../ports/logger.ts';
+import { isStatusError } from '../../api/status-error.ts';
 import { systemClock, systemRandom } from '../../ports/clock.ts';
-import { attributesRecord, requestContext } from '../../../test/support/attributes.ts';
-import { definition, pluginName } from './index.ts';
+import { silentLogger } from '../../ports/logger.ts';
 import { isExtendedResourceName } from './extended-resource.ts';
-import { admitCases, containerRequestingCPU, containerRequestingExtendedResource1, extendedResource1, tolerationFor } from './testdata/upstream-cases.ts';
+import { definition, pluginName } from './index.ts';
+import {
+  admitCases,
+  containerRequestingCPU,
+  containerRequestingExtendedResource1,
+  extendedResource1,
+  tolerationFor,
+} from './testdata/upstream-cases.ts';
 
 const plugin = definition.create({ logger: silentLogger, clock: systemClock, random: systemRandom });
 const context = requestContext();
 
 /** Upstream's attributes record here: namespace "foo", name "name". */
-const attributesFor = (object: unknown, overrides: Partial<Attributes> = {}): Attributes => attributesRecord(object, { namespace: 'foo', name: 'name', ...overrides });
+const attributesFor = (object: unknown, overrides: Partial<Attributes> = {}): Attributes =>
+  attributesRecord(object, { namespace: 'foo', name: 'name', ...overrides });
 
 describe('TestAdmit', () => {
   it.each(admitCases)('$description', ({ spec, expected }) => {
@@ -53,7 +60,11 @@ describe('bodies that are not a pod', () => {
   it.each([
     { name: 'no object', object: undefined, message: 'expected *core.Pod but got <nil>' },
     { name: 'a Service', object: { kind: 'Service', spec: {} }, message: 'expected *core.Pod but got *core.Service' },
-    { name: 'requests that are a list', object: { spec: { containers: [{ resources: { requests: [] } }] } }, message: 'expected *core.Pod but got *core.Pod that does not decode' },
+    {
+      name: 'requests that are a list',
+      object: { spec: { containers: [{ resources: { requests: [] } }] } },
+      message: 'expected *core.Pod but got *core.Pod that does not decode',
+    },
   ])('$name → 400', ({ object, message }) => {
     try {
       plugin.admit!(attributesFor(object), context);
@@ -70,13 +81,25 @@ describe('bodies that are not a pod', () => {
 describe('null entries, read as the zero values Go decodes them to', () => {
   it.each([
     {
-      name: 'a null toleration beside a requested extended resource: kept as the zero toleration, the resource\'s added',
+      name: "a null toleration beside a requested extended resource: kept as the zero toleration, the resource's added",
       spec: { containers: [containerRequestingExtendedResource1], tolerations: [null] },
       expected: [{}, tolerationFor(extendedResource1)],
     },
-    { name: 'a null container: requests nothing', spec: { containers: [null, containerRequestingExtendedResource1] }, expected: [tolerationFor(extendedResource1)] },
-    { name: 'a null init container: requests nothing', spec: { containers: [containerRequestingCPU], initContainers: [null] }, expected: undefined },
-    { name: 'a null toleration and no extended resource: left as it is', spec: { containers: [containerRequestingCPU], tolerations: [null] }, expected: [null] },
+    {
+      name: 'a null container: requests nothing',
+      spec: { containers: [null, containerRequestingExtendedResource1] },
+      expected: [tolerationFor(extendedResource1)],
+    },
+    {
+      name: 'a null init container: requests nothing',
+      spec: { containers: [containerRequestingCPU], initContainers: [null] },
+      expected: undefined,
+    },
+    {
+      name: 'a null toleration and no extended resource: left as it is',
+      spec: { containers: [containerRequestingCPU], tolerations: [null] },
+      expected: [null],
+    },
   ])('$name', ({ spec, expected }) => {
     const pod = { spec: structuredClone(spec) };
     plugin.admit!(attributesFor(pod), context);
@@ -105,7 +128,12 @@ describe('IsExtendedResourceName', () => {
 
 it('replaces every matching toleration (dropping tolerationSeconds) and stays linear on a huge pod', () => {
   const resources = Object.fromEntries(Array.from({ length: 2_000 }, (_, i) => [`example.com/r${i}`, '1']));
-  const tolerations: Toleration[] = Array.from({ length: 40_000 }, (_, i) => ({ key: `example.com/r${i % 4_000}`, operator: 'Exists', effect: 'NoSchedule', tolerationSeconds: 5 }));
+  const tolerations: Toleration[] = Array.from({ length: 40_000 }, (_, i) => ({
+    key: `example.com/r${i % 4_000}`,
+    operator: 'Exists',
+    effect: 'NoSchedule',
+    tolerationSeconds: 5,
+  }));
   const pod: Pod = { spec: { containers: [{ name: 'c', resources: { requests: resources } }], tolerations } };
   plugin.admit!(attributesFor(pod), context);
   const result = pod.spec!.tolerations!;

@@ -54,7 +54,8 @@ function addOrUpdateTolerations(given: ReadonlyArray<Toleration | null>, resourc
   const matching = new Map<string, number[]>();
   result.forEach((toleration, index) => {
     const key = toleration.key ?? '';
-    if (!wanted.has(key) || toleration.operator !== 'Exists' || (toleration.value ?? '') !== '' || toleration.effect !== 'NoSchedule') return;
+    if (!wanted.has(key) || toleration.operator !== 'Exists' || (toleration.value ?? '') !== '' || toleration.effect !== 'NoSchedule')
+      return;
     const indexes = matching.get(key);
     if (indexes === undefined) matching.set(key, [index]);
     else indexes.push(index);

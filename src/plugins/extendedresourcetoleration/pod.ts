@@ -12,12 +12,17 @@ interface RequestingContainer {
 }
 
 export interface PodForExtendedResources extends Omit<Pod, 'spec'> {
-  spec?: Omit<PodSpec, 'containers' | 'initContainers' | 'tolerations'> & { containers?: Array<RequestingContainer | null>; initContainers?: Array<RequestingContainer | null>; tolerations?: Array<Toleration | null> };
+  spec?: Omit<PodSpec, 'containers' | 'initContainers' | 'tolerations'> & {
+    containers?: Array<RequestingContainer | null>;
+    initContainers?: Array<RequestingContainer | null>;
+    tolerations?: Array<Toleration | null>;
+  };
 }
 
 export function asPod(object: unknown): PodForExtendedResources {
   if (!isPlainObject(object)) throw notAPod(object === undefined || object === null ? '<nil>' : 'unknown');
-  if (object.kind !== undefined && object.kind !== 'Pod') throw notAPod(typeof object.kind === 'string' ? `*core.${object.kind}` : 'unknown');
+  if (object.kind !== undefined && object.kind !== 'Pod')
+    throw notAPod(typeof object.kind === 'string' ? `*core.${object.kind}` : 'unknown');
   const spec = object.spec;
   if (spec === undefined || spec === null) return object as PodForExtendedResources;
   const decodes =

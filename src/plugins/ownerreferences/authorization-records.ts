@@ -4,7 +4,7 @@
 import type { Attributes } from '../../admission/attributes.ts';
 import type { OwnerReference, UserInfo } from '../../api/types.ts';
 import type { AuthorizationAttributes } from '../../ports/authorizer.ts';
-import { RestScope, type RestMapping } from '../../ports/rest-mapper.ts';
+import { type RestMapping, RestScope } from '../../ports/rest-mapper.ts';
 
 /** delete on the object being written: its namespace, name, group, version, resource and subresource. */
 export function deleteDependentRecord(attributes: Attributes): AuthorizationAttributes {

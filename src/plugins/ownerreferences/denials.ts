@@ -2,8 +2,9 @@
 // explanation names every missing permission and granting them all admits the request. Only the
 // first rejection is thrown, message untouched; what is gathered after it is bounded in questions
 // and in time, and never changes the decision.
+
+import { type DenialFact, explained } from '../../admission/explanation.ts';
 import type { StatusError } from '../../api/status-error.ts';
-import { explained, type DenialFact } from '../../admission/explanation.ts';
 import { isPromiseLike, type MaybePromise } from '../../util/maybe-async.ts';
 import { narrowed } from '../../util/signals.ts';
 

@@ -2,18 +2,24 @@
 // asked is visible) and a discovery REST mapper over upstream's fake discovery documents. The same
 // tables run against the embedded RBAC evaluator and the cluster backends under test/integration.
 import { describe, expect, it } from 'vitest';
-import { Operation } from '../../admission/operation.ts';
-import { createPlugin } from '../../admission/plugin.ts';
-import type { OwnerReference } from '../../api/types.ts';
-import { silentLogger } from '../../ports/logger.ts';
-import { systemClock, systemRandom } from '../../ports/clock.ts';
-import type { Authorizer } from '../../ports/authorizer.ts';
 import { requestContext } from '../../../test/support/attributes.ts';
 import { recordingAuthorizer } from '../../../test/support/authorizers.ts';
 import { rejectionOf as outcome } from '../../../test/support/rejections.ts';
 import { fixedRestMapper, neverReturningRestMapper, recordingRestMapper } from '../../../test/support/rest-mappers.ts';
-import { allUpstreamCases, attributesFor, expectedMessage, upstreamFakeAuthorizer, upstreamFakeAuthorizerAtHand } from './testdata/upstream-cases.ts';
+import { Operation } from '../../admission/operation.ts';
+import { createPlugin } from '../../admission/plugin.ts';
+import type { OwnerReference } from '../../api/types.ts';
+import type { Authorizer } from '../../ports/authorizer.ts';
+import { systemClock, systemRandom } from '../../ports/clock.ts';
+import { silentLogger } from '../../ports/logger.ts';
 import { definition, ownerReferencesPermissionEnforcement } from './index.ts';
+import {
+  allUpstreamCases,
+  attributesFor,
+  expectedMessage,
+  upstreamFakeAuthorizer,
+  upstreamFakeAuthorizerAtHand,
+} from './testdata/upstream-cases.ts';
 
 /** What upstream's fake discovery serves for these tests. */
 const fixtureMapper = fixedRestMapper([
@@ -33,10 +39,12 @@ describe('OwnerReferencesPermissionEnforcement, upstream tables with upstream fa
     const error = await outcome(() => plugin.validate(attributesFor(c), context));
 
     expect(error?.message).toBe(expectedMessage(c));
-    if (error !== undefined) expect(error.status).toMatchObject({ code: 403, reason: 'Forbidden', details: { name: 'foo', kind: c.resource } });
+    if (error !== undefined)
+      expect(error.status).toMatchObject({ code: 403, reason: 'Forbidden', details: { name: 'foo', kind: c.resource } });
     expect(context.annotations.path).toBe(c.path === 'none' ? undefined : c.path);
     if (c.path !== 'per-reference') expect(mapper.calls).toEqual([]);
-    if (c.path === 'wildcard-probe') expect(authorizer.calls.at(-1)?.resourceAttributes).toMatchObject({ group: '*', resource: '*', subresource: 'finalizers' });
+    if (c.path === 'wildcard-probe')
+      expect(authorizer.calls.at(-1)?.resourceAttributes).toMatchObject({ group: '*', resource: '*', subresource: 'finalizers' });
     // Every question carries the requester.
     for (const call of authorizer.calls) expect(call.user).toEqual({ username: c.username });
   });
@@ -71,7 +79,13 @@ describe('upstream tables with answers at hand, pending, or mixed', () => {
   });
 });
 
-const blockingRef = (apiVersion: string, kind: string, name: string, uid = name): OwnerReference => ({ apiVersion, kind, name, uid, blockOwnerDeletion: true });
+const blockingRef = (apiVersion: string, kind: string, name: string, uid = name): OwnerReference => ({
+  apiVersion,
+  kind,
+  name,
+  uid,
+  blockOwnerDeletion: true,
+});
 
 describe('authorization questions', () => {
   const fullIdentity = { username: 'jane', uid: 'u-42', groups: ['dev', 'system:authenticated'], extra: { scopes: ['a', 'b'] } };
@@ -79,26 +93,97 @@ describe('authorization questions', () => {
   it('asks delete on the dependent exactly as upstream builds it, with the full identity', async () => {
     const authorizer = recordingAuthorizer({ authorize: async () => ({ decision: 'allow', reason: '' }) });
     const plugin = ownerReferencesPermissionEnforcement(authorizer, fixtureMapper);
-    const attributes = attributesFor({ username: 'jane', resource: 'pods', oldObj: {}, newObj: { metadata: { ownerReferences: [{ apiVersion: 'v1', kind: 'Node', name: 'n', uid: 'n' }] } } }, fullIdentity);
+    const attributes = attributesFor(
+      {
+        username: 'jane',
+        resource: 'pods',
+        oldObj: {},
+        newObj: { metadata: { ownerReferences: [{ apiVersion: 'v1', kind: 'Node', name: 'n', uid: 'n' }] } },
+      },
+      fullIdentity,
+    );
     await plugin.validate(attributes, requestContext());
     expect(authorizer.calls).toEqual([
-      { user: fullIdentity, resourceAttributes: { verb: 'delete', namespace: 'default', group: '', version: 'v1', resource: 'pods', subresource: '', name: 'foo' } },
+      {
+        user: fullIdentity,
+        resourceAttributes: {
+          verb: 'delete',
+          namespace: 'default',
+          group: '',
+          version: 'v1',
+          resource: 'pods',
+          subresource: '',
+          name: 'foo',
+        },
+      },
     ]);
   });
 
-  it('asks the wildcard probe, then update on each owner\'s finalizers (namespace only for namespaced owners)', async () => {
+  it("asks the wildcard probe, then update on each owner's finalizers (namespace only for namespaced owners)", async () => {
     const authorizer = recordingAuthorizer({
       authorize: async (a) => ({ decision: a.resourceAttributes?.resource === '*' ? 'no-opinion' : 'allow', reason: '' }),
     });
     const plugin = ownerReferencesPermissionEnforcement(authorizer, fixtureMapper);
-    const newObj = { metadata: { ownerReferences: [blockingRef('v1', 'ReplicationController', 'rc1'), blockingRef('v1', 'Node', 'node1'), blockingRef('apps/v1', 'DaemonSet', 'ds1')] } };
+    const newObj = {
+      metadata: {
+        ownerReferences: [
+          blockingRef('v1', 'ReplicationController', 'rc1'),
+          blockingRef('v1', 'Node', 'node1'),
+          blockingRef('apps/v1', 'DaemonSet', 'ds1'),
+        ],
+      },
+    };
     const context = requestContext();
     await plugin.validate(attributesFor({ username: 'jane', resource: 'pods', newObj }, fullIdentity), context);
     expect(authorizer.calls).toEqual([
-      { user: fullIdentity, resourceAttributes: { verb: 'update', namespace: '', group: '*', version: '*', resource: '*', subresource: 'finalizers', name: '*' } },
-      { user: fullIdentity, resourceAttributes: { verb: 'update', namespace: 'default', group: '', version: 'v1', resource: 'replicationcontrollers', subresource: 'finalizers', name: 'rc1' } },
-      { user: fullIdentity, resourceAttributes: { verb: 'update', namespace: '', group: '', version: 'v1', resource: 'nodes', subresource: 'finalizers', name: 'node1' } },
-      { user: fullIdentity, resourceAttributes: { verb: 'update', namespace: 'default', group: 'apps', version: 'v1', resource: 'daemonsets', subresource: 'finalizers', name: 'ds1' } },
+      {
+        user: fullIdentity,
+        resourceAttributes: {
+          verb: 'update',
+          namespace: '',
+          group: '*',
+          version: '*',
+          resource: '*',
+          subresource: 'finalizers',
+          name: '*',
+        },
+      },
+      {
+        user: fullIdentity,
+        resourceAttributes: {
+          verb: 'update',
+          namespace: 'default',
+          group: '',
+          version: 'v1',
+          resource: 'replicationcontrollers',
+          subresource: 'finalizers',
+          name: 'rc1',
+        },
+      },
+      {
+        user: fullIdentity,
+        resourceAttributes: {
+          verb: 'update',
+          namespace: '',
+          group: '',
+          version: 'v1',
+          resource: 'nodes',
+          subresource: 'finalizers',
+          name: 'node1',
+        },
+      },
+      {
+        user: fullIdentity,
+        resourceAttributes: {
+          verb: 'update',
+          namespace: 'default',
+          group: 'apps',
+          version: 'v1',
+          resource: 'daemonsets',
+          subresource: 'finalizers',
+          name: 'ds1',
+        },
+      },
     ]);
     expect(context.annotations.path).toBe('per-reference');
   });
@@ -111,7 +196,15 @@ describe('authorization questions', () => {
     const context = requestContext();
     await plugin.validate(attributesFor({ username: 'super', resource: 'pods', newObj: { metadata: { ownerReferences: refs } } }), context);
     expect(authorizer.calls).toHaveLength(1);
-    expect(authorizer.calls[0]?.resourceAttributes).toEqual({ verb: 'update', namespace: '', group: '*', version: '*', resource: '*', subresource: 'finalizers', name: '*' });
+    expect(authorizer.calls[0]?.resourceAttributes).toEqual({
+      verb: 'update',
+      namespace: '',
+      group: '*',
+      version: '*',
+      resource: '*',
+      subresource: 'finalizers',
+      name: '*',
+    });
     expect(mapper.calls).toHaveLength(0);
     expect(context.annotations.path).toBe('wildcard-probe');
   });
@@ -125,13 +218,17 @@ describe('authorization questions', () => {
     const deniedV1 = recordingAuthorizer({
       authorize: async (a) => {
         if (a.resourceAttributes?.resource === '*') return { decision: 'no-opinion', reason: '' };
-        return a.resourceAttributes?.version === 'v1' ? { decision: 'deny', reason: 'v1 is off limits' } : { decision: 'allow', reason: '' };
+        return a.resourceAttributes?.version === 'v1'
+          ? { decision: 'deny', reason: 'v1 is off limits' }
+          : { decision: 'allow', reason: '' };
       },
     });
     const plugin = ownerReferencesPermissionEnforcement(deniedV1, mapper);
     const newObj = { metadata: { ownerReferences: [blockingRef('autoscaling/', 'HorizontalPodAutoscaler', 'hpa')] } };
     const error = await outcome(() => plugin.validate(attributesFor({ username: 'jane', resource: 'pods', newObj }), requestContext()));
-    expect(error?.message).toBe(`pods "foo" is forbidden: cannot set blockOwnerDeletion if an ownerReference refers to a resource you can't set finalizers on: v1 is off limits, <nil>`);
+    expect(error?.message).toBe(
+      `pods "foo" is forbidden: cannot set blockOwnerDeletion if an ownerReference refers to a resource you can't set finalizers on: v1 is off limits, <nil>`,
+    );
     expect(deniedV1.calls.slice(1).map((c) => c.resourceAttributes?.version)).toEqual(['v2', 'v1']);
   });
 });
@@ -147,23 +244,50 @@ describe('per-reference work', () => {
   });
 
   it('asks the REST mapper once per owner kind in a request, and authorizes every owner', async () => {
-    const authorizer = recordingAuthorizer({ authorize: async (a) => ({ decision: a.resourceAttributes?.resource === '*' ? 'no-opinion' : 'allow', reason: '' }) });
+    const authorizer = recordingAuthorizer({
+      authorize: async (a) => ({ decision: a.resourceAttributes?.resource === '*' ? 'no-opinion' : 'allow', reason: '' }),
+    });
     const mapper = recordingRestMapper(fixtureMapper);
     const plugin = ownerReferencesPermissionEnforcement(authorizer, mapper);
-    const refs = [blockingRef('apps/v1', 'DaemonSet', 'ds-a'), blockingRef('apps/v1', 'DaemonSet', 'ds-b'), blockingRef('v1', 'Node', 'n'), blockingRef('apps/v1', 'DaemonSet', 'ds-c')];
-    const error = await outcome(() => plugin.validate(attributesFor({ username: 'jane', resource: 'pods', newObj: { metadata: { ownerReferences: refs } } }), requestContext()));
+    const refs = [
+      blockingRef('apps/v1', 'DaemonSet', 'ds-a'),
+      blockingRef('apps/v1', 'DaemonSet', 'ds-b'),
+      blockingRef('v1', 'Node', 'n'),
+      blockingRef('apps/v1', 'DaemonSet', 'ds-c'),
+    ];
+    const error = await outcome(() =>
+      plugin.validate(
+        attributesFor({ username: 'jane', resource: 'pods', newObj: { metadata: { ownerReferences: refs } } }),
+        requestContext(),
+      ),
+    );
     expect(error).toBeUndefined();
-    expect(mapper.calls).toEqual([{ group: 'apps', kind: 'DaemonSet', versions: ['v1'] }, { group: '', kind: 'Node', versions: ['v1'] }]);
-    expect(authorizer.calls.slice(1).map((c) => `${c.resourceAttributes?.resource}/${c.resourceAttributes?.name}`)).toEqual(['daemonsets/ds-a', 'daemonsets/ds-b', 'nodes/n', 'daemonsets/ds-c']);
+    expect(mapper.calls).toEqual([
+      { group: 'apps', kind: 'DaemonSet', versions: ['v1'] },
+      { group: '', kind: 'Node', versions: ['v1'] },
+    ]);
+    expect(authorizer.calls.slice(1).map((c) => `${c.resourceAttributes?.resource}/${c.resourceAttributes?.name}`)).toEqual([
+      'daemonsets/ds-a',
+      'daemonsets/ds-b',
+      'nodes/n',
+      'daemonsets/ds-c',
+    ]);
   });
 
   it('asks once about an owner listed many times (the same question has the same answer)', async () => {
-    const authorizer = recordingAuthorizer({ authorize: async (a) => ({ decision: a.resourceAttributes?.resource === '*' ? 'no-opinion' : 'allow', reason: '' }) });
+    const authorizer = recordingAuthorizer({
+      authorize: async (a) => ({ decision: a.resourceAttributes?.resource === '*' ? 'no-opinion' : 'allow', reason: '' }),
+    });
     const mapper = recordingRestMapper(fixtureMapper);
     const plugin = ownerReferencesPermissionEnforcement(authorizer, mapper);
     // Ten thousand references to two owners, each with its own uid (so upstream would see them all as new).
     const refs = Array.from({ length: 10_000 }, (_, i) => blockingRef('apps/v1', 'DaemonSet', i % 2 === 0 ? 'ds-a' : 'ds-b', `uid-${i}`));
-    const error = await outcome(() => plugin.validate(attributesFor({ username: 'jane', resource: 'pods', newObj: { metadata: { ownerReferences: refs } } }), requestContext()));
+    const error = await outcome(() =>
+      plugin.validate(
+        attributesFor({ username: 'jane', resource: 'pods', newObj: { metadata: { ownerReferences: refs } } }),
+        requestContext(),
+      ),
+    );
     expect(error).toBeUndefined();
     expect(mapper.calls).toHaveLength(1);
     expect(authorizer.calls.slice(1).map((c) => c.resourceAttributes?.name)).toEqual(['ds-a', 'ds-b']);
@@ -171,47 +295,111 @@ describe('per-reference work', () => {
 
   it('still denies on a repeated owner the user may not finalize', async () => {
     const authorizer = recordingAuthorizer({
-      authorize: async (a) => ({ decision: a.resourceAttributes?.resource === '*' || a.resourceAttributes?.name === 'ds-b' ? 'no-opinion' : 'allow', reason: '' }),
+      authorize: async (a) => ({
+        decision: a.resourceAttributes?.resource === '*' || a.resourceAttributes?.name === 'ds-b' ? 'no-opinion' : 'allow',
+        reason: '',
+      }),
     });
     const plugin = ownerReferencesPermissionEnforcement(authorizer, fixtureMapper);
-    const refs = [blockingRef('apps/v1', 'DaemonSet', 'ds-a', 'u1'), blockingRef('apps/v1', 'DaemonSet', 'ds-a', 'u2'), blockingRef('apps/v1', 'DaemonSet', 'ds-b', 'u3')];
-    const error = await outcome(() => plugin.validate(attributesFor({ username: 'jane', resource: 'pods', newObj: { metadata: { ownerReferences: refs } } }), requestContext()));
-    expect(error?.message).toBe(`pods "foo" is forbidden: cannot set blockOwnerDeletion if an ownerReference refers to a resource you can't set finalizers on: , <nil>`);
+    const refs = [
+      blockingRef('apps/v1', 'DaemonSet', 'ds-a', 'u1'),
+      blockingRef('apps/v1', 'DaemonSet', 'ds-a', 'u2'),
+      blockingRef('apps/v1', 'DaemonSet', 'ds-b', 'u3'),
+    ];
+    const error = await outcome(() =>
+      plugin.validate(
+        attributesFor({ username: 'jane', resource: 'pods', newObj: { metadata: { ownerReferences: refs } } }),
+        requestContext(),
+      ),
+    );
+    expect(error?.message).toBe(
+      `pods "foo" is forbidden: cannot set blockOwnerDeletion if an ownerReference refers to a resource you can't set finalizers on: , <nil>`,
+    );
     expect(authorizer.calls.slice(1).map((c) => c.resourceAttributes?.name)).toEqual(['ds-a', 'ds-b']);
   });
 });
 
 describe('failures', () => {
-  const denyProbe: Authorizer = { authorize: async (a) => ({ decision: a.resourceAttributes?.resource === '*' ? 'no-opinion' : 'allow', reason: '' }) };
+  const denyProbe: Authorizer = {
+    authorize: async (a) => ({ decision: a.resourceAttributes?.resource === '*' ? 'no-opinion' : 'allow', reason: '' }),
+  };
 
-  it('rejects a malformed apiVersion with upstream\'s mapping message, without asking the REST mapper', async () => {
+  it("rejects a malformed apiVersion with upstream's mapping message, without asking the REST mapper", async () => {
     const mapper = recordingRestMapper(fixtureMapper);
     const plugin = ownerReferencesPermissionEnforcement(denyProbe, mapper);
-    const error = await outcome(() => plugin.validate(attributesFor({ username: 'jane', resource: 'pods', newObj: { metadata: { ownerReferences: [blockingRef('a/b/c', 'Thing', 'x')] } } }), requestContext()));
-    expect(error?.message).toBe('pods "foo" is forbidden: cannot set blockOwnerDeletion in this case because cannot find RESTMapping for APIVersion a/b/c Kind Thing: unexpected GroupVersion string: a/b/c');
+    const error = await outcome(() =>
+      plugin.validate(
+        attributesFor({
+          username: 'jane',
+          resource: 'pods',
+          newObj: { metadata: { ownerReferences: [blockingRef('a/b/c', 'Thing', 'x')] } },
+        }),
+        requestContext(),
+      ),
+    );
+    expect(error?.message).toBe(
+      'pods "foo" is forbidden: cannot set blockOwnerDeletion in this case because cannot find RESTMapping for APIVersion a/b/c Kind Thing: unexpected GroupVersion string: a/b/c',
+    );
     expect(mapper.calls).toEqual([]);
   });
 
   it('treats a thrown authorizer error as a denial and quotes it (fail closed)', async () => {
-    const plugin = ownerReferencesPermissionEnforcement({ authorize: async () => Promise.reject(new Error('connection refused')) }, fixtureMapper);
-    const error = await outcome(() => plugin.validate(attributesFor({ username: 'jane', resource: 'pods', oldObj: {}, newObj: { metadata: { ownerReferences: [{ apiVersion: 'v1', kind: 'Node', name: 'n', uid: 'n' }] } } }), requestContext()));
+    const plugin = ownerReferencesPermissionEnforcement(
+      { authorize: async () => Promise.reject(new Error('connection refused')) },
+      fixtureMapper,
+    );
+    const error = await outcome(() =>
+      plugin.validate(
+        attributesFor({
+          username: 'jane',
+          resource: 'pods',
+          oldObj: {},
+          newObj: { metadata: { ownerReferences: [{ apiVersion: 'v1', kind: 'Node', name: 'n', uid: 'n' }] } },
+        }),
+        requestContext(),
+      ),
+    );
     expect(error?.message).toBe(`pods "foo" is forbidden: cannot set an ownerRef on a resource you can't delete: , connection refused`);
   });
 
   it.each(['deny', 'no-opinion'] as const)('treats %s with a reason and an error as a denial, quoting both', async (decision) => {
-    const plugin = ownerReferencesPermissionEnforcement({ authorize: async () => ({ decision, reason: 'RBAC: nope', error: 'role "x" not found' }) }, fixtureMapper);
-    const error = await outcome(() => plugin.validate(attributesFor({ username: 'jane', resource: 'pods', oldObj: {}, newObj: { metadata: { ownerReferences: [{ apiVersion: 'v1', kind: 'Node', name: 'n', uid: 'n' }] } } }), requestContext()));
-    expect(error?.message).toBe(`pods "foo" is forbidden: cannot set an ownerRef on a resource you can't delete: RBAC: nope, role "x" not found`);
+    const plugin = ownerReferencesPermissionEnforcement(
+      { authorize: async () => ({ decision, reason: 'RBAC: nope', error: 'role "x" not found' }) },
+      fixtureMapper,
+    );
+    const error = await outcome(() =>
+      plugin.validate(
+        attributesFor({
+          username: 'jane',
+          resource: 'pods',
+          oldObj: {},
+          newObj: { metadata: { ownerReferences: [{ apiVersion: 'v1', kind: 'Node', name: 'n', uid: 'n' }] } },
+        }),
+        requestContext(),
+      ),
+    );
+    expect(error?.message).toBe(
+      `pods "foo" is forbidden: cannot set an ownerRef on a resource you can't delete: RBAC: nope, role "x" not found`,
+    );
   });
 
   it('turns a REST mapper that gives up at the deadline into the mapping Forbidden, not a hang', async () => {
     const slowMapper = {
       mappingsFor: (_gk: unknown, _v: unknown, signal?: AbortSignal) =>
-        new Promise<never>((_, reject) => signal?.addEventListener('abort', () => reject(new Error('context deadline exceeded')), { once: true })),
+        new Promise<never>((_, reject) =>
+          signal?.addEventListener('abort', () => reject(new Error('context deadline exceeded')), { once: true }),
+        ),
     };
     const plugin = ownerReferencesPermissionEnforcement(denyProbe, slowMapper);
-    const error = await outcome(() => plugin.validate(attributesFor({ username: 'jane', resource: 'pods', newObj: { metadata: { ownerReferences: [blockingRef('v1', 'Node', 'n')] } } }), requestContext(AbortSignal.timeout(50))));
-    expect(error?.message).toBe('pods "foo" is forbidden: cannot set blockOwnerDeletion in this case because cannot find RESTMapping for APIVersion v1 Kind Node: context deadline exceeded');
+    const error = await outcome(() =>
+      plugin.validate(
+        attributesFor({ username: 'jane', resource: 'pods', newObj: { metadata: { ownerReferences: [blockingRef('v1', 'Node', 'n')] } } }),
+        requestContext(AbortSignal.timeout(50)),
+      ),
+    );
+    expect(error?.message).toBe(
+      'pods "foo" is forbidden: cannot set blockOwnerDeletion in this case because cannot find RESTMapping for APIVersion v1 Kind Node: context deadline exceeded',
+    );
   });
 });
 
@@ -225,11 +413,18 @@ describe('definition', () => {
     expect(plugin.name).toBe('OwnerReferencesPermissionEnforcement');
     expect(plugin.validate).toBeTypeOf('function');
     expect(plugin.admit).toBeUndefined();
-    expect([Operation.Create, Operation.Update, Operation.Delete, Operation.Connect].filter((op) => plugin.handles(op))).toEqual([Operation.Create, Operation.Update]);
+    expect([Operation.Create, Operation.Update, Operation.Delete, Operation.Connect].filter((op) => plugin.handles(op))).toEqual([
+      Operation.Create,
+      Operation.Update,
+    ]);
   });
 
   it('fails clearly without its ports', () => {
-    expect(() => createPlugin(definition, { ...base, restMapper: fixtureMapper }, 'test')).toThrow('admission plugin OwnerReferencesPermissionEnforcement needs a authorizer, which the test backend does not provide');
-    expect(() => createPlugin(definition, { ...base, authorizer: upstreamFakeAuthorizer }, 'test')).toThrow('admission plugin OwnerReferencesPermissionEnforcement needs a restMapper, which the test backend does not provide');
+    expect(() => createPlugin(definition, { ...base, restMapper: fixtureMapper }, 'test')).toThrow(
+      'admission plugin OwnerReferencesPermissionEnforcement needs a authorizer, which the test backend does not provide',
+    );
+    expect(() => createPlugin(definition, { ...base, authorizer: upstreamFakeAuthorizer }, 'test')).toThrow(
+      'admission plugin OwnerReferencesPermissionEnforcement needs a restMapper, which the test backend does not provide',
+    );
   });
 });

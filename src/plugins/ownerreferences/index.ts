@@ -5,17 +5,23 @@
 // spares privileged users the per-owner discovery and authorization work.
 import type { Attributes, RequestContext } from '../../admission/attributes.ts';
 import { forbidden } from '../../admission/errors.ts';
-import { goErrorString } from '../../api/go-format.ts';
-import { FactType, type AuthorizationFact } from '../../admission/explanation.ts';
+import { type AuthorizationFact, FactType } from '../../admission/explanation.ts';
 import { Operation } from '../../admission/operation.ts';
 import type { AdmissionPlugin, PluginDefinition } from '../../admission/plugin.ts';
+import { goErrorString } from '../../api/go-format.ts';
 import { parseGroupVersion } from '../../api/types.ts';
-import { Decision, type AuthorizationAttributes, type AuthorizationResult, type Authorizer } from '../../ports/authorizer.ts';
+import { type AuthorizationAttributes, type AuthorizationResult, type Authorizer, Decision } from '../../ports/authorizer.ts';
 import type { RestMapper, RestMapping } from '../../ports/rest-mapper.ts';
 import { isPromiseLike, type MaybePromise } from '../../util/maybe-async.ts';
 import { deleteDependentRecord, finalizeAnythingRecord, ownerFinalizersRecord } from './authorization-records.ts';
 import { Denials } from './denials.ts';
-import { isChangingOwnerReferences, newlyBlockingReferences, readReferences, type NormalisedOwnerReference, type ReferencePair } from './owner-references.ts';
+import {
+  isChangingOwnerReferences,
+  type NormalisedOwnerReference,
+  newlyBlockingReferences,
+  type ReferencePair,
+  readReferences,
+} from './owner-references.ts';
 
 export const pluginName = 'OwnerReferencesPermissionEnforcement';
 
@@ -91,7 +97,10 @@ class OwnerReferencesPermissionEnforcement implements AdmissionPlugin {
       const answer = this.#authorize(record, signal);
       const result = noted(await answer);
       if (result.decision !== Decision.Allow) {
-        denials.record(forbidden(attributes, `cannot set an ownerRef on a resource you can't delete: ${result.reason}, ${goErrorString(result.error)}`), authorizationFact(record, result));
+        denials.record(
+          forbidden(attributes, `cannot set an ownerRef on a resource you can't delete: ${result.reason}, ${goErrorString(result.error)}`),
+          authorizationFact(record, result),
+        );
       }
     }
 
@@ -120,7 +129,10 @@ class OwnerReferencesPermissionEnforcement implements AdmissionPlugin {
       if (!denials.mayAsk()) return denials.finish();
       const unmapped = (error: unknown) =>
         denials.record(
-          forbidden(attributes, `cannot set blockOwnerDeletion in this case because cannot find RESTMapping for APIVersion ${ref.apiVersion} Kind ${ref.kind}: ${errorMessage(error)}`),
+          forbidden(
+            attributes,
+            `cannot set blockOwnerDeletion in this case because cannot find RESTMapping for APIVersion ${ref.apiVersion} Kind ${ref.kind}: ${errorMessage(error)}`,
+          ),
           { type: FactType.UnmappedOwner, apiVersion: ref.apiVersion, kind: ref.kind, name: ref.name, error: errorMessage(error) },
         );
       let kind: KindMappings;
@@ -156,7 +168,10 @@ class OwnerReferencesPermissionEnforcement implements AdmissionPlugin {
         noted(result);
         if (result.decision !== Decision.Allow) {
           denials.record(
-            forbidden(attributes, `cannot set blockOwnerDeletion if an ownerReference refers to a resource you can't set finalizers on: ${result.reason}, ${goErrorString(result.error)}`),
+            forbidden(
+              attributes,
+              `cannot set blockOwnerDeletion if an ownerReference refers to a resource you can't set finalizers on: ${result.reason}, ${goErrorString(result.error)}`,
+            ),
             authorizationFact(record, result),
           );
         }
@@ -224,7 +239,10 @@ function answeredByAnnotation(context: RequestContext): (result: AuthorizationRe
 
 function isWhitelisted(attributes: Attributes): boolean {
   return whitelist.some(
-    (item) => item.group === attributes.resource.group && item.resource === attributes.resource.resource && item.subresource === attributes.subresource,
+    (item) =>
+      item.group === attributes.resource.group &&
+      item.resource === attributes.resource.resource &&
+      item.subresource === attributes.subresource,
   );
 }
 

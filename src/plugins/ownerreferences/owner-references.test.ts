@@ -49,8 +49,18 @@ describe('newlyBlockingReferences', () => {
     ['update: false → true', withRefs(rc({ blockOwnerDeletion: true })), withRefs(rc({ blockOwnerDeletion: false })), ['u1']],
     ['update: true → true is not new', withRefs(rc({ blockOwnerDeletion: true })), withRefs(rc({ blockOwnerDeletion: true })), []],
     ['update: true → false', withRefs(rc({ blockOwnerDeletion: false })), withRefs(rc({ blockOwnerDeletion: true })), []],
-    ['update: matched by uid, not position or name', withRefs(rc({ uid: 'u2', name: 'other', blockOwnerDeletion: true })), withRefs(rc({ blockOwnerDeletion: true })), ['u2']],
-    ['update: an old object without metadata access counts as all new', withRefs(rc({ blockOwnerDeletion: true })), [] as unknown as KubeObject, ['u1']],
+    [
+      'update: matched by uid, not position or name',
+      withRefs(rc({ uid: 'u2', name: 'other', blockOwnerDeletion: true })),
+      withRefs(rc({ blockOwnerDeletion: true })),
+      ['u2'],
+    ],
+    [
+      'update: an old object without metadata access counts as all new',
+      withRefs(rc({ blockOwnerDeletion: true })),
+      [] as unknown as KubeObject,
+      ['u1'],
+    ],
   ])('%s', (_label, object, oldObject, uids) => {
     expect(newlyBlockingReferences(readReferences(object, oldObject)).map((r) => r.uid)).toEqual(uids);
   });

@@ -18,8 +18,10 @@ describe('parseConfiguration', () => {
     expect(plain(parse(null, {}))).toEqual({ clusterDefaultNodeSelector: {}, whitelists: {} });
   });
 
-  it('reads the default and each namespace\'s whitelist', () => {
-    const config = parse({ podNodeSelectorPluginConfig: { clusterDefaultNodeSelector: 'env=dev', 'team-a': 'pool=a, env = dev', 'team-b': '' } });
+  it("reads the default and each namespace's whitelist", () => {
+    const config = parse({
+      podNodeSelectorPluginConfig: { clusterDefaultNodeSelector: 'env=dev', 'team-a': 'pool=a, env = dev', 'team-b': '' },
+    });
     expect(plain(config)).toEqual({
       clusterDefaultNodeSelector: { env: 'dev' },
       whitelists: { clusterDefaultNodeSelector: { env: 'dev' }, 'team-a': { pool: 'a', env: 'dev' }, 'team-b': {} },
@@ -34,15 +36,38 @@ describe('parseConfiguration', () => {
   });
 
   it('takes the first document with content', () => {
-    expect(plain(parse(null, { podNodeSelectorPluginConfig: { clusterDefaultNodeSelector: 'a=b' } }, { podNodeSelectorPluginConfig: { clusterDefaultNodeSelector: 'c=d' } })).clusterDefaultNodeSelector).toEqual({ a: 'b' });
+    expect(
+      plain(
+        parse(
+          null,
+          { podNodeSelectorPluginConfig: { clusterDefaultNodeSelector: 'a=b' } },
+          { podNodeSelectorPluginConfig: { clusterDefaultNodeSelector: 'c=d' } },
+        ),
+      ).clusterDefaultNodeSelector,
+    ).toEqual({ a: 'b' });
   });
 
   it.each([
-    [{ podNodeSelectorPluginConfig: { clusterDefaultNodeSelector: 'env' } }, `${source}: plugin PodNodeSelector: podNodeSelectorPluginConfig.clusterDefaultNodeSelector: invalid selector: [env]`],
-    [{ podNodeSelectorPluginConfig: { 'team-a': 'a=b=c' } }, `${source}: plugin PodNodeSelector: podNodeSelectorPluginConfig.team-a: invalid selector: [a b c]`],
-    [{ podNodeSelectorPluginConfig: { 'team-a': 5 } }, `${source}: plugin PodNodeSelector: podNodeSelectorPluginConfig.team-a: expected a label selector string, got number 5`],
-    [{ podNodeSelectorPluginConfig: ['a=b'] }, `${source}: plugin PodNodeSelector: podNodeSelectorPluginConfig: expected a map of label selectors, got a list`],
-    ['podNodeSelectorPluginConfig', `${source}: plugin PodNodeSelector: expected an object with podNodeSelectorPluginConfig, got string "podNodeSelectorPluginConfig"`],
+    [
+      { podNodeSelectorPluginConfig: { clusterDefaultNodeSelector: 'env' } },
+      `${source}: plugin PodNodeSelector: podNodeSelectorPluginConfig.clusterDefaultNodeSelector: invalid selector: [env]`,
+    ],
+    [
+      { podNodeSelectorPluginConfig: { 'team-a': 'a=b=c' } },
+      `${source}: plugin PodNodeSelector: podNodeSelectorPluginConfig.team-a: invalid selector: [a b c]`,
+    ],
+    [
+      { podNodeSelectorPluginConfig: { 'team-a': 5 } },
+      `${source}: plugin PodNodeSelector: podNodeSelectorPluginConfig.team-a: expected a label selector string, got number 5`,
+    ],
+    [
+      { podNodeSelectorPluginConfig: ['a=b'] },
+      `${source}: plugin PodNodeSelector: podNodeSelectorPluginConfig: expected a map of label selectors, got a list`,
+    ],
+    [
+      'podNodeSelectorPluginConfig',
+      `${source}: plugin PodNodeSelector: expected an object with podNodeSelectorPluginConfig, got string "podNodeSelectorPluginConfig"`,
+    ],
   ])('refuses %j', (document, message) => {
     expect(() => parse(document)).toThrow(message);
   });

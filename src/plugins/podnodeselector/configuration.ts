@@ -4,8 +4,8 @@
 // whitelist. Upstream parses the selectors on every request and fails each one when a selector is
 // bad; here they are parsed once, at start-up, and a bad one stops the webhook.
 
-import { convertSelectorToLabelsMap, SelectorError, type LabelSet } from '../../api/labels.ts';
-import { PluginConfigurationError, type PluginConfiguration } from '../../ports/plugin-configuration.ts';
+import { convertSelectorToLabelsMap, type LabelSet, SelectorError } from '../../api/labels.ts';
+import { type PluginConfiguration, PluginConfigurationError } from '../../ports/plugin-configuration.ts';
 import { foldName } from '../../util/go-json-reader.ts';
 import { isPlainObject } from '../../util/plain-object.ts';
 
@@ -37,7 +37,8 @@ export function parseConfiguration(configuration: PluginConfiguration | undefine
     if (!isPlainObject(value)) throw fail(key, `expected a map of label selectors, got ${describe(value)}`);
     for (const [name, selector] of Object.entries(value)) {
       // A null value decodes as "".
-      if (selector !== null && typeof selector !== 'string') throw fail(`${key}.${name}`, `expected a label selector string, got ${describe(selector)}`);
+      if (selector !== null && typeof selector !== 'string')
+        throw fail(`${key}.${name}`, `expected a label selector string, got ${describe(selector)}`);
       selectors.set(name, selector ?? '');
     }
   }

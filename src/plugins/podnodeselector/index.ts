@@ -3,16 +3,16 @@
 // every new pod's nodeSelector, and a pod asking for other values of those labels, or for labels
 // outside its namespace's whitelist, is denied — so tenants stay on the node pools they are given.
 import type { Attributes, RequestContext } from '../../admission/attributes.ts';
-import { newForbidden } from '../../api/status-error.ts';
 import { explained, FactType, maxFactItems } from '../../admission/explanation.ts';
 import { Operation } from '../../admission/operation.ts';
 import type { AdmissionPlugin, PluginDefinition } from '../../admission/plugin.ts';
 import type { Pod } from '../../api/core.ts';
-import { labelsConflict, type LabelSet } from '../../api/labels.ts';
+import { type LabelSet, labelsConflict } from '../../api/labels.ts';
+import { newForbidden } from '../../api/status-error.ts';
 import type { Logger } from '../../ports/logger.ts';
 import type { Namespace, ResourceLookup } from '../../ports/lookups.ts';
 import { isPromiseLike } from '../../util/maybe-async.ts';
-import { parseConfiguration, type PodNodeSelectorConfiguration } from './configuration.ts';
+import { type PodNodeSelectorConfiguration, parseConfiguration } from './configuration.ts';
 import { namespaceNodeSelector } from './namespace-selector.ts';
 import { asPod, nodeSelectorOf } from './pod.ts';
 
@@ -22,10 +22,15 @@ export const definition: PluginDefinition<'lookups'> = {
   name: pluginName,
   needs: ['lookups'],
   lookups: ['namespaces'],
-  create: (ports) => podNodeSelector(ports.lookups.namespaces, parseConfiguration(ports.configuration?.for(pluginName), pluginName), ports.logger),
+  create: (ports) =>
+    podNodeSelector(ports.lookups.namespaces, parseConfiguration(ports.configuration?.for(pluginName), pluginName), ports.logger),
 };
 
-export function podNodeSelector(namespaces: ResourceLookup<Namespace>, configuration: PodNodeSelectorConfiguration, logger: Logger): AdmissionPlugin {
+export function podNodeSelector(
+  namespaces: ResourceLookup<Namespace>,
+  configuration: PodNodeSelectorConfiguration,
+  logger: Logger,
+): AdmissionPlugin {
   /** The pod this plugin acts on, or undefined when upstream's shouldIgnore would skip the request. */
   const podOf = (attributes: Attributes): Pod | undefined => {
     if (attributes.resource.group !== '' || attributes.resource.resource !== 'pods' || attributes.subresource !== '') return undefined;
@@ -34,7 +39,11 @@ export function podNodeSelector(namespaces: ResourceLookup<Namespace>, configura
     return pod;
   };
 
-  const withNamespaceSelector = (attributes: Attributes, context: RequestContext, check: (selector: LabelSet) => void): void | Promise<void> => {
+  const withNamespaceSelector = (
+    attributes: Attributes,
+    context: RequestContext,
+    check: (selector: LabelSet) => void,
+  ): void | Promise<void> => {
     const selector = namespaceNodeSelector(namespaces, attributes.namespace, configuration, context.deadline.signal);
     if (isPromiseLike(selector)) return selector.then(check);
     check(selector);

@@ -3,8 +3,8 @@
 // cluster default. The namespace comes from the informer cache, or one live GET when the cache does
 // not have it yet; upstream reports every failure of that GET as "namespace <name> does not exist".
 import { abortedError } from '../../admission/errors.ts';
+import { convertSelectorToLabelsMap, type LabelSet, SelectorError } from '../../api/labels.ts';
 import { internalError, nonStatusError } from '../../api/status-error.ts';
-import { convertSelectorToLabelsMap, SelectorError, type LabelSet } from '../../api/labels.ts';
 import type { Namespace, ResourceLookup } from '../../ports/lookups.ts';
 import { isPromiseLike, type MaybePromise } from '../../util/maybe-async.ts';
 import type { PodNodeSelectorConfiguration } from './configuration.ts';

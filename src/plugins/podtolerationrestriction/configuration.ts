@@ -4,9 +4,9 @@
 // the only version kube-apiserver registers (its install.go), so a file we accept is one it accepts.
 
 import type { Toleration } from '../../api/core.ts';
-import { fieldsOf, tolerationJson, type TolerationFields } from '../../api/tolerations/toleration.ts';
+import { fieldsOf, type TolerationFields, tolerationJson } from '../../api/tolerations/toleration.ts';
 import { validateTolerations } from '../../api/tolerations/validation.ts';
-import { PluginConfigurationError, type PluginConfiguration } from '../../ports/plugin-configuration.ts';
+import { type PluginConfiguration, PluginConfigurationError } from '../../ports/plugin-configuration.ts';
 import { isPlainObject } from '../../util/plain-object.ts';
 
 const group = 'podtolerationrestriction.admission.k8s.io';
@@ -20,14 +20,19 @@ export interface PodTolerationRestrictionConfiguration {
 
 const emptyConfiguration: PodTolerationRestrictionConfiguration = { default: [], whitelist: [] };
 
-export function parseConfiguration(configuration: PluginConfiguration | undefined, pluginName: string): PodTolerationRestrictionConfiguration {
+export function parseConfiguration(
+  configuration: PluginConfiguration | undefined,
+  pluginName: string,
+): PodTolerationRestrictionConfiguration {
   if (configuration === undefined) return emptyConfiguration;
   const fail = (field: string, detail: string) => new PluginConfigurationError(configuration, pluginName, field, detail);
   const document = configuration.documents[0];
   if (!isPlainObject(document)) throw fail('', `expected a ${apiVersions[0]} Configuration, got ${describe(document)}`);
   // Field names are case-sensitive in Kubernetes' decoders; unknown fields are ignored.
-  if (typeof document.apiVersion !== 'string' || document.apiVersion === '') throw fail('apiVersion', `missing: expected one of ${apiVersions.join(', ')}`);
-  if (!apiVersions.includes(document.apiVersion)) throw fail('apiVersion', `unknown version ${JSON.stringify(document.apiVersion)}: expected one of ${apiVersions.join(', ')}`);
+  if (typeof document.apiVersion !== 'string' || document.apiVersion === '')
+    throw fail('apiVersion', `missing: expected one of ${apiVersions.join(', ')}`);
+  if (!apiVersions.includes(document.apiVersion))
+    throw fail('apiVersion', `unknown version ${JSON.stringify(document.apiVersion)}: expected one of ${apiVersions.join(', ')}`);
   if (document.kind !== 'Configuration') throw fail('kind', `expected "Configuration", got ${describe(document.kind)}`);
 
   const tolerations = (field: 'default' | 'whitelist'): TolerationFields[] => {
@@ -49,10 +54,12 @@ function decodeToleration(entry: unknown, at: string, fail: (field: string, deta
   if (!isPlainObject(entry)) throw fail(at, `expected a toleration, got ${describe(entry)}`);
   for (const field of ['key', 'operator', 'value', 'effect'] as const) {
     const value = entry[field];
-    if (value !== undefined && value !== null && typeof value !== 'string') throw fail(`${at}.${field}`, `expected a string, got ${describe(value)}`);
+    if (value !== undefined && value !== null && typeof value !== 'string')
+      throw fail(`${at}.${field}`, `expected a string, got ${describe(value)}`);
   }
   const seconds = entry.tolerationSeconds;
-  if (seconds !== undefined && seconds !== null && !Number.isSafeInteger(seconds)) throw fail(`${at}.tolerationSeconds`, `expected an integer, got ${describe(seconds)}`);
+  if (seconds !== undefined && seconds !== null && !Number.isSafeInteger(seconds))
+    throw fail(`${at}.tolerationSeconds`, `expected an integer, got ${describe(seconds)}`);
   return fieldsOf(entry as Toleration);
 }
 

@@ -3,20 +3,25 @@
 // else the cluster-wide default), and a pod whose tolerations are not all covered by its namespace's
 // whitelist (or the cluster's) is denied — so tenants cannot tolerate their way onto tainted nodes.
 import type { Attributes } from '../../admission/attributes.ts';
-import { nonStatusError } from '../../api/status-error.ts';
 import { explained, FactType, maxFactItems } from '../../admission/explanation.ts';
 import { Operation } from '../../admission/operation.ts';
 import type { AdmissionPlugin, PluginDefinition } from '../../admission/plugin.ts';
 import type { Toleration } from '../../api/core.ts';
+import { nonStatusError } from '../../api/status-error.ts';
 import { mergeTolerations } from '../../api/tolerations/merge.ts';
 import { fieldsOf, tolerationJson } from '../../api/tolerations/toleration.ts';
 import { uncoveredTolerations } from '../../api/tolerations/uncovered.ts';
 import type { Logger } from '../../ports/logger.ts';
 import type { Namespace, ResourceLookup } from '../../ports/lookups.ts';
 import type { MaybePromise } from '../../util/maybe-async.ts';
-import { parseConfiguration, type PodTolerationRestrictionConfiguration } from './configuration.ts';
-import { annotatedTolerations, defaultTolerationsAnnotation, namespaceOnce, tolerationsWhitelistAnnotation } from './namespace-tolerations.ts';
-import { asPod, tolerationsOf, type PodForTolerations } from './pod.ts';
+import { type PodTolerationRestrictionConfiguration, parseConfiguration } from './configuration.ts';
+import {
+  annotatedTolerations,
+  defaultTolerationsAnnotation,
+  namespaceOnce,
+  tolerationsWhitelistAnnotation,
+} from './namespace-tolerations.ts';
+import { asPod, type PodForTolerations, tolerationsOf } from './pod.ts';
 import { isBestEffort } from './qos.ts';
 
 export const pluginName = 'PodTolerationRestriction';
@@ -30,7 +35,8 @@ export const definition: PluginDefinition<'lookups'> = {
   name: pluginName,
   needs: ['lookups'],
   lookups: ['namespaces'],
-  create: (ports) => podTolerationRestriction(ports.lookups.namespaces, parseConfiguration(ports.configuration?.for(pluginName), pluginName), ports.logger),
+  create: (ports) =>
+    podTolerationRestriction(ports.lookups.namespaces, parseConfiguration(ports.configuration?.for(pluginName), pluginName), ports.logger),
 };
 
 export function podTolerationRestriction(
@@ -70,9 +76,20 @@ export function podTolerationRestriction(
     // Upstream's VerifyAgainstWhitelist, answered by the list the explanation names.
     const uncovered = uncoveredTolerations(tolerations, whitelist, maxFactItems);
     if (uncovered.total === 0) return;
-    throw explained(nonStatusError(`pod tolerations (possibly merged with namespace default tolerations) conflict with its ${scope} whitelist`), {
-      facts: [{ type: FactType.TolerationWhitelist, namespace: attributes.namespace, scope, tolerations: uncovered.first, total: uncovered.total }],
-    });
+    throw explained(
+      nonStatusError(`pod tolerations (possibly merged with namespace default tolerations) conflict with its ${scope} whitelist`),
+      {
+        facts: [
+          {
+            type: FactType.TolerationWhitelist,
+            namespace: attributes.namespace,
+            scope,
+            tolerations: uncovered.first,
+            total: uncovered.total,
+          },
+        ],
+      },
+    );
   }
 
   return {

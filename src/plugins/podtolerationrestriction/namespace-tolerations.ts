@@ -3,8 +3,8 @@
 // NotFound is returned as it is, any other failure as an internal error); then its annotation:
 // absent means "none set" (the cluster-wide configuration applies), "" means an empty list.
 import { abortedError } from '../../admission/errors.ts';
-import { internalError, newNotFound, nonStatusError } from '../../api/status-error.ts';
 import type { Toleration } from '../../api/core.ts';
+import { internalError, newNotFound, nonStatusError } from '../../api/status-error.ts';
 import type { Namespace, ResourceLookup } from '../../ports/lookups.ts';
 import { isPromiseLike, type MaybePromise } from '../../util/maybe-async.ts';
 import { decodeTolerations, TolerationJsonError } from './toleration-json.ts';
@@ -32,7 +32,11 @@ export function namespaceOnce(namespaces: ResourceLookup<Namespace>, name: strin
   let read: MaybePromise<Namespace> | undefined;
   return () => {
     read ??= readNamespace(namespaces, name, signal);
-    if (isPromiseLike(read)) read.then((namespace) => (read = namespace), () => {});
+    if (isPromiseLike(read))
+      read.then(
+        (namespace) => (read = namespace),
+        () => {},
+      );
     return read;
   };
 }

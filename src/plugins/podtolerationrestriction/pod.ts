@@ -42,7 +42,9 @@ export function asPod(object: unknown): PodForTolerations | undefined {
 /** The pod's tolerations, a null one as the zero toleration. */
 export function tolerationsOf(pod: PodForTolerations): Toleration[] {
   const tolerations = pod.spec?.tolerations ?? [];
-  return tolerations.every((toleration): toleration is Toleration => toleration !== null) ? tolerations : tolerations.map((toleration) => toleration ?? {});
+  return tolerations.every((toleration): toleration is Toleration => toleration !== null)
+    ? tolerations
+    : tolerations.map((toleration) => toleration ?? {});
 }
 
 function isDecodableToleration(value: unknown): boolean {

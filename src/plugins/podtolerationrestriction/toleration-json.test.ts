@@ -8,7 +8,10 @@ describe('decodeTolerations', () => {
     ['[]', []],
     ['null', []],
     [' [ null ] ', [{}]],
-    ['[{"key":"a","operator":"Equal","value":"b","effect":"NoSchedule","tolerationSeconds":30}]', [{ key: 'a', operator: 'Equal', value: 'b', effect: 'NoSchedule', tolerationSeconds: 30 }]],
+    [
+      '[{"key":"a","operator":"Equal","value":"b","effect":"NoSchedule","tolerationSeconds":30}]',
+      [{ key: 'a', operator: 'Equal', value: 'b', effect: 'NoSchedule', tolerationSeconds: 30 }],
+    ],
     // Go matches field names case-insensitively (the Kelvin sign folds to K) and ignores unknown ones.
     ['[{"KEY":"a","Operator":"Exists","\u212aey":"b","unknown":{"deep":[1,[2]]}}]', [{ key: 'b', operator: 'Exists' }]],
     // A later duplicate wins; null leaves a string as it was and clears tolerationSeconds.
@@ -54,7 +57,10 @@ describe('decodeTolerations', () => {
     ['[{"tolerationSeconds":"30"}]', 'json: cannot unmarshal string into Go struct field Toleration.tolerationSeconds of type int64'],
     ['[{"tolerationSeconds":1.5}]', 'json: cannot unmarshal number 1.5 into Go struct field Toleration.tolerationSeconds of type int64'],
     ['[{"tolerationSeconds":1e3}]', 'json: cannot unmarshal number 1e3 into Go struct field Toleration.tolerationSeconds of type int64'],
-    ['[{"tolerationSeconds":9223372036854775808}]', 'json: cannot unmarshal number 9223372036854775808 into Go struct field Toleration.tolerationSeconds of type int64'],
+    [
+      '[{"tolerationSeconds":9223372036854775808}]',
+      'json: cannot unmarshal number 9223372036854775808 into Go struct field Toleration.tolerationSeconds of type int64',
+    ],
     // The first type error in document order is the one reported.
     ['[{"key":"a","value":1},{"key":2}]', 'json: cannot unmarshal number into Go struct field Toleration.value of type string'],
   ])('%j → %s', (text, message) => {

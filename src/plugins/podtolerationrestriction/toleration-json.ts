@@ -2,8 +2,8 @@
 // []v1.Toleration): Go's syntax errors, Go's type errors in document order, field names matched
 // case-insensitively, unknown fields ignored. The error text is what kube-apiserver answers with.
 import type { Toleration } from '../../api/core.ts';
-import { goJsonSyntaxError } from '../../util/go-json-syntax.ts';
 import { foldName, GoJsonReader, type JsonKind } from '../../util/go-json-reader.ts';
+import { goJsonSyntaxError } from '../../util/go-json-syntax.ts';
 
 export class TolerationJsonError extends Error {
   constructor(message: string) {

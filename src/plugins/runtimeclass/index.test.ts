@@ -4,19 +4,19 @@
 // No upstream row is skipped (TestSetOverhead, TestValidateOverhead and TestSetScheduling are in
 // overhead.test.ts and scheduling.test.ts).
 import { describe, expect, it } from 'vitest';
-import type { Pod } from '../../api/core.ts';
-import { allOperations, Operation } from '../../admission/operation.ts';
-import { newForbidden } from '../../api/status-error.ts';
-import { createPlugin, type AdmissionPlugin } from '../../admission/plugin.ts';
-import type { Attributes } from '../../admission/attributes.ts';
-import { systemClock, systemRandom } from '../../ports/clock.ts';
-import { silentLogger } from '../../ports/logger.ts';
-import type { ResourceLookup, RuntimeClass } from '../../ports/lookups.ts';
-import { definition, pluginName, runtimeClass } from './index.ts';
 import { attributesOf, requestContext } from '../../../test/support/attributes.ts';
 import { lookupsOf, recordingLookup } from '../../../test/support/lookups.ts';
 import { patchedThroughWebhook } from '../../../test/support/patches.ts';
 import { rejectionOf } from '../../../test/support/rejections.ts';
+import type { Attributes } from '../../admission/attributes.ts';
+import { allOperations, Operation } from '../../admission/operation.ts';
+import { type AdmissionPlugin, createPlugin } from '../../admission/plugin.ts';
+import type { Pod } from '../../api/core.ts';
+import { newForbidden } from '../../api/status-error.ts';
+import { systemClock, systemRandom } from '../../ports/clock.ts';
+import { silentLogger } from '../../ports/logger.ts';
+import type { ResourceLookup, RuntimeClass } from '../../ports/lookups.ts';
+import { definition, pluginName, runtimeClass } from './index.ts';
 import { guaranteedResources, newOverheadValidPod, newRuntimeClass } from './testdata/upstream-cases.ts';
 
 const basePorts = { logger: silentLogger, clock: systemClock, random: systemRandom };
@@ -57,7 +57,8 @@ describe(`${pluginName} (upstream TestAdmit)`, () => {
     const attributes = attributesOf(pod(), { namespace: '', name: '' });
     const rejected = await rejectionOf(() => pluginWith(lookups).admit!(attributes, requestContext()));
     expect(rejected?.message).toBe(error);
-    if (error !== undefined) expect(rejected?.status).toMatchObject({ code: 403, reason: 'Forbidden', details: { name: 'podname', kind: 'pods', group: '' } });
+    if (error !== undefined)
+      expect(rejected?.status).toMatchObject({ code: 403, reason: 'Forbidden', details: { name: 'podname', kind: 'pods', group: '' } });
     expect(lookups.calls.cached).toEqual(['/runtimeClassName']);
     expect(lookups.calls.live).toHaveLength(liveCalls);
     expect(attributes.object).toEqual(pod());
@@ -72,13 +73,15 @@ describe(`${pluginName} (upstream TestValidate)`, () => {
       name: 'No Overhead in RunntimeClass, Overhead set in pod',
       runtimeClass: newRuntimeClass('foo'),
       pod: newOverheadValidPod('no-resource-req-no-overhead', 1, guaranteedResources, true, false),
-      error: 'pods "no-resource-req-no-overhead" is forbidden: pod rejected: Pod Overhead set without corresponding RuntimeClass defined Overhead',
+      error:
+        'pods "no-resource-req-no-overhead" is forbidden: pod rejected: Pod Overhead set without corresponding RuntimeClass defined Overhead',
     },
     {
       name: 'Non-matching Overheads',
       runtimeClass: newRuntimeClass('foo', { overhead: { podFixed: { cpu: '10', memory: '10G' } } }),
       pod: newOverheadValidPod('no-resource-req-no-overhead', 1, {}, true, false),
-      error: 'pods "no-resource-req-no-overhead" is forbidden: pod rejected: Pod Overhead set without corresponding RuntimeClass defined Overhead',
+      error:
+        'pods "no-resource-req-no-overhead" is forbidden: pod rejected: Pod Overhead set without corresponding RuntimeClass defined Overhead',
     },
     {
       name: 'Matching Overheads',
@@ -139,7 +142,11 @@ describe(`${pluginName} end to end on the local backend`, () => {
   });
 
   it('sends no patch for a RuntimeClass with neither overhead nor scheduling', async () => {
-    const pod: Pod = { kind: 'Pod', metadata: { name: 'p', namespace: 'shop' }, spec: { runtimeClassName: 'runc', containers: [{ name: 'c' }] } };
+    const pod: Pod = {
+      kind: 'Pod',
+      metadata: { name: 'p', namespace: 'shop' },
+      spec: { runtimeClassName: 'runc', containers: [{ name: 'c' }] },
+    };
     const attributes = attributesOf(structuredClone(pod));
     await plugin.admit!(attributes, requestContext());
     expect(patchedThroughWebhook(pod, attributes.object).patch).toEqual([]);
@@ -166,7 +173,9 @@ describe(`${pluginName} end to end on the local backend`, () => {
     pod.spec!.nodeSelector = { 'runtime/kata': 'false' };
     const attributes = attributesOf(structuredClone(pod));
     const rejected = await rejectionOf(() => plugin.admit!(attributes, requestContext()));
-    expect(rejected?.message).toBe('pods "web" is forbidden: conflict: runtimeClass.scheduling.nodeSelector[runtime/kata] = true; pod.spec.nodeSelector[runtime/kata] = false');
+    expect(rejected?.message).toBe(
+      'pods "web" is forbidden: conflict: runtimeClass.scheduling.nodeSelector[runtime/kata] = true; pod.spec.nodeSelector[runtime/kata] = false',
+    );
     expect(attributes.object).toEqual(pod);
   });
 
@@ -214,12 +223,16 @@ describe(`${pluginName} lookup policy`, () => {
   });
 
   it('passes an API status from the live read through unchanged', async () => {
-    const denied = newForbidden({ group: 'node.k8s.io', resource: 'runtimeclasses' }, 'kata', 'User "system:serviceaccount:x:y" cannot get resource "runtimeclasses"');
+    const denied = newForbidden(
+      { group: 'node.k8s.io', resource: 'runtimeclasses' },
+      'kata',
+      'User "system:serviceaccount:x:y" cannot get resource "runtimeclasses"',
+    );
     const lookups = recordingLookup([], { server: [], liveError: denied });
     expect(await rejectionOf(() => pluginWith(lookups).admit!(attributesOf(pod()), requestContext()))).toBe(denied);
   });
 
-  it('turns any other live-read error into the API server\'s reason-less 500', async () => {
+  it("turns any other live-read error into the API server's reason-less 500", async () => {
     const lookups = recordingLookup([], { server: [], liveError: new Error('dial tcp 10.0.0.1:443: connect: connection refused') });
     const rejected = await rejectionOf(() => pluginWith(lookups).admit!(attributesOf(pod()), requestContext()));
     expect(rejected?.status).toEqual({ status: 'Failure', code: 500, message: 'dial tcp 10.0.0.1:443: connect: connection refused' });
@@ -273,10 +286,15 @@ describe(`${pluginName} scope`, () => {
     { name: 'a spec that is not an object', object: { kind: 'Pod', spec: 'x' } },
     { name: 'a runtimeClassName that is not a string', object: { kind: 'Pod', spec: { runtimeClassName: 7 } } },
     { name: 'tolerations that are not a list', object: { kind: 'Pod', spec: { tolerations: {} } } },
-  ])('answers upstream\'s BadRequest for a body that is not a pod: $name', async ({ object }) => {
+  ])("answers upstream's BadRequest for a body that is not a pod: $name", async ({ object }) => {
     for (const phase of ['admit', 'validate'] as const) {
       const rejected = await rejectionOf(() => plugin[phase]!(attributesOf(object), requestContext()));
-      expect(rejected?.status).toEqual({ status: 'Failure', code: 400, reason: 'BadRequest', message: 'Resource was marked with kind Pod but was unable to be converted' });
+      expect(rejected?.status).toEqual({
+        status: 'Failure',
+        code: 400,
+        reason: 'BadRequest',
+        message: 'Resource was marked with kind Pod but was unable to be converted',
+      });
     }
   });
 });

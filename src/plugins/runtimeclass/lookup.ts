@@ -1,8 +1,9 @@
 // Finding the pod's RuntimeClass: the informer cache first; only when it has no such class, one
 // live read, because a class created a moment ago may not have reached the cache yet.
-import type { Pod } from '../../api/core.ts';
+
 import type { Attributes } from '../../admission/attributes.ts';
 import { forbidden } from '../../admission/errors.ts';
+import type { Pod } from '../../api/core.ts';
 import { goQuote } from '../../api/go-format.ts';
 import { isStatusError, StatusError } from '../../api/status-error.ts';
 import type { ResourceLookup, RuntimeClass } from '../../ports/lookups.ts';

@@ -1,9 +1,10 @@
 // Pod overhead comes from the RuntimeClass and from nowhere else: the mutating half copies
 // RuntimeClass.overhead.podFixed into the pod, the validating half rejects any pod whose overhead
 // the RuntimeClass does not account for (upstream setOverhead / validateOverhead).
-import type { Pod } from '../../api/core.ts';
+
 import type { Attributes } from '../../admission/attributes.ts';
 import { forbidden } from '../../admission/errors.ts';
+import type { Pod } from '../../api/core.ts';
 import type { RuntimeClass } from '../../ports/lookups.ts';
 import { resourceListLength, resourceListsEqual } from './quantity.ts';
 

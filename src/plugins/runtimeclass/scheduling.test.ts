@@ -1,13 +1,13 @@
 // Upstream admission_test.go TestSetScheduling, every row (the pod after setScheduling, or the
 // exact conflict message), plus toleration merging through the plugin's path.
 import { describe, expect, it } from 'vitest';
-import type { Pod } from '../../api/core.ts';
-import type { RuntimeClass } from '../../ports/lookups.ts';
-import { setScheduling } from './scheduling.ts';
 import { attributesOf } from '../../../test/support/attributes.ts';
 import { patchedThroughWebhook } from '../../../test/support/patches.ts';
 import { forbiddenMessageOf } from '../../../test/support/rejections.ts';
-import { newSchedulingValidPod, newRuntimeClass } from './testdata/upstream-cases.ts';
+import type { Pod } from '../../api/core.ts';
+import type { RuntimeClass } from '../../ports/lookups.ts';
+import { setScheduling } from './scheduling.ts';
+import { newRuntimeClass, newSchedulingValidPod } from './testdata/upstream-cases.ts';
 
 const fooBarNoSchedule = { key: 'foo', operator: 'Equal', value: 'bar', effect: 'NoSchedule' };
 const fizzBuzzNoSchedule = { key: 'fizz', operator: 'Equal', value: 'buzz', effect: 'NoSchedule' };
@@ -24,7 +24,8 @@ describe('setScheduling (upstream TestSetScheduling)', () => {
       name: 'scheduling, conflict node selector',
       runtimeClass: newRuntimeClass('foo', { scheduling: { nodeSelector: { foo: 'conflict' } } }),
       pod: newSchedulingValidPod('pod-with-conflict-node-selector', { foo: 'bar' }, []),
-      error: 'pods "pod-with-conflict-node-selector" is forbidden: conflict: runtimeClass.scheduling.nodeSelector[foo] = conflict; pod.spec.nodeSelector[foo] = bar',
+      error:
+        'pods "pod-with-conflict-node-selector" is forbidden: conflict: runtimeClass.scheduling.nodeSelector[foo] = conflict; pod.spec.nodeSelector[foo] = bar',
     },
     {
       name: 'scheduling, nil node selector',
@@ -87,8 +88,12 @@ describe('setScheduling beyond the upstream table', () => {
 
   it('names the generateName in the conflict message when the pod has no name yet', () => {
     const pod: Pod = { metadata: { generateName: 'web-', namespace: 'test' }, spec: { nodeSelector: { zone: 'a' } } };
-    const message = forbiddenMessageOf(() => setScheduling(attributesOf(pod), pod, newRuntimeClass('foo', { scheduling: { nodeSelector: { zone: 'b' } } })));
-    expect(message).toBe('pods "web-" is forbidden: conflict: runtimeClass.scheduling.nodeSelector[zone] = b; pod.spec.nodeSelector[zone] = a');
+    const message = forbiddenMessageOf(() =>
+      setScheduling(attributesOf(pod), pod, newRuntimeClass('foo', { scheduling: { nodeSelector: { zone: 'b' } } })),
+    );
+    expect(message).toBe(
+      'pods "web-" is forbidden: conflict: runtimeClass.scheduling.nodeSelector[zone] = b; pod.spec.nodeSelector[zone] = a',
+    );
     expect(pod.spec!.nodeSelector).toEqual({ zone: 'a' });
   });
 });

@@ -1,11 +1,12 @@
 // A RuntimeClass can say where its handler runs (scheduling.nodeSelector) and which taints those
 // nodes carry (scheduling.tolerations); pods using it inherit both, and a pod that asks for a
 // different value of the same node label cannot run there at all (upstream setScheduling).
-import type { Pod } from '../../api/core.ts';
+
 import type { Attributes } from '../../admission/attributes.ts';
 import { forbidden } from '../../admission/errors.ts';
-import type { RuntimeClass } from '../../ports/lookups.ts';
+import type { Pod } from '../../api/core.ts';
 import { mergeTolerations } from '../../api/tolerations/merge.ts';
+import type { RuntimeClass } from '../../ports/lookups.ts';
 
 export function setScheduling(attributes: Attributes, pod: Pod, runtimeClass: RuntimeClass | undefined): void {
   const scheduling = runtimeClass?.scheduling;
@@ -30,7 +31,10 @@ export function setScheduling(attributes: Attributes, pod: Pod, runtimeClass: Ru
   }
 
   const podTolerations = pod.spec?.tolerations ?? [];
-  const tolerations = mergeTolerations(podTolerations, (scheduling.tolerations ?? []).map((t) => ({ ...t })));
+  const tolerations = mergeTolerations(
+    podTolerations,
+    (scheduling.tolerations ?? []).map((t) => ({ ...t })),
+  );
 
   const spec = { ...pod.spec };
   if (nodeSelector !== undefined) spec.nodeSelector = nodeSelector;

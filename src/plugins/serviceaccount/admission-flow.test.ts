@@ -4,25 +4,31 @@
 // errors are wrapped, and the annotation's Go ParseBool semantics.
 import jsonpatch from 'fast-json-patch';
 import { describe, expect, it } from 'vitest';
-import type { Attributes } from '../../admission/attributes.ts';
-import { AdmissionChain } from '../../admission/chain.ts';
-import { newForbidden } from '../../api/status-error.ts';
-import { createPlugin, type AdmissionPlugin } from '../../admission/plugin.ts';
-import type { Pod } from '../../api/core.ts';
-import type { ServiceAccount } from '../../ports/lookups.ts';
-import { serviceAccount, definition } from './index.ts';
 import { attributesRecord, deadlineOf, requestContext } from '../../../test/support/attributes.ts';
 import { FixedRandom } from '../../../test/support/clock.ts';
-import { lookupsOf, recordingLookup, type LiveAnswer, type RecordingLookup } from '../../../test/support/lookups.ts';
+import { type LiveAnswer, lookupsOf, type RecordingLookup, recordingLookup } from '../../../test/support/lookups.ts';
 import { testPorts } from '../../../test/support/ports.ts';
 import { rejectionOf } from '../../../test/support/rejections.ts';
+import type { Attributes } from '../../admission/attributes.ts';
+import { AdmissionChain } from '../../admission/chain.ts';
+import { type AdmissionPlugin, createPlugin } from '../../admission/plugin.ts';
+import type { Pod } from '../../api/core.ts';
+import { newForbidden } from '../../api/status-error.ts';
+import type { ServiceAccount } from '../../ports/lookups.ts';
+import { definition, serviceAccount } from './index.ts';
 import { informerCache } from './testdata/upstream-cases.ts';
 
 const mountPath = '/var/run/secrets/kubernetes.io/serviceaccount';
 
 /** upstream admission.NewAttributesRecord(obj, nil, Pod, "myns", "myname", pods, ...) by user "tester". */
 const podAttributes = (overrides: Partial<Attributes>): Attributes =>
-  attributesRecord(overrides.object, { uid: 'test-uid', namespace: 'myns', name: 'myname', userInfo: { username: 'tester' }, ...overrides });
+  attributesRecord(overrides.object, {
+    uid: 'test-uid',
+    namespace: 'myns',
+    name: 'myname',
+    userInfo: { username: 'tester' },
+    ...overrides,
+  });
 
 function pluginWith(accounts: RecordingLookup<ServiceAccount>, random = new FixedRandom()): AdmissionPlugin {
   return serviceAccount(testPorts({ lookups: lookupsOf({ serviceAccounts: accounts }), random }));
@@ -43,7 +49,9 @@ describe('lookups per request', () => {
   it('a cache hit never reads live, and secrets are never read at all', async () => {
     // lookupsOf throws on any secrets read: the plugin never reads one, even named like the volume.
     const lookups = recordingLookup(informerCache('automount'));
-    const attributes = podAttributes({ object: { spec: { serviceAccountName: 'unset', volumes: [{ name: 'v', secret: { secretName: 'foo' } }] } } });
+    const attributes = podAttributes({
+      object: { spec: { serviceAccountName: 'unset', volumes: [{ name: 'v', secret: { secretName: 'foo' } }] } },
+    });
     const admission = pluginWith(lookups);
     await admission.admit!(attributes, requestContext());
     await admission.validate!(attributes, requestContext());
@@ -96,40 +104,80 @@ describe('the service account name', () => {
   });
 
   it('pods/ephemeralcontainers without an account is forbidden the same way', async () => {
-    const attributes = podAttributes({ object: { metadata: { name: 'myname' }, spec: {} }, operation: 'UPDATE', subresource: 'ephemeralcontainers' });
+    const attributes = podAttributes({
+      object: { metadata: { name: 'myname' }, spec: {} },
+      operation: 'UPDATE',
+      subresource: 'ephemeralcontainers',
+    });
     const error = await rejectionOf(() => pluginWith(recordingLookup(informerCache('default-sa'))).validate!(attributes, requestContext()));
     expect(error?.status.message).toBe('pods "myname" is forbidden: no service account specified for pod myns/myname');
   });
 
   it('pods/ephemeralcontainers with enforcement off admits any secret reference', async () => {
     const attributes = podAttributes({
-      object: { spec: { serviceAccountName: 'default', ephemeralContainers: [{ name: 'debug', envFrom: [{ secretRef: { name: 'other' } }] }] } },
+      object: {
+        spec: { serviceAccountName: 'default', ephemeralContainers: [{ name: 'debug', envFrom: [{ secretRef: { name: 'other' } }] }] },
+      },
       operation: 'UPDATE',
       subresource: 'ephemeralcontainers',
     });
-    expect(await rejectionOf(() => pluginWith(recordingLookup(informerCache('default-sa'))).validate!(attributes, requestContext()))).toBeUndefined();
+    expect(
+      await rejectionOf(() => pluginWith(recordingLookup(informerCache('default-sa'))).validate!(attributes, requestContext())),
+    ).toBeUndefined();
   });
 });
 
 describe('lookup errors', () => {
-  const denied = newForbidden({ group: '', resource: 'serviceaccounts' }, 'builder', 'User "system:apiserver" cannot get resource "serviceaccounts"');
-  const message = 'error looking up service account myns/builder: serviceaccounts "builder" is forbidden: User "system:apiserver" cannot get resource "serviceaccounts"';
+  const denied = newForbidden(
+    { group: '', resource: 'serviceaccounts' },
+    'builder',
+    'User "system:apiserver" cannot get resource "serviceaccounts"',
+  );
+  const message =
+    'error looking up service account myns/builder: serviceaccounts "builder" is forbidden: User "system:apiserver" cannot get resource "serviceaccounts"';
 
-  it.each<{ phase: 'admit' | 'validate'; operation: 'CREATE' | 'UPDATE'; subresource: string; failure: LiveAnswer<ServiceAccount>; expected: object }>([
+  it.each<{
+    phase: 'admit' | 'validate';
+    operation: 'CREATE' | 'UPDATE';
+    subresource: string;
+    failure: LiveAnswer<ServiceAccount>;
+    expected: object;
+  }>([
     // Admit wraps with %w: errors.As finds the Forbidden, NewForbidden returns the wrapper as-is, and
     // kube-apiserver answers a non-status error with 500 and no reason.
     { phase: 'admit', operation: 'CREATE', subresource: '', failure: denied, expected: { status: 'Failure', code: 500, message } },
-    { phase: 'validate', operation: 'UPDATE', subresource: 'ephemeralcontainers', failure: denied, expected: { status: 'Failure', code: 500, message } },
+    {
+      phase: 'validate',
+      operation: 'UPDATE',
+      subresource: 'ephemeralcontainers',
+      failure: denied,
+      expected: { status: 'Failure', code: 500, message },
+    },
     // The create-time Validate wraps with %v: an ordinary 403.
     {
-      phase: 'validate', operation: 'CREATE', subresource: '', failure: denied,
-      expected: { status: 'Failure', code: 403, reason: 'Forbidden', message: `pods "myname" is forbidden: ${message}`, details: { name: 'myname', group: '', kind: 'pods' } },
+      phase: 'validate',
+      operation: 'CREATE',
+      subresource: '',
+      failure: denied,
+      expected: {
+        status: 'Failure',
+        code: 403,
+        reason: 'Forbidden',
+        message: `pods "myname" is forbidden: ${message}`,
+        details: { name: 'myname', group: '', kind: 'pods' },
+      },
     },
     {
-      phase: 'admit', operation: 'CREATE', subresource: '', failure: new Error('dial tcp 10.0.0.1:443: connect: connection refused'),
+      phase: 'admit',
+      operation: 'CREATE',
+      subresource: '',
+      failure: new Error('dial tcp 10.0.0.1:443: connect: connection refused'),
       expected: {
-        status: 'Failure', code: 403, reason: 'Forbidden',
-        message: 'pods "myname" is forbidden: error looking up service account myns/builder: dial tcp 10.0.0.1:443: connect: connection refused',
+        status: 'Failure',
+        code: 403,
+        reason: 'Forbidden',
+        message:
+          'pods "myname" is forbidden: error looking up service account myns/builder: dial tcp 10.0.0.1:443: connect: connection refused',
         details: { name: 'myname', group: '', kind: 'pods' },
       },
     },
@@ -142,17 +190,33 @@ describe('lookup errors', () => {
 
   it('NotFound for another name: one attempt, then forbidden', async () => {
     const lookups = recordingLookup(informerCache(''));
-    const error = await rejectionOf(() => pluginWith(lookups).admit!(podAttributes({ object: { spec: { serviceAccountName: 'builder' } } }), requestContext()));
-    expect(error?.status.message).toBe('pods "myname" is forbidden: error looking up service account myns/builder: serviceaccount "builder" not found');
+    const error = await rejectionOf(() =>
+      pluginWith(lookups).admit!(podAttributes({ object: { spec: { serviceAccountName: 'builder' } } }), requestContext()),
+    );
+    expect(error?.status.message).toBe(
+      'pods "myname" is forbidden: error looking up service account myns/builder: serviceaccount "builder" not found',
+    );
     expect(lookups.calls.live).toEqual(['myns/builder']);
   });
 });
 
 describe('the token volume on the wire', () => {
   it('the exact JSON patch for a fresh pod', async () => {
-    const original: Pod = { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'myname' }, spec: { initContainers: [{ name: 'init' }], containers: [{ name: 'app', volumeMounts: [{ name: 'data', mountPath: '/data' }] }], ephemeralContainers: [{ name: 'debug' }] } };
+    const original: Pod = {
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: { name: 'myname' },
+      spec: {
+        initContainers: [{ name: 'init' }],
+        containers: [{ name: 'app', volumeMounts: [{ name: 'data', mountPath: '/data' }] }],
+        ephemeralContainers: [{ name: 'debug' }],
+      },
+    };
     const attributes = podAttributes({ object: structuredClone(original) });
-    await pluginWith(recordingLookup(informerCache('pull-secrets-foo-bar')), new FixedRandom(0, 'b2c4d')).admit!(attributes, requestContext());
+    await pluginWith(recordingLookup(informerCache('pull-secrets-foo-bar')), new FixedRandom(0, 'b2c4d')).admit!(
+      attributes,
+      requestContext(),
+    );
     const mount = { name: 'kube-api-access-b2c4d', readOnly: true, mountPath };
     const patch = jsonpatch.compare(original, attributes.object!);
     expect(patch).toEqual(
@@ -171,7 +235,9 @@ describe('the token volume on the wire', () => {
 
   it('reuses an existing kube-api-access- volume instead of adding another', async () => {
     const existing = { name: 'kube-api-access-abcde', projected: { sources: [] } };
-    const attributes = podAttributes({ object: { spec: { volumes: [{ name: 'data', emptyDir: {} }, existing], containers: [{ name: 'app' }] } } });
+    const attributes = podAttributes({
+      object: { spec: { volumes: [{ name: 'data', emptyDir: {} }, existing], containers: [{ name: 'app' }] } },
+    });
     const random = new FixedRandom();
     await pluginWith(recordingLookup(informerCache('default-sa')), random).admit!(attributes, requestContext());
     const spec = (attributes.object as Pod).spec!;
@@ -192,10 +258,22 @@ describe('the token volume on the wire', () => {
 
 describe('enforce-mountable-secrets annotation (Go strconv.ParseBool)', () => {
   it.each([
-    ['true', true], ['True', true], ['TRUE', true], ['t', true], ['T', true], ['1', true],
-    ['false', false], ['0', false], ['yes', false], ['on', false], ['', false], [' true', false],
+    ['true', true],
+    ['True', true],
+    ['TRUE', true],
+    ['t', true],
+    ['T', true],
+    ['1', true],
+    ['false', false],
+    ['0', false],
+    ['yes', false],
+    ['on', false],
+    ['', false],
+    [' true', false],
   ])('%j → enforced: %s', async (value, enforced) => {
-    const sa: ServiceAccount = { metadata: { name: 'default', namespace: 'myns', annotations: { 'kubernetes.io/enforce-mountable-secrets': value } } };
+    const sa: ServiceAccount = {
+      metadata: { name: 'default', namespace: 'myns', annotations: { 'kubernetes.io/enforce-mountable-secrets': value } },
+    };
     const lookups = recordingLookup(informerCache(''), { liveScript: [sa] });
     const attributes = podAttributes({ object: { spec: { volumes: [{ name: 'v', secret: { secretName: 'foo' } }] } } });
     const error = await rejectionOf(() => pluginWith(lookups).admit!(attributes, requestContext()));
@@ -212,7 +290,9 @@ describe('in the ordered chain', () => {
     expect((await chain.validate(ok, deadlineOf())).rejection).toBeUndefined();
     expect((ok.object as Pod).spec?.volumes).toHaveLength(1);
 
-    const bad = podAttributes({ object: { spec: { serviceAccountName: 'default', containers: [{ name: 'app', envFrom: [{ secretRef: { name: 'db' } }] }] } } });
+    const bad = podAttributes({
+      object: { spec: { serviceAccountName: 'default', containers: [{ name: 'app', envFrom: [{ secretRef: { name: 'db' } }] }] } },
+    });
     const outcome = await chain.validate(bad, deadlineOf());
     expect(outcome.rejectedBy).toBe('ServiceAccount');
     expect(outcome.rejection?.message).toBe(
@@ -221,6 +301,12 @@ describe('in the ordered chain', () => {
   });
 
   it('create() fails clearly without the lookups port', () => {
-    expect(() => createPlugin(definition, { ...testPorts({ lookups: lookupsOf({ serviceAccounts: recordingLookup([]) }) }), lookups: undefined }, 'test')).toThrow('admission plugin ServiceAccount needs a lookups, which the test backend does not provide');
+    expect(() =>
+      createPlugin(
+        definition,
+        { ...testPorts({ lookups: lookupsOf({ serviceAccounts: recordingLookup([]) }) }), lookups: undefined },
+        'test',
+      ),
+    ).toThrow('admission plugin ServiceAccount needs a lookups, which the test backend does not provide');
   });
 });

@@ -9,20 +9,20 @@
 // internal Go types are noted at the rows they touch.
 import jsonpatch from 'fast-json-patch';
 import { describe, expect, it } from 'vitest';
-import type { StatusError } from '../../api/status-error.ts';
-import type { Attributes } from '../../admission/attributes.ts';
-import type { Operation } from '../../admission/operation.ts';
-import type { AdmissionPlugin } from '../../admission/plugin.ts';
-import type { Pod } from '../../api/core.ts';
-import type { KubeObject } from '../../api/types.ts';
-import type { ResourceLookup, ServiceAccount } from '../../ports/lookups.ts';
-import { serviceAccount, definition, type ServiceAccountOptions } from './index.ts';
 import { attributesRecord, requestContext } from '../../../test/support/attributes.ts';
 import { RecordingClock } from '../../../test/support/clock.ts';
 import { lookupsOf, recordingLookup } from '../../../test/support/lookups.ts';
 import { testPorts } from '../../../test/support/ports.ts';
 import { rejectionOf } from '../../../test/support/rejections.ts';
-import { informerCache, type InformerCache } from './testdata/upstream-cases.ts';
+import type { Attributes } from '../../admission/attributes.ts';
+import type { Operation } from '../../admission/operation.ts';
+import type { AdmissionPlugin } from '../../admission/plugin.ts';
+import type { Pod } from '../../api/core.ts';
+import type { StatusError } from '../../api/status-error.ts';
+import type { KubeObject } from '../../api/types.ts';
+import type { ResourceLookup, ServiceAccount } from '../../ports/lookups.ts';
+import { definition, type ServiceAccountOptions, serviceAccount } from './index.ts';
+import { type InformerCache, informerCache } from './testdata/upstream-cases.ts';
 
 const mountPath = '/var/run/secrets/kubernetes.io/serviceaccount';
 const mirror = { annotations: { 'kubernetes.io/config.mirror': 'true' } };
@@ -47,7 +47,13 @@ function plugin(accounts: ResourceLookup<ServiceAccount>, options: ServiceAccoun
 
 /** upstream admission.NewAttributesRecord(obj, nil, Pod, "myns", "myname", pods, ...) by user "tester". */
 const podAttributes = (overrides: Partial<Attributes>): Attributes =>
-  attributesRecord(overrides.object, { uid: 'test-uid', namespace: 'myns', name: 'myname', userInfo: { username: 'tester' }, ...overrides });
+  attributesRecord(overrides.object, {
+    uid: 'test-uid',
+    namespace: 'myns',
+    name: 'myname',
+    userInfo: { username: 'tester' },
+    ...overrides,
+  });
 
 /**
  * upstream admissiontesting.WithReinvocationTesting: admit; if it passed, admit again and require
@@ -70,7 +76,13 @@ async function admitWithReinvocation(admission: AdmissionPlugin, attributes: Att
 }
 
 function forbiddenStatus(message: string) {
-  return { status: 'Failure', code: 403, reason: 'Forbidden', message: `pods "myname" is forbidden: ${message}`, details: { name: 'myname', group: '', kind: 'pods' } };
+  return {
+    status: 'Failure',
+    code: 403,
+    reason: 'Forbidden',
+    message: `pods "myname" is forbidden: ${message}`,
+    details: { name: 'myname', group: '', kind: 'pods' },
+  };
 }
 
 describe('upstream admission_test.go', () => {
@@ -95,10 +107,26 @@ describe('upstream admission_test.go', () => {
     { test: 'pods/status is not handled (shouldIgnore)', object: { spec: {} }, resource: 'pods', subresource: 'status' },
     // Bodies that would not decode into a Pod: upstream's type assertion fails the same way.
     { test: 'a spec that is not an object', object: { kind: 'Pod', spec: true } as unknown as KubeObject, resource: 'pods' },
-    { test: 'containers that are not a list', object: { kind: 'Pod', spec: { containers: 'app' } } as unknown as KubeObject, resource: 'pods' },
-    { test: 'a container whose mounts are not a list', object: { kind: 'Pod', spec: { containers: [{ name: 'a', volumeMounts: 5 }] } } as unknown as KubeObject, resource: 'pods' },
-    { test: 'projected sources that are not a list', object: { kind: 'Pod', spec: { volumes: [{ name: 'v', projected: { sources: 1 } }] } } as unknown as KubeObject, resource: 'pods' },
-    { test: 'a service account name that is not a string', object: { kind: 'Pod', spec: { serviceAccountName: ['a'] } } as unknown as KubeObject, resource: 'pods' },
+    {
+      test: 'containers that are not a list',
+      object: { kind: 'Pod', spec: { containers: 'app' } } as unknown as KubeObject,
+      resource: 'pods',
+    },
+    {
+      test: 'a container whose mounts are not a list',
+      object: { kind: 'Pod', spec: { containers: [{ name: 'a', volumeMounts: 5 }] } } as unknown as KubeObject,
+      resource: 'pods',
+    },
+    {
+      test: 'projected sources that are not a list',
+      object: { kind: 'Pod', spec: { volumes: [{ name: 'v', projected: { sources: 1 } }] } } as unknown as KubeObject,
+      resource: 'pods',
+    },
+    {
+      test: 'a service account name that is not a string',
+      object: { kind: 'Pod', spec: { serviceAccountName: ['a'] } } as unknown as KubeObject,
+      resource: 'pods',
+    },
   ])('$test: admitted untouched, no lookups', async ({ object, resource, subresource }) => {
     const lookups = recordingLookup(informerCache(''));
     const admission = plugin(lookups);
@@ -112,7 +140,11 @@ describe('upstream admission_test.go', () => {
   it.each<{ test: string; spec: Pod['spec']; rejection?: string }>([
     // A volume with no source at all (upstream VolumeSource{}): nothing to object to.
     { test: 'TestIgnoresMirrorPod', spec: { volumes: [{} as never] } },
-    { test: 'TestRejectsMirrorPodWithServiceAccount', spec: { serviceAccountName: 'default' }, rejection: 'a mirror pod may not reference service accounts' },
+    {
+      test: 'TestRejectsMirrorPodWithServiceAccount',
+      spec: { serviceAccountName: 'default' },
+      rejection: 'a mirror pod may not reference service accounts',
+    },
     {
       test: 'TestRejectsMirrorPodWithSecretVolumes',
       spec: { volumes: [{ secret: { secretName: 'mysecret' } } as never] },
@@ -246,68 +278,124 @@ describe.each<SecretRow>([
   })),
   {
     test: 'TestRejectsUnreferencedSecretVolumes: secret volume',
-    fixture: 'default-sa', limitSecretReferences: true, phase: 'admit', operation: 'CREATE', pod: podWith.secretVolume,
+    fixture: 'default-sa',
+    limitSecretReferences: true,
+    phase: 'admit',
+    operation: 'CREATE',
+    pod: podWith.secretVolume,
     forbidden: denied('volume with secret.secretName="foo"'),
   },
   {
     test: 'TestRejectsUnreferencedSecretVolumes: container env',
-    fixture: 'default-sa', limitSecretReferences: true, phase: 'admit', operation: 'CREATE', pod: podWith.containerEnv,
+    fixture: 'default-sa',
+    limitSecretReferences: true,
+    phase: 'admit',
+    operation: 'CREATE',
+    pod: podWith.containerEnv,
     forbidden: denied('container container-1 with envVar env-1 referencing secret.secretName="foo"'),
   },
   {
     test: 'TestRejectsUnreferencedSecretVolumes: container envFrom',
-    fixture: 'default-sa', limitSecretReferences: true, phase: 'admit', operation: 'CREATE', pod: podWith.containerEnvFrom,
+    fixture: 'default-sa',
+    limitSecretReferences: true,
+    phase: 'admit',
+    operation: 'CREATE',
+    pod: podWith.containerEnvFrom,
     forbidden: denied('container container-1 with envFrom referencing secret.secretName="foo"'),
   },
   {
     test: 'TestRejectsUnreferencedSecretVolumes: init env, admit on update does nothing',
-    fixture: 'default-sa', limitSecretReferences: true, phase: 'admit', operation: 'UPDATE', pod: podWith.initEnv,
+    fixture: 'default-sa',
+    limitSecretReferences: true,
+    phase: 'admit',
+    operation: 'UPDATE',
+    pod: podWith.initEnv,
   },
   {
     test: 'TestRejectsUnreferencedSecretVolumes: init env, validate on create',
-    fixture: 'default-sa', limitSecretReferences: true, phase: 'validate', operation: 'CREATE', pod: podWith.initEnv,
+    fixture: 'default-sa',
+    limitSecretReferences: true,
+    phase: 'validate',
+    operation: 'CREATE',
+    pod: podWith.initEnv,
     forbidden: denied('init container container-1 with envVar env-1 referencing secret.secretName="foo"'),
   },
   {
     test: 'TestRejectsUnreferencedSecretVolumes: init envFrom, admit on update does nothing',
-    fixture: 'default-sa', limitSecretReferences: true, phase: 'admit', operation: 'UPDATE', pod: podWith.initEnvFrom,
+    fixture: 'default-sa',
+    limitSecretReferences: true,
+    phase: 'admit',
+    operation: 'UPDATE',
+    pod: podWith.initEnvFrom,
   },
   {
     test: 'TestRejectsUnreferencedSecretVolumes: init envFrom, validate on create',
-    fixture: 'default-sa', limitSecretReferences: true, phase: 'validate', operation: 'CREATE', pod: podWith.initEnvFrom,
+    fixture: 'default-sa',
+    limitSecretReferences: true,
+    phase: 'validate',
+    operation: 'CREATE',
+    pod: podWith.initEnvFrom,
     forbidden: denied('init container container-1 with envFrom referencing secret.secretName="foo"'),
   },
   {
     test: 'TestRejectsUnreferencedSecretVolumes: ephemeral env, admit on update does nothing',
-    fixture: 'default-sa', limitSecretReferences: true, phase: 'admit', operation: 'UPDATE', pod: podWith.ephemeralEnv,
+    fixture: 'default-sa',
+    limitSecretReferences: true,
+    phase: 'admit',
+    operation: 'UPDATE',
+    pod: podWith.ephemeralEnv,
   },
   {
     test: 'TestRejectsUnreferencedSecretVolumes: ephemeral env via pods/ephemeralcontainers',
-    fixture: 'default-sa', limitSecretReferences: true, phase: 'validate', operation: 'UPDATE', subresource: 'ephemeralcontainers', pod: podWith.ephemeralEnv,
+    fixture: 'default-sa',
+    limitSecretReferences: true,
+    phase: 'validate',
+    operation: 'UPDATE',
+    subresource: 'ephemeralcontainers',
+    pod: podWith.ephemeralEnv,
     unknown: denied('ephemeral container container-2 with envVar env-1 referencing secret.secretName="foo"'),
   },
   {
     test: 'TestRejectsUnreferencedSecretVolumes: ephemeral envFrom via pods/ephemeralcontainers',
-    fixture: 'default-sa', limitSecretReferences: true, phase: 'validate', operation: 'UPDATE', subresource: 'ephemeralcontainers', pod: podWith.ephemeralEnvFrom,
+    fixture: 'default-sa',
+    limitSecretReferences: true,
+    phase: 'validate',
+    operation: 'UPDATE',
+    subresource: 'ephemeralcontainers',
+    pod: podWith.ephemeralEnvFrom,
     unknown: denied('ephemeral container container-2 with envFrom referencing secret.secretName="foo"'),
   },
   {
     test: 'TestAllowUnreferencedSecretVolumesForPermissiveSAs (the annotation enforces)',
-    fixture: 'enforcing-sa', limitSecretReferences: false, phase: 'admit', operation: 'CREATE', pod: podWith.secretVolume,
+    fixture: 'enforcing-sa',
+    limitSecretReferences: false,
+    phase: 'admit',
+    operation: 'CREATE',
+    pod: podWith.secretVolume,
     forbidden: denied('volume with secret.secretName="foo"'),
   },
   {
     test: 'TestAllowsReferencedImagePullSecrets',
-    fixture: 'pull-secret-foo', limitSecretReferences: true, phase: 'admit', operation: 'CREATE', pod: podWith.pullSecretFoo,
+    fixture: 'pull-secret-foo',
+    limitSecretReferences: true,
+    phase: 'admit',
+    operation: 'CREATE',
+    pod: podWith.pullSecretFoo,
   },
   {
     test: 'TestRejectsUnreferencedImagePullSecrets',
-    fixture: 'default-sa', limitSecretReferences: true, phase: 'admit', operation: 'CREATE', pod: podWith.pullSecretFoo,
+    fixture: 'default-sa',
+    limitSecretReferences: true,
+    phase: 'admit',
+    operation: 'CREATE',
+    pod: podWith.pullSecretFoo,
     forbidden: 'imagePullSecrets[0].name="foo" is not allowed because service account default does not reference that imagePullSecret',
   },
 ])('$test', (row) => {
-  it(row.forbidden ?? row.unknown ? 'is rejected with upstream\'s message' : 'is admitted', async () => {
-    const admission = plugin(recordingLookup(informerCache(row.fixture as InformerCache)), { limitSecretReferences: row.limitSecretReferences });
+  it((row.forbidden ?? row.unknown) ? "is rejected with upstream's message" : 'is admitted', async () => {
+    const admission = plugin(recordingLookup(informerCache(row.fixture as InformerCache)), {
+      limitSecretReferences: row.limitSecretReferences,
+    });
     const attributes = podAttributes({ object: structuredClone(row.pod), operation: row.operation, subresource: row.subresource });
     const error =
       row.phase === 'admit'
@@ -333,7 +421,10 @@ describe('upstream admission_test.go: image pull secrets', () => {
     // An informer cache hands out the same object every time; the plugin must not alias it.
     const sa: ServiceAccount = { metadata: { name: 'default', namespace: 'myns' }, imagePullSecrets: [{ name: 'foo' }, { name: 'bar' }] };
     const original = structuredClone(sa);
-    const sharedCache: ResourceLookup<ServiceAccount> = { cached: (ns, name) => (ns === 'myns' && name === 'default' ? sa : undefined), live: async () => undefined };
+    const sharedCache: ResourceLookup<ServiceAccount> = {
+      cached: (ns, name) => (ns === 'myns' && name === 'default' ? sa : undefined),
+      live: async () => undefined,
+    };
     const attributes = podAttributes({ object: {} });
     expect(await admitWithReinvocation(plugin(sharedCache, { limitSecretReferences: true }), attributes)).toBeUndefined();
     const pullSecrets = (attributes.object as Pod).spec!.imagePullSecrets!;

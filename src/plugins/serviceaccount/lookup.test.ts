@@ -3,13 +3,13 @@
 // for any other name; one interval of 100 + rand(100) ms drawn once and reused between attempts;
 // any error other than NotFound ends the search at once.
 import { describe, expect, it } from 'vitest';
+import { FixedRandom, RecordingClock, SeededRandom } from '../../../test/support/clock.ts';
+import { type LiveAnswer, recordingLookup } from '../../../test/support/lookups.ts';
 import { newForbidden, StatusError } from '../../api/status-error.ts';
 import type { Clock } from '../../ports/clock.ts';
 import type { ServiceAccount } from '../../ports/lookups.ts';
 import { getServiceAccount, ServiceAccountLookupError } from './lookup.ts';
-import { FixedRandom, RecordingClock, SeededRandom } from '../../../test/support/clock.ts';
-import { recordingLookup, type LiveAnswer } from '../../../test/support/lookups.ts';
-import { informerCache, type InformerCache } from './testdata/upstream-cases.ts';
+import { type InformerCache, informerCache } from './testdata/upstream-cases.ts';
 
 const account = (name: string): ServiceAccount => ({ apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name, namespace: 'myns' } });
 const signal = () => new AbortController().signal;
@@ -66,7 +66,11 @@ describe('getServiceAccount', () => {
   it.each<{ failOn: number; failure: Error; forbidden: boolean }>([
     { failOn: 0, failure: new Error('connection refused'), forbidden: false },
     { failOn: 2, failure: new Error('the server is currently unable to handle the request'), forbidden: false },
-    { failOn: 5, failure: newForbidden({ group: '', resource: 'serviceaccounts' }, 'default', 'User "x" cannot get resource'), forbidden: true },
+    {
+      failOn: 5,
+      failure: newForbidden({ group: '', resource: 'serviceaccounts' }, 'default', 'User "x" cannot get resource'),
+      forbidden: true,
+    },
   ])('stops at once on a non-NotFound error on attempt $failOn', async ({ failOn, failure, forbidden }) => {
     const script: LiveAnswer<ServiceAccount>[] = [...Array<LiveAnswer<ServiceAccount>>(failOn).fill('not-found'), failure];
     const { error, lookups, clock } = await lookUp('default', script);
@@ -81,9 +85,9 @@ describe('getServiceAccount', () => {
   it.each(Array.from({ length: 40 }, (_, seed) => seed + 1))('seed %i: one interval in [100, 200) ms for all nine pauses', async (seed) => {
     const lookups = recordingLookup(informerCache(''), { liveScript: ['not-found'] });
     const clock = new RecordingClock();
-    await expect(getServiceAccount({ lookups: { serviceAccounts: lookups }, clock, random: new SeededRandom(seed) }, 'myns', 'default', signal())).rejects.toThrow(
-      'serviceaccount "default" not found',
-    );
+    await expect(
+      getServiceAccount({ lookups: { serviceAccounts: lookups }, clock, random: new SeededRandom(seed) }, 'myns', 'default', signal()),
+    ).rejects.toThrow('serviceaccount "default" not found');
     expect(clock.sleeps).toHaveLength(9);
     const interval = clock.sleeps[0]!;
     expect(Number.isInteger(interval)).toBe(true);
@@ -95,9 +99,9 @@ describe('getServiceAccount', () => {
   it.each([0, 99])('random draw %i: every pause is 100 + draw ms (the ends of the range)', async (draw) => {
     const lookups = recordingLookup(informerCache(''), { liveScript: ['not-found'] });
     const clock = new RecordingClock();
-    await expect(getServiceAccount({ lookups: { serviceAccounts: lookups }, clock, random: new FixedRandom(draw) }, 'myns', 'default', signal())).rejects.toBeInstanceOf(
-      ServiceAccountLookupError,
-    );
+    await expect(
+      getServiceAccount({ lookups: { serviceAccounts: lookups }, clock, random: new FixedRandom(draw) }, 'myns', 'default', signal()),
+    ).rejects.toBeInstanceOf(ServiceAccountLookupError);
     expect(clock.sleeps).toEqual(Array(9).fill(100 + draw));
   });
 
@@ -120,7 +124,12 @@ describe('getServiceAccount', () => {
         return base.live(ns, name, liveSignal);
       },
     };
-    const lookup = getServiceAccount({ lookups: { serviceAccounts: accounts }, clock: abortingClock, random: new FixedRandom() }, 'myns', 'default', controller.signal);
+    const lookup = getServiceAccount(
+      { lookups: { serviceAccounts: accounts }, clock: abortingClock, random: new FixedRandom() },
+      'myns',
+      'default',
+      controller.signal,
+    );
     // The deadline is not a lookup answer: it surfaces as itself, not as a ServiceAccountLookupError.
     await expect(lookup).rejects.toThrow('admission deadline exceeded');
     await expect(lookup).rejects.not.toBeInstanceOf(ServiceAccountLookupError);
@@ -134,7 +143,12 @@ describe('getServiceAccount', () => {
     const failing = new StatusError({ status: 'Failure', code: 504, reason: 'Timeout', message: 'aborted' });
     const lookups = recordingLookup(informerCache(''), { liveScript: [failing] });
     await expect(
-      getServiceAccount({ lookups: { serviceAccounts: lookups }, clock: new RecordingClock(), random: new FixedRandom() }, 'myns', 'default', controller.signal),
+      getServiceAccount(
+        { lookups: { serviceAccounts: lookups }, clock: new RecordingClock(), random: new FixedRandom() },
+        'myns',
+        'default',
+        controller.signal,
+      ),
     ).rejects.toBe(failing);
   });
 });

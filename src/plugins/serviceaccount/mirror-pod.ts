@@ -15,7 +15,8 @@ export function mirrorPodViolation(pod: Pod): string | undefined {
   });
   if (hasSecrets) return 'a mirror pod may not reference secrets';
   for (const volume of pod.spec?.volumes ?? []) {
-    const sources = (volume as { projected?: { sources?: Array<{ serviceAccountToken?: unknown } | null> } | null } | null)?.projected?.sources;
+    const sources = (volume as { projected?: { sources?: Array<{ serviceAccountToken?: unknown } | null> } | null } | null)?.projected
+      ?.sources;
     if (sources?.some((source) => isSet(source?.serviceAccountToken))) {
       return 'a mirror pod may not use ServiceAccountToken volume projections';
     }

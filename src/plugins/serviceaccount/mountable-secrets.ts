@@ -49,7 +49,12 @@ export function secretReferenceViolation(serviceAccount: ServiceAccount, pod: Po
 /** Only the ephemeral containers' env and envFrom: what the ephemeralcontainers subresource adds. */
 export function ephemeralContainerSecretReferenceViolation(serviceAccount: ServiceAccount, pod: Pod): string | undefined {
   const accountName = serviceAccount.metadata?.name ?? '';
-  return containerViolation('ephemeral container', containersOf(pod.spec?.ephemeralContainers), mountableSecretNames(serviceAccount), accountName);
+  return containerViolation(
+    'ephemeral container',
+    containersOf(pod.spec?.ephemeralContainers),
+    mountableSecretNames(serviceAccount),
+    accountName,
+  );
 }
 
 function mountableSecretNames(serviceAccount: ServiceAccount): Set<string> {

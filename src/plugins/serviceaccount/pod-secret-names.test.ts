@@ -1,7 +1,7 @@
 // pkg/api/pod VisitPodSecretNames, which decides "a mirror pod may not reference secrets".
 import { describe, expect, it } from 'vitest';
-import type { KubeObject } from '../../api/types.ts';
 import type { Pod } from '../../api/core.ts';
+import type { KubeObject } from '../../api/types.ts';
 import { visitPodSecretNames } from './pod-secret-names.ts';
 
 function namesIn(spec: KubeObject): string[] {
@@ -31,7 +31,11 @@ describe('visitPodSecretNames', () => {
   });
 
   it('visits pull secrets, then init, regular and ephemeral containers (envFrom before env), then volumes', () => {
-    const container = (prefix: string) => ({ name: prefix, env: [{ name: 'E', valueFrom: { secretKeyRef: { name: `${prefix}-env` } } }], envFrom: [{ secretRef: { name: `${prefix}-from` } }] });
+    const container = (prefix: string) => ({
+      name: prefix,
+      env: [{ name: 'E', valueFrom: { secretKeyRef: { name: `${prefix}-env` } } }],
+      envFrom: [{ secretRef: { name: `${prefix}-from` } }],
+    });
     const spec = {
       volumes: [{ name: 'v', secret: { secretName: 'vol' } }],
       ephemeralContainers: [container('eph')],
@@ -45,8 +49,22 @@ describe('visitPodSecretNames', () => {
   it('skips empty names, configMaps and volumes without secret references', () => {
     const spec = {
       imagePullSecrets: [{ name: '' }, {}],
-      containers: [{ name: 'c', env: [{ name: 'A', value: 'x' }, { name: 'B', valueFrom: { configMapKeyRef: { name: 'cm' } } }], envFrom: [{ configMapRef: { name: 'cm' } }] }],
-      volumes: [{ name: 'a', secret: {} }, { name: 'b', cephfs: { monitors: [] } }, { name: 'c', configMap: { name: 'cm' } }, { name: 'd', emptyDir: {} }],
+      containers: [
+        {
+          name: 'c',
+          env: [
+            { name: 'A', value: 'x' },
+            { name: 'B', valueFrom: { configMapKeyRef: { name: 'cm' } } },
+          ],
+          envFrom: [{ configMapRef: { name: 'cm' } }],
+        },
+      ],
+      volumes: [
+        { name: 'a', secret: {} },
+        { name: 'b', cephfs: { monitors: [] } },
+        { name: 'c', configMap: { name: 'cm' } },
+        { name: 'd', emptyDir: {} },
+      ],
     };
     expect(namesIn(spec)).toEqual([]);
   });
@@ -54,7 +72,9 @@ describe('visitPodSecretNames', () => {
   it('one source per volume, in upstream switch order: the first set source decides', () => {
     // cephfs comes before secret in upstream's switch; with no secretRef it visits nothing.
     expect(namesIn({ volumes: [{ name: 'v', cephfs: { monitors: [] }, secret: { secretName: 's' } }] })).toEqual([]);
-    expect(namesIn({ volumes: [{ name: 'v', secret: { secretName: 's' }, csi: { driver: 'd', nodePublishSecretRef: { name: 'c' } } }] })).toEqual(['s']);
+    expect(
+      namesIn({ volumes: [{ name: 'v', secret: { secretName: 's' }, csi: { driver: 'd', nodePublishSecretRef: { name: 'c' } } }] }),
+    ).toEqual(['s']);
   });
 
   it('stops when the visitor says so', () => {

@@ -1,8 +1,9 @@
 // Reading the fields the plugin needs from an external (v1 JSON) pod. Upstream works on the
 // internal Go type, where conversion has already folded the deprecated alias into
 // ServiceAccountName and every struct field exists; here both are done on read.
-import type { KubeObject } from '../../api/types.ts';
+
 import type { Container, Pod, PodSpec } from '../../api/core.ts';
+import type { KubeObject } from '../../api/types.ts';
 import { mirrorPodAnnotationKey } from './constants.ts';
 
 /** The subset of a container's env wiring that can name a secret. */
@@ -25,7 +26,8 @@ export function asPod(object: KubeObject | undefined): Pod | undefined {
 }
 
 function isDecodablePod(pod: Record<string, unknown>): boolean {
-  if (!optional(pod.metadata, isObject) || !optional((pod.metadata as Record<string, unknown> | undefined)?.annotations, isObject)) return false;
+  if (!optional(pod.metadata, isObject) || !optional((pod.metadata as Record<string, unknown> | undefined)?.annotations, isObject))
+    return false;
   const spec = pod.spec;
   if (!optional(spec, isObject)) return false;
   if (!isObject(spec)) return true;
@@ -43,7 +45,10 @@ function isDecodableContainer(container: unknown): boolean {
   if (!isObject(container)) return false;
   return (
     listOf(container.volumeMounts, isObject) &&
-    listOf(container.env, (env) => isObject(env) && optional(env.valueFrom, (from) => isObject(from) && optional(from.secretKeyRef, isObject))) &&
+    listOf(
+      container.env,
+      (env) => isObject(env) && optional(env.valueFrom, (from) => isObject(from) && optional(from.secretKeyRef, isObject)),
+    ) &&
     listOf(container.envFrom, (from) => isObject(from) && optional(from.secretRef, isObject))
   );
 }
@@ -55,7 +60,10 @@ function isDecodableVolume(volume: unknown): boolean {
     if (key === 'name') continue;
     if (!optional(source, isObject)) return false;
   }
-  return optional(volume.projected, (projected) => isObject(projected) && listOf(projected.sources, (item) => isObject(item) && optional(item.secret, isObject)));
+  return optional(
+    volume.projected,
+    (projected) => isObject(projected) && listOf(projected.sources, (item) => isObject(item) && optional(item.secret, isObject)),
+  );
 }
 
 /** Absent, null (Go's nil) or of the shape. */

@@ -18,16 +18,13 @@ export function unknownError(message: string, cause?: unknown): StatusError {
  * with %w (a Forbidden from the live GET shows through and becomes a 500); the create-time
  * Validate wraps with %v (always a 403).
  */
-export function lookupRejection(
-  attributes: Attributes,
-  serviceAccountName: string,
-  error: unknown,
-  wrap: '%w' | '%v',
-): StatusError {
+export function lookupRejection(attributes: Attributes, serviceAccountName: string, error: unknown, wrap: '%w' | '%v'): StatusError {
   if (!(error instanceof ServiceAccountLookupError)) throw error;
   const message = `error looking up service account ${attributes.namespace}/${serviceAccountName}: ${error.message}`;
   if (wrap === '%w' && error.forbidden) return unknownError(message, error);
   const rejection = forbidden(attributes, message);
   if (!error.notFound) return rejection;
-  return explained(rejection, { facts: [{ type: FactType.MissingServiceAccount, namespace: attributes.namespace, name: serviceAccountName }] });
+  return explained(rejection, {
+    facts: [{ type: FactType.MissingServiceAccount, namespace: attributes.namespace, name: serviceAccountName }],
+  });
 }

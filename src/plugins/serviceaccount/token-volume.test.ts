@@ -11,7 +11,7 @@ function namer() {
 }
 
 describe('tokenVolumeSource', () => {
-  it('is upstream\'s layout with every v1 default already set', () => {
+  it("is upstream's layout with every v1 default already set", () => {
     expect(tokenVolumeSource()).toEqual({
       defaultMode: 420,
       sources: [
@@ -54,7 +54,12 @@ describe('mountServiceAccountToken', () => {
 
   it('reuses the first kube-api-access- volume and adds none', () => {
     const { bases, generate } = namer();
-    const pod: Pod = { spec: { volumes: [{ name: 'kube-api-access' }, { name: 'kube-api-access-first' }, { name: 'kube-api-access-second' }], containers: [{ name: 'a' }] } };
+    const pod: Pod = {
+      spec: {
+        volumes: [{ name: 'kube-api-access' }, { name: 'kube-api-access-first' }, { name: 'kube-api-access-second' }],
+        containers: [{ name: 'a' }],
+      },
+    };
     mountServiceAccountToken(pod, generate);
     expect(bases).toEqual([]);
     expect(pod.spec?.volumes).toHaveLength(3);

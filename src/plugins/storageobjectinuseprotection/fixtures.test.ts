@@ -3,11 +3,11 @@
 // cluster of 1.34 (VolumeAttributesClass on by default) and of 1.33 (off).
 import { readFile } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
-import { featureGatesAt } from '../../ports/feature-gates.ts';
-import { definition } from './index.ts';
-import { attributesFromRequest, requestContext, type AdmissionRequestJSON } from '../../../test/support/attributes.ts';
+import { type AdmissionRequestJSON, attributesFromRequest, requestContext } from '../../../test/support/attributes.ts';
 import { patchedThroughWebhook } from '../../../test/support/patches.ts';
 import { testPorts } from '../../../test/support/ports.ts';
+import { featureGatesAt } from '../../ports/feature-gates.ts';
+import { definition } from './index.ts';
 
 const fixtures = new URL('../../../test/fixtures/storageobjectinuseprotection/', import.meta.url);
 
@@ -23,13 +23,29 @@ describe('StorageObjectInUseProtection on AdmissionReview fixtures', () => {
   };
 
   it.each([
-    { file: 'pvc-create.json', patch: [{ op: 'add', path: '/metadata/finalizers', value: ['kubernetes.io/pvc-protection'] }], version: '1.34' as const },
+    {
+      file: 'pvc-create.json',
+      patch: [{ op: 'add', path: '/metadata/finalizers', value: ['kubernetes.io/pvc-protection'] }],
+      version: '1.34' as const,
+    },
     { file: 'pvc-create-with-finalizers.json', patch: [], version: '1.34' as const },
-    { file: 'pv-create.json', patch: [{ op: 'add', path: '/metadata/finalizers/1', value: 'kubernetes.io/pv-protection' }], version: '1.34' as const },
+    {
+      file: 'pv-create.json',
+      patch: [{ op: 'add', path: '/metadata/finalizers/1', value: 'kubernetes.io/pv-protection' }],
+      version: '1.34' as const,
+    },
     { file: 'pv-status-update.json', patch: [], version: '1.34' as const },
-    { file: 'vac-create.json', patch: [{ op: 'add', path: '/metadata/finalizers', value: ['kubernetes.io/vac-protection'] }], version: '1.34' as const },
+    {
+      file: 'vac-create.json',
+      patch: [{ op: 'add', path: '/metadata/finalizers', value: ['kubernetes.io/vac-protection'] }],
+      version: '1.34' as const,
+    },
     { file: 'vac-create.json', patch: [], version: '1.33' as const },
-    { file: 'pvc-create.json', patch: [{ op: 'add', path: '/metadata/finalizers', value: ['kubernetes.io/pvc-protection'] }], version: '1.33' as const },
+    {
+      file: 'pvc-create.json',
+      patch: [{ op: 'add', path: '/metadata/finalizers', value: ['kubernetes.io/pvc-protection'] }],
+      version: '1.33' as const,
+    },
     { file: 'statefulset-create.json', patch: [], version: '1.34' as const },
   ])('$file (Kubernetes $version)', async ({ file, patch, version }) => {
     const plugin = plugins[version];

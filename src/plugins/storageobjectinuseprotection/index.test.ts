@@ -8,17 +8,17 @@
 // "disabled feature -> no finalizer" rows for PVCs and PVs went upstream with the
 // StorageObjectInUseProtection gate itself (GA in 1.11, removed in 1.25): nothing left to port.
 import { describe, expect, it } from 'vitest';
-import type { GroupVersionResource, KubeObject } from '../../api/types.ts';
-import { Feature } from '../../api/feature-gates.ts';
-import type { FeatureGates } from '../../ports/feature-gates.ts';
-import type { Attributes } from '../../admission/attributes.ts';
-import { allOperations, Operation } from '../../admission/operation.ts';
-import { definition, pluginName } from './index.ts';
-import { pvcProtectionFinalizer, pvProtectionFinalizer, vacProtectionFinalizer } from './protected-resources.ts';
 import { requestContext } from '../../../test/support/attributes.ts';
 import { patchedThroughWebhook } from '../../../test/support/patches.ts';
 import { testPorts } from '../../../test/support/ports.ts';
+import type { Attributes } from '../../admission/attributes.ts';
+import { allOperations, Operation } from '../../admission/operation.ts';
 import type { AdmissionPlugin } from '../../admission/plugin.ts';
+import { Feature } from '../../api/feature-gates.ts';
+import type { GroupVersionResource, KubeObject } from '../../api/types.ts';
+import type { FeatureGates } from '../../ports/feature-gates.ts';
+import { definition, pluginName } from './index.ts';
+import { pvcProtectionFinalizer, pvProtectionFinalizer, vacProtectionFinalizer } from './protected-resources.ts';
 
 /** Feature gates with VolumeAttributesClass as given, counting how often they are asked. */
 function vacGate(enabled: boolean): FeatureGates & { asked: Feature[] } {
@@ -86,14 +86,62 @@ async function expectAdmitted(attrs: Attributes, expected: unknown, by: Admissio
 describe(pluginName, () => {
   describe('upstream TestAdmit', () => {
     it.each([
-      { name: 'persistentvolumeclaims: create -> add finalizer', resource: pvcs, object: claim, expected: withFinalizers(claim, [pvcProtectionFinalizer]), vacFeatureGate: false },
-      { name: 'persistentvolumeclaims: finalizer already exists -> no new finalizer', resource: pvcs, object: withFinalizers(claim, [pvcProtectionFinalizer]), expected: withFinalizers(claim, [pvcProtectionFinalizer]), vacFeatureGate: false },
-      { name: 'persistentvolumes: create -> add finalizer', resource: pvs, object: pv, expected: withFinalizers(pv, [pvProtectionFinalizer]), vacFeatureGate: false },
-      { name: 'persistentvolumes: finalizer already exists -> no new finalizer', resource: pvs, object: withFinalizers(pv, [pvProtectionFinalizer]), expected: withFinalizers(pv, [pvProtectionFinalizer]), vacFeatureGate: false },
-      { name: 'volumeattributesclasses VacFeatureGate disabled: create -> no finalizer added', resource: vacs, object: vac, expected: vac, vacFeatureGate: false },
-      { name: 'volumeattributesclasses VacFeatureGate disabled: finalizer already exists -> no new finalizer', resource: vacs, object: withFinalizers(vac, [vacProtectionFinalizer]), expected: withFinalizers(vac, [vacProtectionFinalizer]), vacFeatureGate: false },
-      { name: 'volumeattributesclasses VacFeatureGate enabled: create -> add finalizer', resource: vacs, object: vac, expected: withFinalizers(vac, [vacProtectionFinalizer]), vacFeatureGate: true },
-      { name: 'volumeattributesclasses VacFeatureGate enabled: finalizer already exists -> no new finalizer', resource: vacs, object: withFinalizers(vac, [vacProtectionFinalizer]), expected: withFinalizers(vac, [vacProtectionFinalizer]), vacFeatureGate: true },
+      {
+        name: 'persistentvolumeclaims: create -> add finalizer',
+        resource: pvcs,
+        object: claim,
+        expected: withFinalizers(claim, [pvcProtectionFinalizer]),
+        vacFeatureGate: false,
+      },
+      {
+        name: 'persistentvolumeclaims: finalizer already exists -> no new finalizer',
+        resource: pvcs,
+        object: withFinalizers(claim, [pvcProtectionFinalizer]),
+        expected: withFinalizers(claim, [pvcProtectionFinalizer]),
+        vacFeatureGate: false,
+      },
+      {
+        name: 'persistentvolumes: create -> add finalizer',
+        resource: pvs,
+        object: pv,
+        expected: withFinalizers(pv, [pvProtectionFinalizer]),
+        vacFeatureGate: false,
+      },
+      {
+        name: 'persistentvolumes: finalizer already exists -> no new finalizer',
+        resource: pvs,
+        object: withFinalizers(pv, [pvProtectionFinalizer]),
+        expected: withFinalizers(pv, [pvProtectionFinalizer]),
+        vacFeatureGate: false,
+      },
+      {
+        name: 'volumeattributesclasses VacFeatureGate disabled: create -> no finalizer added',
+        resource: vacs,
+        object: vac,
+        expected: vac,
+        vacFeatureGate: false,
+      },
+      {
+        name: 'volumeattributesclasses VacFeatureGate disabled: finalizer already exists -> no new finalizer',
+        resource: vacs,
+        object: withFinalizers(vac, [vacProtectionFinalizer]),
+        expected: withFinalizers(vac, [vacProtectionFinalizer]),
+        vacFeatureGate: false,
+      },
+      {
+        name: 'volumeattributesclasses VacFeatureGate enabled: create -> add finalizer',
+        resource: vacs,
+        object: vac,
+        expected: withFinalizers(vac, [vacProtectionFinalizer]),
+        vacFeatureGate: true,
+      },
+      {
+        name: 'volumeattributesclasses VacFeatureGate enabled: finalizer already exists -> no new finalizer',
+        resource: vacs,
+        object: withFinalizers(vac, [vacProtectionFinalizer]),
+        expected: withFinalizers(vac, [vacProtectionFinalizer]),
+        vacFeatureGate: true,
+      },
     ])('$name', async ({ resource, object, expected, vacFeatureGate }) => {
       const attrs = attributes(resource, object);
       await expectAdmitted(attrs, expected, pluginWith(vacGate(vacFeatureGate)));
@@ -152,7 +200,10 @@ describe(pluginName, () => {
     });
 
     it('creates metadata when the body has none', async () => {
-      await expectAdmitted(attributes(pvs, { kind: 'PersistentVolume' }), { kind: 'PersistentVolume', metadata: { finalizers: [pvProtectionFinalizer] } });
+      await expectAdmitted(attributes(pvs, { kind: 'PersistentVolume' }), {
+        kind: 'PersistentVolume',
+        metadata: { finalizers: [pvProtectionFinalizer] },
+      });
     });
 
     it.each([
@@ -165,9 +216,21 @@ describe(pluginName, () => {
 
     it.each([
       { name: 'pods', resource: { group: '', version: 'v1', resource: 'pods' }, object: { kind: 'Pod', metadata: { name: 'p' } } },
-      { name: 'storageclasses', resource: { group: 'storage.k8s.io', version: 'v1', resource: 'storageclasses' }, object: { kind: 'StorageClass', metadata: { name: 's' } } },
-      { name: 'persistentvolumeclaims in another group', resource: { group: 'example.com', version: 'v1', resource: 'persistentvolumeclaims' }, object: claim },
-      { name: 'volumeattributesclasses in the core group', resource: { group: '', version: 'v1', resource: 'volumeattributesclasses' }, object: vac },
+      {
+        name: 'storageclasses',
+        resource: { group: 'storage.k8s.io', version: 'v1', resource: 'storageclasses' },
+        object: { kind: 'StorageClass', metadata: { name: 's' } },
+      },
+      {
+        name: 'persistentvolumeclaims in another group',
+        resource: { group: 'example.com', version: 'v1', resource: 'persistentvolumeclaims' },
+        object: claim,
+      },
+      {
+        name: 'volumeattributesclasses in the core group',
+        resource: { group: '', version: 'v1', resource: 'volumeattributesclasses' },
+        object: vac,
+      },
     ])('leaves other resources alone: $name', async ({ resource, object }) => {
       await expectAdmitted(attributes(resource, object), object);
     });

@@ -3,10 +3,11 @@
 // protection finalizer, so that deleting one still in use waits until nothing uses it. A
 // VolumeAttributesClass gets its finalizer only where the cluster's VolumeAttributesClass gate is on:
 // elsewhere no vac-protection controller runs to remove it, and the class could never be deleted.
-import type { KubeObject } from '../../api/types.ts';
+
 import type { Attributes } from '../../admission/attributes.ts';
 import { Operation } from '../../admission/operation.ts';
 import type { AdmissionPlugin, PluginDefinition } from '../../admission/plugin.ts';
+import type { KubeObject } from '../../api/types.ts';
 import type { FeatureGates } from '../../ports/feature-gates.ts';
 import { protectedResourceFor } from './protected-resources.ts';
 

@@ -3,10 +3,15 @@
 import { describe, expect, it } from 'vitest';
 import type { ClusterRole } from '../../../api/rbac.ts';
 import { resolveAggregation } from './aggregation.ts';
-import { labelSelectorMatches } from './label-selector.ts';
 import { createRbacAuthorizer } from './authorizer.ts';
+import { labelSelectorMatches } from './label-selector.ts';
 
-const role = (name: string, labels: Record<string, string>, rules: ClusterRole['rules'], aggregationRule?: ClusterRole['aggregationRule']): ClusterRole => ({
+const role = (
+  name: string,
+  labels: Record<string, string>,
+  rules: ClusterRole['rules'],
+  aggregationRule?: ClusterRole['aggregationRule'],
+): ClusterRole => ({
   metadata: { name, labels },
   rules,
   ...(aggregationRule ? { aggregationRule } : {}),
@@ -46,8 +51,17 @@ describe('resolveAggregation', () => {
     const authorizer = createRbacAuthorizer({
       roles: [],
       roleBindings: [],
-      clusterRoles: [role('agg', {}, undefined, { clusterRoleSelectors: [{ matchExpressions: [{ key: 'tier', operator: 'In', values: ['x'] }] }] }), role('src', { tier: 'x' }, [get('pods')])],
-      clusterRoleBindings: [{ metadata: { name: 'b' }, roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'agg' }, subjects: [{ kind: 'User', name: 'u' }] }],
+      clusterRoles: [
+        role('agg', {}, undefined, { clusterRoleSelectors: [{ matchExpressions: [{ key: 'tier', operator: 'In', values: ['x'] }] }] }),
+        role('src', { tier: 'x' }, [get('pods')]),
+      ],
+      clusterRoleBindings: [
+        {
+          metadata: { name: 'b' },
+          roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'agg' },
+          subjects: [{ kind: 'User', name: 'u' }],
+        },
+      ],
     });
     expect((await authorizer.authorize({ user: { username: 'u' }, resourceAttributes: { verb: 'get', resource: 'pods' } })).reason).toBe(
       'RBAC: allowed by ClusterRoleBinding "b" of ClusterRole "agg" to User "u"',

@@ -10,7 +10,13 @@ import { labelSelectorMatches } from './label-selector.ts';
 
 /** Rule identity as equality.Semantic.DeepEqual sees it: absent and empty lists are equal. */
 export function ruleKey(rule: PolicyRule): string {
-  return JSON.stringify([rule.verbs ?? [], rule.apiGroups ?? [], rule.resources ?? [], rule.resourceNames ?? [], rule.nonResourceURLs ?? []]);
+  return JSON.stringify([
+    rule.verbs ?? [],
+    rule.apiGroups ?? [],
+    rule.resources ?? [],
+    rule.resourceNames ?? [],
+    rule.nonResourceURLs ?? [],
+  ]);
 }
 
 export interface AggregationResult {

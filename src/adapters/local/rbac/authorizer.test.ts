@@ -5,8 +5,8 @@ import { describe, expect, it } from 'vitest';
 import type { RoleBinding } from '../../../api/rbac.ts';
 import type { AuthorizationAttributes } from '../../../ports/authorizer.ts';
 import { createRbacAuthorizer } from './index.ts';
-import { authorizerCases, type RbacTableState } from './testdata/upstream-cases.ts';
 import {
+  resourceAttributes as attrs,
   bindToClusterRole,
   bindToRole,
   newClusterRole,
@@ -15,12 +15,17 @@ import {
   newRoleBinding,
   newRule,
   nonResourceAttributes,
-  resourceAttributes as attrs,
 } from './testdata/builders.ts';
+import { authorizerCases, type RbacTableState } from './testdata/upstream-cases.ts';
 
 type State = RbacTableState;
 const authorizerFor = (state: State) =>
-  createRbacAuthorizer({ roles: state.roles ?? [], roleBindings: state.roleBindings ?? [], clusterRoles: state.clusterRoles ?? [], clusterRoleBindings: state.clusterRoleBindings ?? [] });
+  createRbacAuthorizer({
+    roles: state.roles ?? [],
+    roleBindings: state.roleBindings ?? [],
+    clusterRoles: state.clusterRoles ?? [],
+    clusterRoleBindings: state.clusterRoleBindings ?? [],
+  });
 
 const label = (a: AuthorizationAttributes) =>
   JSON.stringify({ user: a.user.username ?? '', groups: a.user.groups ?? [], ...(a.resourceAttributes ?? a.nonResourceAttributes) });
@@ -82,14 +87,20 @@ describe('reasons', () => {
   });
 
   it('denied with nothing to report: no opinion, empty reason, no error', async () => {
-    expect(await authorizerFor({}).authorize(attrs('alice', '', 'get', 'pods', '', 'default', ''))).toEqual({ decision: 'no-opinion', reason: '' });
+    expect(await authorizerFor({}).authorize(attrs('alice', '', 'get', 'pods', '', 'default', ''))).toEqual({
+      decision: 'no-opinion',
+      reason: '',
+    });
   });
 });
 
 describe('evaluation errors', () => {
   const missing = {
     clusterRoles: [newClusterRole('view', newRule('get', '', 'pods', ''))],
-    clusterRoleBindings: [named(newClusterRoleBinding('gone', 'User:alice'), 'broken'), named(newClusterRoleBinding('view', 'User:alice'), 'works')],
+    clusterRoleBindings: [
+      named(newClusterRoleBinding('gone', 'User:alice'), 'broken'),
+      named(newClusterRoleBinding('view', 'User:alice'), 'works'),
+    ],
     roleBindings: [named(newRoleBinding('ns1', 'missing-role', bindToRole, 'User:alice'), 'rb')],
   };
 
@@ -103,7 +114,8 @@ describe('evaluation errors', () => {
   it('when nothing allows, the resolution errors are the reason, aggregated in visit order', async () => {
     expect(await authorizerFor(missing).authorize(attrs('alice', '', 'delete', 'pods', '', 'ns1', ''))).toEqual({
       decision: 'no-opinion',
-      reason: 'rbac: RBAC: [clusterrole.rbac.authorization.k8s.io "gone" not found, role.rbac.authorization.k8s.io "missing-role" not found]',
+      reason:
+        'rbac: RBAC: [clusterrole.rbac.authorization.k8s.io "gone" not found, role.rbac.authorization.k8s.io "missing-role" not found]',
     });
     expect((await authorizerFor(missing).authorize(attrs('alice', '', 'delete', 'pods', '', '', ''))).reason).toBe(
       'rbac: RBAC: clusterrole.rbac.authorization.k8s.io "gone" not found',
@@ -125,7 +137,7 @@ describe('evaluation errors', () => {
     );
   });
 
-  it('a no-opinion reason starts with the name the authorizer chain gives RBAC, as a SubjectAccessReview\'s does; an allow\'s does not', async () => {
+  it("a no-opinion reason starts with the name the authorizer chain gives RBAC, as a SubjectAccessReview's does; an allow's does not", async () => {
     const authorizer = authorizerFor(missing);
     expect((await authorizer.authorize(attrs('alice', '', 'delete', 'pods', '', '', ''))).reason).toMatch(/^rbac: RBAC: /);
     expect((await authorizer.authorize(attrs('alice', '', 'get', 'pods', '', '', ''))).reason).toMatch(/^RBAC: allowed by /);
@@ -139,12 +151,21 @@ describe('evaluation errors', () => {
 
 describe('system:masters', () => {
   it('is allowed everything with an empty reason, before RBAC (even with no RBAC objects)', async () => {
-    expect(await authorizerFor({}).authorize(attrs('root', 'system:masters', 'delete', 'nodes', '', '', ''))).toEqual({ decision: 'allow', reason: '' });
-    expect(await authorizerFor({}).authorize(nonResourceAttributes({ groups: ['system:masters'] }, 'post', '/anything'))).toEqual({ decision: 'allow', reason: '' });
+    expect(await authorizerFor({}).authorize(attrs('root', 'system:masters', 'delete', 'nodes', '', '', ''))).toEqual({
+      decision: 'allow',
+      reason: '',
+    });
+    expect(await authorizerFor({}).authorize(nonResourceAttributes({ groups: ['system:masters'] }, 'post', '/anything'))).toEqual({
+      decision: 'allow',
+      reason: '',
+    });
   });
 
   it('can be turned off', async () => {
-    const authorizer = createRbacAuthorizer({ roles: [], roleBindings: [], clusterRoles: [], clusterRoleBindings: [] }, { privilegedGroups: [] });
+    const authorizer = createRbacAuthorizer(
+      { roles: [], roleBindings: [], clusterRoles: [], clusterRoleBindings: [] },
+      { privilegedGroups: [] },
+    );
     expect((await authorizer.authorize(attrs('root', 'system:masters', 'get', 'pods', '', '', ''))).decision).toBe('no-opinion');
   });
 
@@ -155,7 +176,10 @@ describe('system:masters', () => {
 
 describe('scoping and subjects', () => {
   const state: State = {
-    clusterRoles: [newClusterRole('cluster-admin', newRule('*', '*', '*', '*')), newClusterRole('view-secrets', newRule('get', '', 'secrets', ''))],
+    clusterRoles: [
+      newClusterRole('cluster-admin', newRule('*', '*', '*', '*')),
+      newClusterRole('view-secrets', newRule('get', '', 'secrets', '')),
+    ],
     roles: [newRole('pod-reader', 'ns-a', newRule('get', '', 'pods', ''))],
     clusterRoleBindings: [named(newClusterRoleBinding('cluster-admin', 'Group:admins'), 'admins')],
     roleBindings: [
@@ -183,15 +207,21 @@ describe('scoping and subjects', () => {
     const rb = named(newRoleBinding('ns-a', 'cluster-admin', bindToClusterRole, 'User:alice'), 'rb');
     const authorizer = authorizerFor({ ...state, roleBindings: [rb] });
     expect((await authorizer.authorize(nonResourceAttributes({ username: 'alice' }, 'get', '/healthz'))).decision).toBe('no-opinion');
-    expect((await authorizer.authorize(nonResourceAttributes({ username: 'x', groups: ['admins'] }, 'get', '/healthz'))).decision).toBe('allow');
+    expect((await authorizer.authorize(nonResourceAttributes({ username: 'x', groups: ['admins'] }, 'get', '/healthz'))).decision).toBe(
+      'allow',
+    );
   });
 
   it('no deny: a narrower rule never takes back what a broader one granted, in either order', async () => {
     const broad = newClusterRole('broad', newRule('*', '*', '*', ''));
     const narrow = newClusterRole('narrow', newRule('get', '', 'secrets', ''));
     const bindings = [named(newClusterRoleBinding('broad', 'User:u'), 'broad'), named(newClusterRoleBinding('narrow', 'User:u'), 'narrow')];
-    const forward = await authorizerFor({ clusterRoles: [broad, narrow], clusterRoleBindings: bindings }).authorize(attrs('u', '', 'delete', 'secrets', '', 'x', ''));
-    const reverse = await authorizerFor({ clusterRoles: [narrow, broad], clusterRoleBindings: [...bindings].reverse() }).authorize(attrs('u', '', 'delete', 'secrets', '', 'x', ''));
+    const forward = await authorizerFor({ clusterRoles: [broad, narrow], clusterRoleBindings: bindings }).authorize(
+      attrs('u', '', 'delete', 'secrets', '', 'x', ''),
+    );
+    const reverse = await authorizerFor({ clusterRoles: [narrow, broad], clusterRoleBindings: [...bindings].reverse() }).authorize(
+      attrs('u', '', 'delete', 'secrets', '', 'x', ''),
+    );
     expect(forward.decision).toBe('allow');
     expect(reverse.decision).toBe('allow');
   });
@@ -199,31 +229,63 @@ describe('scoping and subjects', () => {
   it('the first allowing binding in load order is named', async () => {
     const role = newClusterRole('r', newRule('get', '', 'pods', ''));
     const bindings = [named(newClusterRoleBinding('r', 'Group:g2'), 'first'), named(newClusterRoleBinding('r', 'User:u'), 'second')];
-    expect((await authorizerFor({ clusterRoles: [role], clusterRoleBindings: bindings }).authorize(attrs('u', 'g2', 'get', 'pods', '', '', ''))).reason).toContain('"first"');
+    expect(
+      (await authorizerFor({ clusterRoles: [role], clusterRoleBindings: bindings }).authorize(attrs('u', 'g2', 'get', 'pods', '', '', '')))
+        .reason,
+    ).toContain('"first"');
   });
 
   it('service accounts: ServiceAccount subjects match the SA username; the SA groups are NOT derived by RBAC', async () => {
     const authorizer = authorizerFor({
       clusterRoles: [newClusterRole('r', newRule('get', '', 'pods', ''))],
       roleBindings: [
-        { metadata: { name: 'all-sa', namespace: 'ns' }, roleRef: { apiGroup: rbac, kind: 'ClusterRole', name: 'r' }, subjects: [{ kind: 'Group', name: 'system:serviceaccounts:ns' }] },
-        { metadata: { name: 'explicit', namespace: 'ns' }, roleRef: { apiGroup: rbac, kind: 'ClusterRole', name: 'r' }, subjects: [{ kind: 'ServiceAccount', name: 'other', namespace: 'elsewhere' }] },
+        {
+          metadata: { name: 'all-sa', namespace: 'ns' },
+          roleRef: { apiGroup: rbac, kind: 'ClusterRole', name: 'r' },
+          subjects: [{ kind: 'Group', name: 'system:serviceaccounts:ns' }],
+        },
+        {
+          metadata: { name: 'explicit', namespace: 'ns' },
+          roleRef: { apiGroup: rbac, kind: 'ClusterRole', name: 'r' },
+          subjects: [{ kind: 'ServiceAccount', name: 'other', namespace: 'elsewhere' }],
+        },
       ],
-      clusterRoleBindings: [{ metadata: { name: 'crb' }, roleRef: { apiGroup: rbac, kind: 'ClusterRole', name: 'r' }, subjects: [{ kind: 'ServiceAccount', name: 'nons' }] }],
+      clusterRoleBindings: [
+        {
+          metadata: { name: 'crb' },
+          roleRef: { apiGroup: rbac, kind: 'ClusterRole', name: 'r' },
+          subjects: [{ kind: 'ServiceAccount', name: 'nons' }],
+        },
+      ],
     });
     const sa = 'system:serviceaccount:ns:default';
     expect((await authorizer.authorize(attrs(sa, '', 'get', 'pods', '', 'ns', ''))).decision).toBe('no-opinion');
-    expect((await authorizer.authorize({ ...attrs(sa, '', 'get', 'pods', '', 'ns', ''), user: { username: sa, groups: ['system:serviceaccounts', 'system:serviceaccounts:ns'] } })).decision).toBe('allow');
-    expect((await authorizer.authorize(attrs('system:serviceaccount:elsewhere:other', '', 'get', 'pods', '', 'ns', ''))).decision).toBe('allow');
+    expect(
+      (
+        await authorizer.authorize({
+          ...attrs(sa, '', 'get', 'pods', '', 'ns', ''),
+          user: { username: sa, groups: ['system:serviceaccounts', 'system:serviceaccounts:ns'] },
+        })
+      ).decision,
+    ).toBe('allow');
+    expect((await authorizer.authorize(attrs('system:serviceaccount:elsewhere:other', '', 'get', 'pods', '', 'ns', ''))).decision).toBe(
+      'allow',
+    );
     // A ServiceAccount subject of a ClusterRoleBinding without a namespace never applies.
     expect((await authorizer.authorize(attrs('system:serviceaccount::nons', '', 'get', 'pods', '', '', ''))).decision).toBe('no-opinion');
     // A User subject spelled as the SA username matches that SA too.
-    const byUser = authorizerFor({ clusterRoles: [newClusterRole('r', newRule('get', '', 'pods', ''))], clusterRoleBindings: [named(newClusterRoleBinding('r', `User:${sa}`), 'u')] });
+    const byUser = authorizerFor({
+      clusterRoles: [newClusterRole('r', newRule('get', '', 'pods', ''))],
+      clusterRoleBindings: [named(newClusterRoleBinding('r', `User:${sa}`), 'u')],
+    });
     expect((await byUser.authorize(attrs(sa, '', 'get', 'pods', '', 'ns', ''))).decision).toBe('allow');
   });
 
   it('a "*" user subject is not a wildcard', async () => {
-    const authorizer = authorizerFor({ clusterRoles: [newClusterRole('r', newRule('*', '*', '*', ''))], clusterRoleBindings: [newClusterRoleBinding('r', 'User:*')] });
+    const authorizer = authorizerFor({
+      clusterRoles: [newClusterRole('r', newRule('*', '*', '*', ''))],
+      clusterRoleBindings: [newClusterRoleBinding('r', 'User:*')],
+    });
     expect((await authorizer.authorize(attrs('anyone', '', 'get', 'pods', '', '', ''))).decision).toBe('no-opinion');
   });
 });
@@ -232,7 +294,9 @@ describe('subject index with many bindings', () => {
   const count = 20_000;
   const roleBindings: RoleBinding[] = [];
   for (let i = 0; i < count; i++) {
-    roleBindings.push(named(newRoleBinding(`ns-${i % 100}`, 'edit', bindToClusterRole, `User:user-${i}`, `Group:team-${i % 500}`), `rb-${i}`));
+    roleBindings.push(
+      named(newRoleBinding(`ns-${i % 100}`, 'edit', bindToClusterRole, `User:user-${i}`, `Group:team-${i % 500}`), `rb-${i}`),
+    );
   }
   const authorizer = authorizerFor({ clusterRoles: [newClusterRole('edit', newRule('*', '', 'pods', ''))], roleBindings });
 

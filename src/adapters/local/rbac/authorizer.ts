@@ -6,11 +6,12 @@
 // upstream they are reported only when nothing allowed, inside the reason, and the authorizer's own
 // error stays nil. The chain puts the authorizer's name before a no-opinion reason, so a denial
 // reads "rbac: RBAC: ..." and an allow "RBAC: allowed by ..." — what a cluster's SubjectAccessReview shows too.
-import type { PolicyRule } from '../../../api/rbac.ts';
-import type { ClusterState } from '../cluster-state.ts';
-import { Decision, type AuthorizationAttributes, type AuthorizationResult, type Authorizer } from '../../../ports/authorizer.ts';
-import type { GrantFinder } from '../../../ports/grants.ts';
+
 import { aggregateMessage } from '../../../api/aggregate.ts';
+import type { PolicyRule } from '../../../api/rbac.ts';
+import { type AuthorizationAttributes, type AuthorizationResult, type Authorizer, Decision } from '../../../ports/authorizer.ts';
+import type { GrantFinder } from '../../../ports/grants.ts';
+import type { ClusterState } from '../cluster-state.ts';
 import { resolveAggregation } from './aggregation.ts';
 import { grantFinderOver } from './closest-grant.ts';
 import { lintRbac } from './lint.ts';
@@ -47,10 +48,15 @@ export type RbacAuthorizer = Authorizer & {
   readonly grants: GrantFinder;
 };
 
-export function createRbacAuthorizer(state: Pick<ClusterState, 'roles' | 'clusterRoles' | 'roleBindings' | 'clusterRoleBindings'>, options: RbacAuthorizerOptions = {}): RbacAuthorizer {
+export function createRbacAuthorizer(
+  state: Pick<ClusterState, 'roles' | 'clusterRoles' | 'roleBindings' | 'clusterRoleBindings'>,
+  options: RbacAuthorizerOptions = {},
+): RbacAuthorizer {
   const privilegedGroups = new Set(options.privilegedGroups ?? [SystemPrivilegedGroup]);
   const { clusterRoles, handWrittenRules } =
-    options.aggregation === 'as-stored' ? { clusterRoles: state.clusterRoles, handWrittenRules: new Map<string, PolicyRule[]>() } : resolveAggregation(state.clusterRoles);
+    options.aggregation === 'as-stored'
+      ? { clusterRoles: state.clusterRoles, handWrittenRules: new Map<string, PolicyRule[]>() }
+      : resolveAggregation(state.clusterRoles);
   const objects = { roles: state.roles, clusterRoles, roleBindings: state.roleBindings, clusterRoleBindings: state.clusterRoleBindings };
   const resolver = new RuleResolver(objects);
   let warnings: string[] | undefined;

@@ -5,10 +5,10 @@
 // question there. Asked only when a denial is explained, never on the authorization path.
 import type { PolicyRule, RoleBinding } from '../../../api/rbac.ts';
 import type { AuthorizationAttributes } from '../../../ports/authorizer.ts';
-import { GrantShortfall, type ClosestGrant, type GrantFinder } from '../../../ports/grants.ts';
-import { rbacRequestFrom, type RbacRequest } from './request.ts';
+import { type ClosestGrant, type GrantFinder, GrantShortfall } from '../../../ports/grants.ts';
+import { type RbacRequest, rbacRequestFrom } from './request.ts';
 import { apiGroupMatches, resourceMatches, resourceNameMatches, ruleAllows, verbMatches } from './rule-matching.ts';
-import { describeRoleBinding, roleRefOf, type RuleResolver } from './rule-resolver.ts';
+import { describeRoleBinding, type RuleResolver, roleRefOf } from './rule-resolver.ts';
 import { keysOf, subjectKey } from './subject-index.ts';
 import { appliesTo } from './subjects.ts';
 
@@ -33,7 +33,8 @@ function nearestHere(resolver: RuleResolver, request: RbacRequest): ClosestGrant
   resolver.visitRulesFor(request.user, request.namespace, (source, rule) => {
     if (source === undefined || rule === undefined) return true;
     const lacks = shortfalls(rule, request);
-    if (lacks !== undefined && lacks.length > 0 && (best === undefined || lacks.length < best.lacks.length)) best = { source: source(), rule, lacks };
+    if (lacks !== undefined && lacks.length > 0 && (best === undefined || lacks.length < best.lacks.length))
+      best = { source: source(), rule, lacks };
     return true;
   });
   return best;
@@ -69,9 +70,15 @@ function indexBySubject(roleBindings: readonly RoleBinding[]): Map<string, Index
  * the bindings that name the requester or one of their groups are looked at, the first namespace in
  * sorted order wins. ClusterRoleBindings apply everywhere: one that allowed it would have allowed it here.
  */
-function elsewhere(resolver: RuleResolver, attributes: AuthorizationAttributes, request: RbacRequest, bySubject: ReadonlyMap<string, readonly IndexedBinding[]>): ClosestGrant | undefined {
+function elsewhere(
+  resolver: RuleResolver,
+  attributes: AuthorizationAttributes,
+  request: RbacRequest,
+  bySubject: ReadonlyMap<string, readonly IndexedBinding[]>,
+): ClosestGrant | undefined {
   const candidates = new Set<IndexedBinding>();
-  for (const key of keysOf(attributes.user)) for (const entry of bySubject.get(key) ?? []) if (entry.namespace !== request.namespace) candidates.add(entry);
+  for (const key of keysOf(attributes.user))
+    for (const entry of bySubject.get(key) ?? []) if (entry.namespace !== request.namespace) candidates.add(entry);
   const sorted = [...candidates].sort((a, b) => (a.namespace === b.namespace ? a.order - b.order : a.namespace < b.namespace ? -1 : 1));
   let namespaces = 0;
   let previous: string | undefined;

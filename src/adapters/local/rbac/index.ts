@@ -1,3 +1,3 @@
 // The embedded RBAC authorizer (local backend): createRbacAuthorizer is the entry point.
-export { createRbacAuthorizer, SystemPrivilegedGroup, type RbacAuthorizer, type RbacAuthorizerOptions } from './authorizer.ts';
+export { createRbacAuthorizer, type RbacAuthorizer, type RbacAuthorizerOptions, SystemPrivilegedGroup } from './authorizer.ts';
 export { isOverbroadNonResourceURL } from './lint.ts';

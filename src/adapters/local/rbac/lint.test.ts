@@ -19,7 +19,11 @@ describe('lintWarnings', () => {
   const authorizer = createRbacAuthorizer({
     clusterRoles: [
       { metadata: { name: 'probes' }, rules: [{ verbs: ['get'], nonResourceURLs: ['/healthz', '/healthz*', '/readyz/*'] }] },
-      { metadata: { name: 'agg' }, aggregationRule: { clusterRoleSelectors: [{ matchLabels: { x: 'y' } }] }, rules: [{ verbs: ['list'], apiGroups: [''], resources: ['nodes'] }] },
+      {
+        metadata: { name: 'agg' },
+        aggregationRule: { clusterRoleSelectors: [{ matchLabels: { x: 'y' } }] },
+        rules: [{ verbs: ['list'], apiGroups: [''], resources: ['nodes'] }],
+      },
       { metadata: { name: 'src', labels: { x: 'y' } }, rules: [{ verbs: ['get'], apiGroups: [''], resources: ['pods'] }] },
     ],
     roles: [
@@ -27,11 +31,19 @@ describe('lintWarnings', () => {
       { metadata: { name: 'floating' }, rules: [] },
     ],
     clusterRoleBindings: [
-      { metadata: { name: 'dangling' }, roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'gone' }, subjects: [] },
+      {
+        metadata: { name: 'dangling' },
+        roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'gone' },
+        subjects: [],
+      },
       { metadata: { name: 'fine' }, roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'probes' }, subjects: [] },
     ],
     roleBindings: [
-      { metadata: { name: 'rb', namespace: 'ns' }, roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'absent' }, subjects: [] },
+      {
+        metadata: { name: 'rb', namespace: 'ns' },
+        roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'absent' },
+        subjects: [],
+      },
       { metadata: { name: 'nowhere' }, roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'r' }, subjects: [] },
     ],
   });

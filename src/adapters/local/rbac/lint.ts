@@ -1,8 +1,9 @@
 // Warnings about RBAC manifests that are legal but almost certainly not what their author meant,
 // found once at load: they never change a decision, they explain surprising ones.
-import type { ClusterRole, PolicyRule, Role } from '../../../api/rbac.ts';
+
 import { goQuote } from '../../../api/go-format.ts';
-import { roleRefOf, type RbacObjects, type RuleResolver } from './rule-resolver.ts';
+import type { ClusterRole, PolicyRule, Role } from '../../../api/rbac.ts';
+import { type RbacObjects, type RuleResolver, roleRefOf } from './rule-resolver.ts';
 
 const label = (kind: string, object: { metadata?: { name?: string; namespace?: string } }) => {
   const namespace = object.metadata?.namespace;
@@ -24,7 +25,9 @@ function ruleWarnings(kind: string, role: Role | ClusterRole, namespaced: boolea
   (role.rules ?? []).forEach((rule: PolicyRule, index) => {
     for (const url of rule.nonResourceURLs ?? []) {
       if (namespaced) {
-        warnings.push(`${label(kind, role)} rule ${index}: nonResourceURL ${goQuote(url)} has no effect: non-resource URLs are only granted through ClusterRoleBindings`);
+        warnings.push(
+          `${label(kind, role)} rule ${index}: nonResourceURL ${goQuote(url)} has no effect: non-resource URLs are only granted through ClusterRoleBindings`,
+        );
       } else if (isOverbroadNonResourceURL(url)) {
         const prefix = url.replace(/\*+$/, '');
         warnings.push(

@@ -23,8 +23,16 @@ const malformed = (rule: Record<string, unknown>) => rule as unknown as PolicyRu
 describe('malformed rules match nothing', () => {
   it.each<[string, Record<string, unknown>, Partial<RbacRequest>]>([
     ['resources as a string containing "*"', { verbs: ['update'], apiGroups: [''], resources: '*/finalizers' }, {}],
-    ['resourceNames as a string', { verbs: ['delete'], apiGroups: [''], resources: ['configmaps'], resourceNames: 'app-config-prod' }, { verb: 'delete', resource: 'configmaps', name: 'config' }],
-    ['resourceNames as a string, collection request', { verbs: ['list'], apiGroups: [''], resources: ['configmaps'], resourceNames: 'x' }, { verb: 'list', resource: 'configmaps' }],
+    [
+      'resourceNames as a string',
+      { verbs: ['delete'], apiGroups: [''], resources: ['configmaps'], resourceNames: 'app-config-prod' },
+      { verb: 'delete', resource: 'configmaps', name: 'config' },
+    ],
+    [
+      'resourceNames as a string, collection request',
+      { verbs: ['list'], apiGroups: [''], resources: ['configmaps'], resourceNames: 'x' },
+      { verb: 'list', resource: 'configmaps' },
+    ],
     ['verbs as a string', { verbs: '*', apiGroups: [''], resources: ['secrets'] }, {}],
     ['apiGroups as a string', { verbs: ['update'], apiGroups: '*', resources: ['secrets'] }, {}],
     ['nonResourceURLs as a string', { verbs: ['get'], nonResourceURLs: '*' }, { resourceRequest: false, verb: 'get', path: '/metrics' }],
@@ -34,6 +42,13 @@ describe('malformed rules match nothing', () => {
 
   it('the same rules written as lists do allow (the cases above are not vacuous)', () => {
     expect(ruleAllows(request({}), { verbs: ['update'], apiGroups: [''], resources: ['*'] })).toBe(true);
-    expect(ruleAllows(request({ verb: 'delete', resource: 'configmaps', name: 'config' }), { verbs: ['delete'], apiGroups: [''], resources: ['configmaps'], resourceNames: ['config'] })).toBe(true);
+    expect(
+      ruleAllows(request({ verb: 'delete', resource: 'configmaps', name: 'config' }), {
+        verbs: ['delete'],
+        apiGroups: [''],
+        resources: ['configmaps'],
+        resourceNames: ['config'],
+      }),
+    ).toBe(true);
   });
 });

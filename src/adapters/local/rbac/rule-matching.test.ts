@@ -4,21 +4,43 @@
 // helpers (VerbMatches ... NonResourceURLMatches) directly.
 import { describe, expect, it } from 'vitest';
 import type { PolicyRule } from '../../../api/rbac.ts';
-import { nonResourceURLMatches, resourceMatches, resourceNameMatches, ruleAllows } from './rule-matching.ts';
 import type { RbacRequest } from './request.ts';
+import { nonResourceURLMatches, resourceMatches, resourceNameMatches, ruleAllows } from './rule-matching.ts';
 import { ruleMatchesCases } from './testdata/upstream-cases.ts';
 
-const base: RbacRequest = { user: {}, resourceRequest: true, verb: '', namespace: '', apiGroup: '', resource: '', subresource: '', name: '', path: '' };
-const res = (verb: string, group: string, resource: string, subresource = '', name = ''): RbacRequest => ({ ...base, verb, apiGroup: group, resource, subresource, name });
+const base: RbacRequest = {
+  user: {},
+  resourceRequest: true,
+  verb: '',
+  namespace: '',
+  apiGroup: '',
+  resource: '',
+  subresource: '',
+  name: '',
+  path: '',
+};
+const res = (verb: string, group: string, resource: string, subresource = '', name = ''): RbacRequest => ({
+  ...base,
+  verb,
+  apiGroup: group,
+  resource,
+  subresource,
+  name,
+});
 const url = (verb: string, path: string): RbacRequest => ({ ...base, resourceRequest: false, verb, path });
 
 describe.each(ruleMatchesCases)('TestRuleMatches: $name', ({ rule: policyRule, rows }) => {
-  it.each(rows.map(([request, expected]) => ({ request, expected, label: request.resourceRequest ? `${request.verb} ${request.apiGroup}/${request.resource}/${request.subresource}` : `${request.verb} ${request.path}` })))(
-    '$label -> $expected',
-    ({ request, expected }) => {
-      expect(ruleAllows(request, policyRule)).toBe(expected);
-    },
-  );
+  it.each(
+    rows.map(([request, expected]) => ({
+      request,
+      expected,
+      label: request.resourceRequest
+        ? `${request.verb} ${request.apiGroup}/${request.resource}/${request.subresource}`
+        : `${request.verb} ${request.path}`,
+    })),
+  )('$label -> $expected', ({ request, expected }) => {
+    expect(ruleAllows(request, policyRule)).toBe(expected);
+  });
 });
 
 describe('evaluation helpers (seed 001 rows)', () => {

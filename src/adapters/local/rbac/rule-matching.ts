@@ -30,7 +30,11 @@ export function resourceMatches(rule: PolicyRule, combined: string, requestedSub
   for (const ruleResource of list(rule.resources)) {
     if (ruleResource === ResourceAll || ruleResource === combined) return true;
     if (requestedSubresource === '') continue;
-    if (ruleResource.length === requestedSubresource.length + 2 && ruleResource.startsWith('*/') && ruleResource.endsWith(requestedSubresource)) {
+    if (
+      ruleResource.length === requestedSubresource.length + 2 &&
+      ruleResource.startsWith('*/') &&
+      ruleResource.endsWith(requestedSubresource)
+    ) {
       return true;
     }
   }

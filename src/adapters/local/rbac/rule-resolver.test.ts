@@ -26,6 +26,9 @@ describe('TestDefaultRuleResolver', () => {
         { metadata: { name: 'b' }, subjects: [{ kind: 'User', name: 'u' }], roleRef: { apiGroup: '', kind: 'ClusterRole', name: 'ok' } },
       ],
     });
-    expect(resolver.rulesFor({ username: 'u' }, '')).toEqual({ rules: [ruleAdmin], error: 'clusterrole.rbac.authorization.k8s.io "nope" not found' });
+    expect(resolver.rulesFor({ username: 'u' }, '')).toEqual({
+      rules: [ruleAdmin],
+      error: 'clusterrole.rbac.authorization.k8s.io "nope" not found',
+    });
   });
 });

@@ -2,12 +2,13 @@
 // pkg/registry/rbac/validation/rule.go): ClusterRoleBindings always; RoleBindings only for a
 // request in their own namespace, whether they reference a Role or a ClusterRole. A binding whose
 // role cannot be found yields an error and the walk goes on: rules only ever add permissions.
-import type { UserInfo } from '../../../api/types.ts';
-import type { ClusterRole, ClusterRoleBinding, PolicyRule, Role, RoleBinding, RoleRef } from '../../../api/rbac.ts';
-import { goQuote } from '../../../api/go-format.ts';
+
 import { aggregateMessage } from '../../../api/aggregate.ts';
-import { appliesTo, describeSubject } from './subjects.ts';
+import { goQuote } from '../../../api/go-format.ts';
+import type { ClusterRole, ClusterRoleBinding, PolicyRule, Role, RoleBinding, RoleRef } from '../../../api/rbac.ts';
+import type { UserInfo } from '../../../api/types.ts';
 import { SubjectIndex } from './subject-index.ts';
+import { appliesTo, describeSubject } from './subjects.ts';
 
 /**
  * Called per rule (with a lazy description of the binding that granted it) or per error.

@@ -6,16 +6,33 @@ import { SubjectIndex, subjectKey } from './subject-index.ts';
 describe('SubjectIndex', () => {
   it('returns only bindings naming the user or its groups, ascending, once each', () => {
     const index = new SubjectIndex();
-    for (let i = 0; i < 10_000; i++) index.add([{ kind: 'User', name: `user-${i}` }, { kind: 'Group', name: `team-${i % 1000}` }], 'ns', i);
+    for (let i = 0; i < 10_000; i++)
+      index.add(
+        [
+          { kind: 'User', name: `user-${i}` },
+          { kind: 'Group', name: `team-${i % 1000}` },
+        ],
+        'ns',
+        i,
+      );
     expect(index.candidates({ username: 'user-4242', groups: [] })).toEqual([4242]);
     expect(index.candidates({ username: 'nobody', groups: ['team-7'] })).toEqual([7, 1007, 2007, 3007, 4007, 5007, 6007, 7007, 8007, 9007]);
-    expect(index.candidates({ username: 'user-1007', groups: ['team-7', 'team-7'] })).toEqual([7, 1007, 2007, 3007, 4007, 5007, 6007, 7007, 8007, 9007]);
+    expect(index.candidates({ username: 'user-1007', groups: ['team-7', 'team-7'] })).toEqual([
+      7, 1007, 2007, 3007, 4007, 5007, 6007, 7007, 8007, 9007,
+    ]);
     expect(index.candidates({ username: 'nobody', groups: ['nothing'] })).toEqual([]);
   });
 
   it('a binding naming the same user twice is listed once', () => {
     const index = new SubjectIndex();
-    index.add([{ kind: 'User', name: 'a' }, { kind: 'User', name: 'a' }], '', 0);
+    index.add(
+      [
+        { kind: 'User', name: 'a' },
+        { kind: 'User', name: 'a' },
+      ],
+      '',
+      0,
+    );
     expect(index.candidates({ username: 'a' })).toEqual([0]);
   });
 

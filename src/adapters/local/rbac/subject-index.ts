@@ -2,9 +2,10 @@
 // apply to the requester instead of scanning every binding (clusters carry 10k+ RoleBindings).
 // Every subject kind reduces to a username or a group: a ServiceAccount subject is the username
 // system:serviceaccount:<ns>:<name>, exactly what appliesToUser compares.
-import type { UserInfo } from '../../../api/types.ts';
+
 import type { Subject } from '../../../api/rbac.ts';
-import { GroupKind, ServiceAccountKind, UserKind, serviceAccountSubjectNamespace, serviceAccountUsername } from './subjects.ts';
+import type { UserInfo } from '../../../api/types.ts';
+import { GroupKind, ServiceAccountKind, serviceAccountSubjectNamespace, serviceAccountUsername, UserKind } from './subjects.ts';
 
 const userKey = (name: string) => `u:${name}`;
 const groupKey = (name: string) => `g:${name}`;

@@ -2,9 +2,10 @@
 // pkg/registry/rbac/validation/rule.go). Note what RBAC does NOT do: it never derives groups.
 // "system:serviceaccounts" and "system:serviceaccounts:<ns>" match only when the user's groups
 // already carry them — the service-account authenticator (or impersonation) adds them, not RBAC.
-import type { UserInfo } from '../../../api/types.ts';
-import type { Subject } from '../../../api/rbac.ts';
+
 import { goQuote } from '../../../api/go-format.ts';
+import type { Subject } from '../../../api/rbac.ts';
+import type { UserInfo } from '../../../api/types.ts';
 
 export const UserKind = 'User';
 export const GroupKind = 'Group';

@@ -22,7 +22,10 @@ export const interPodAffinityCases: AntiAffinityCase[] = [
   {
     name: 'valid topologyKey in requiredDuringSchedulingIgnoredDuringExecution, plus any topologyKey in preferredDuringSchedulingIgnoredDuringExecution, then admission success',
     affinity: {
-      podAntiAffinity: { preferredDuringSchedulingIgnoredDuringExecution: preferredAz, requiredDuringSchedulingIgnoredDuringExecution: [term('kubernetes.io/hostname')] },
+      podAntiAffinity: {
+        preferredDuringSchedulingIgnoredDuringExecution: preferredAz,
+        requiredDuringSchedulingIgnoredDuringExecution: [term('kubernetes.io/hostname')],
+      },
     },
     errorExpected: false,
   },
@@ -39,7 +42,9 @@ export const interPodAffinityCases: AntiAffinityCase[] = [
   {
     name: 'list of requiredDuringSchedulingIgnoredDuringExecution middle element topologyKey is not valid',
     affinity: {
-      podAntiAffinity: { requiredDuringSchedulingIgnoredDuringExecution: [term('kubernetes.io/hostname'), term(' zone '), term('kubernetes.io/hostname')] },
+      podAntiAffinity: {
+        requiredDuringSchedulingIgnoredDuringExecution: [term('kubernetes.io/hostname'), term(' zone '), term('kubernetes.io/hostname')],
+      },
     },
     errorExpected: true,
   },

@@ -19,7 +19,11 @@ export interface ExtendedResourceTolerationCase {
 
 export const admitCases: ExtendedResourceTolerationCase[] = [
   { description: 'empty pod without any extended resources, expect no change in tolerations', spec: {}, expected: undefined },
-  { description: 'pod with container without any extended resources, expect no change in tolerations', spec: { containers: [containerRequestingCPU] }, expected: undefined },
+  {
+    description: 'pod with container without any extended resources, expect no change in tolerations',
+    spec: { containers: [containerRequestingCPU] },
+    expected: undefined,
+  },
   {
     description: 'pod with init container without any extended resources, expect no change in tolerations',
     spec: { initContainers: [containerRequestingMemory] },
@@ -36,7 +40,8 @@ export const admitCases: ExtendedResourceTolerationCase[] = [
     expected: [tolerationFor(extendedResource2)],
   },
   {
-    description: 'pod with existing tolerations and container with extended resource, expect existing tolerations to be preserved and new toleration to be added',
+    description:
+      'pod with existing tolerations and container with extended resource, expect existing tolerations to be preserved and new toleration to be added',
     spec: {
       containers: [containerRequestingCPU, containerRequestingExtendedResource1],
       tolerations: [{ key: 'foo', operator: 'Equal', value: 'bar', effect: 'NoSchedule' }],
@@ -70,7 +75,8 @@ export const admitCases: ExtendedResourceTolerationCase[] = [
     expected: [{ key: extendedResource1, operator: 'Equal', value: 'foo', effect: 'NoExecute' }, tolerationFor(extendedResource1)],
   },
   {
-    description: 'pod with wildcard toleration and container requesting extended resource, expect existing tolerations to be preserved and new toleration to be added',
+    description:
+      'pod with wildcard toleration and container requesting extended resource, expect existing tolerations to be preserved and new toleration to be added',
     spec: {
       containers: [containerRequestingCPU, containerRequestingMemory, containerRequestingExtendedResource1],
       tolerations: [{ operator: 'Exists' }],

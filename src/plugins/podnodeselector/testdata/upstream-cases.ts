@@ -19,7 +19,15 @@ export interface PodNodeSelectorCase {
 }
 
 export const podAdmissionCases: PodNodeSelectorCase[] = [
-  { testName: 'No node selectors', defaultNodeSelector: '', namespaceNodeSelector: undefined, whitelist: '', podNodeSelector: {}, mergedNodeSelector: {}, admit: true },
+  {
+    testName: 'No node selectors',
+    defaultNodeSelector: '',
+    namespaceNodeSelector: undefined,
+    whitelist: '',
+    podNodeSelector: {},
+    mergedNodeSelector: {},
+    admit: true,
+  },
   {
     testName: 'Default node selector and no conflicts',
     defaultNodeSelector: 'infra = false',

@@ -6,7 +6,13 @@ import type { RuntimeClass } from '../../../ports/lookups.ts';
 export const guaranteedResources = { limits: { cpu: '1', memory: '10' }, requests: { cpu: '1', memory: '10' } };
 
 /** Upstream newOverheadValidPod. */
-export function newOverheadValidPod(name: string, numContainers: number, resources: object, withOverhead: boolean, withEmptyOverhead: boolean): Pod {
+export function newOverheadValidPod(
+  name: string,
+  numContainers: number,
+  resources: object,
+  withOverhead: boolean,
+  withEmptyOverhead: boolean,
+): Pod {
   const containers: Container[] = Array.from({ length: numContainers }, (_, i) => ({
     name: `foo-${i}`,
     image: `foo:V${i}`,
@@ -19,7 +25,11 @@ export function newOverheadValidPod(name: string, numContainers: number, resourc
 }
 
 /** Upstream newSchedulingValidPod; undefined stands for Go's nil. */
-export function newSchedulingValidPod(name: string, nodeSelector: Record<string, string> | undefined, tolerations: Toleration[] | undefined): Pod {
+export function newSchedulingValidPod(
+  name: string,
+  nodeSelector: Record<string, string> | undefined,
+  tolerations: Toleration[] | undefined,
+): Pod {
   const spec: Pod['spec'] = {};
   if (nodeSelector !== undefined) spec.nodeSelector = nodeSelector;
   if (tolerations !== undefined) spec.tolerations = tolerations;

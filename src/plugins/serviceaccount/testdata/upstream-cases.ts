@@ -23,7 +23,11 @@ const informerCaches = {
   /** TestAllowsReferencedSecret: the default account lists secret foo. */
   'referenced-secret': [inMyns('default', { secrets: [{ name: 'foo' }] })],
   /** The automount decision: opted out, opted in, unset. */
-  automount: [inMyns('no-automount', { automountServiceAccountToken: false }), inMyns('automount', { automountServiceAccountToken: true }), inMyns('unset')],
+  automount: [
+    inMyns('no-automount', { automountServiceAccountToken: false }),
+    inMyns('automount', { automountServiceAccountToken: true }),
+    inMyns('unset'),
+  ],
 } satisfies Record<string, ServiceAccount[]>;
 
 export type InformerCache = keyof typeof informerCaches;

@@ -5,7 +5,12 @@ import type { AuthorizationAttributes } from '../../../../ports/authorizer.ts';
 
 /** Like upstream, each list is strings.Split(s, ","): "" becomes [""]. */
 export function newRule(verbs: string, apiGroups: string, resources: string, nonResourceURLs: string): PolicyRule {
-  return { verbs: verbs.split(','), apiGroups: apiGroups.split(','), resources: resources.split(','), nonResourceURLs: nonResourceURLs.split(',') };
+  return {
+    verbs: verbs.split(','),
+    apiGroups: apiGroups.split(','),
+    resources: resources.split(','),
+    nonResourceURLs: nonResourceURLs.split(','),
+  };
 }
 
 export function newRole(name: string, namespace: string, ...rules: PolicyRule[]): Role {
@@ -58,7 +63,10 @@ export function resourceAttributes(
   namespace: string,
   apiGroup: string,
 ): AuthorizationAttributes {
-  return { user: { username: user, groups: groups.split(',') }, resourceAttributes: { verb, resource, subresource, namespace, group: apiGroup } };
+  return {
+    user: { username: user, groups: groups.split(',') },
+    resourceAttributes: { verb, resource, subresource, namespace, group: apiGroup },
+  };
 }
 
 export function nonResourceAttributes(user: { username?: string; groups?: string[] }, verb: string, path: string): AuthorizationAttributes {

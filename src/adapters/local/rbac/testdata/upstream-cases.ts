@@ -8,13 +8,13 @@ import type { UserInfo } from '../../../../api/types.ts';
 import type { AuthorizationAttributes } from '../../../../ports/authorizer.ts';
 import type { RbacRequest } from '../request.ts';
 import {
+  resourceAttributes as attrs,
   bindToClusterRole,
   newClusterRole,
   newClusterRoleBinding,
   newRoleBinding,
   newRule,
   nonResourceAttributes,
-  resourceAttributes as attrs,
 } from './builders.ts';
 
 export interface RbacTableState {
@@ -25,7 +25,9 @@ export interface RbacTableState {
 }
 
 /** TestAuthorizer: every case, every shouldPass/shouldFail row. */
-export const authorizerCases: Array<RbacTableState & { name: string; shouldPass: AuthorizationAttributes[]; shouldFail: AuthorizationAttributes[] }> = [
+export const authorizerCases: Array<
+  RbacTableState & { name: string; shouldPass: AuthorizationAttributes[]; shouldFail: AuthorizationAttributes[] }
+> = [
   {
     name: 'case 0: ClusterRole bound by a RoleBinding in ns1',
     clusterRoles: [newClusterRole('admin', newRule('*', '*', '*', '*'))],
@@ -104,8 +106,25 @@ export const authorizerCases: Array<RbacTableState & { name: string; shouldPass:
 ];
 
 /** TestRuleMatches: every rule and every row (true: the rule allows the request). */
-const base: RbacRequest = { user: {}, resourceRequest: true, verb: '', namespace: '', apiGroup: '', resource: '', subresource: '', name: '', path: '' };
-const res = (verb: string, group: string, resource: string, subresource = '', name = ''): RbacRequest => ({ ...base, verb, apiGroup: group, resource, subresource, name });
+const base: RbacRequest = {
+  user: {},
+  resourceRequest: true,
+  verb: '',
+  namespace: '',
+  apiGroup: '',
+  resource: '',
+  subresource: '',
+  name: '',
+  path: '',
+};
+const res = (verb: string, group: string, resource: string, subresource = '', name = ''): RbacRequest => ({
+  ...base,
+  verb,
+  apiGroup: group,
+  resource,
+  subresource,
+  name,
+});
 const url = (verb: string, path: string): RbacRequest => ({ ...base, resourceRequest: false, verb, path });
 
 export interface RuleMatchesCase {
@@ -253,13 +272,19 @@ export const staticRoles1: Required<RbacTableState> = {
   roleBindings: [
     {
       metadata: { namespace: 'namespace1' },
-      subjects: [{ kind: 'User', name: 'foobar' }, { kind: 'Group', name: 'group1' }],
+      subjects: [
+        { kind: 'User', name: 'foobar' },
+        { kind: 'Group', name: 'group1' },
+      ],
       roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'readthings' },
     },
   ],
   clusterRoleBindings: [
     {
-      subjects: [{ kind: 'User', name: 'admin' }, { kind: 'Group', name: 'admin' }],
+      subjects: [
+        { kind: 'User', name: 'admin' },
+        { kind: 'Group', name: 'admin' },
+      ],
       roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'cluster-admin' },
     },
   ],
@@ -274,31 +299,56 @@ export const defaultRuleResolverRows: Array<{ user: UserInfo; namespace: string;
 ];
 
 /** TestAppliesTo: every row, with the index of the first applying subject. */
-export const appliesToRows: Array<{ testCase: string; subjects: Subject[]; user: UserInfo; namespace?: string; appliesTo: boolean; index?: number }> = [
-  { testCase: 'single subject that matches username', subjects: [{ kind: 'User', name: 'foobar' }], user: { username: 'foobar' }, appliesTo: true, index: 0 },
+export const appliesToRows: Array<{
+  testCase: string;
+  subjects: Subject[];
+  user: UserInfo;
+  namespace?: string;
+  appliesTo: boolean;
+  index?: number;
+}> = [
+  {
+    testCase: 'single subject that matches username',
+    subjects: [{ kind: 'User', name: 'foobar' }],
+    user: { username: 'foobar' },
+    appliesTo: true,
+    index: 0,
+  },
   {
     testCase: 'multiple subjects, one that matches username',
-    subjects: [{ kind: 'User', name: 'barfoo' }, { kind: 'User', name: 'foobar' }],
+    subjects: [
+      { kind: 'User', name: 'barfoo' },
+      { kind: 'User', name: 'foobar' },
+    ],
     user: { username: 'foobar' },
     appliesTo: true,
     index: 1,
   },
   {
     testCase: 'multiple subjects, none that match username',
-    subjects: [{ kind: 'User', name: 'barfoo' }, { kind: 'User', name: 'foobar' }],
+    subjects: [
+      { kind: 'User', name: 'barfoo' },
+      { kind: 'User', name: 'foobar' },
+    ],
     user: { username: 'zimzam' },
     appliesTo: false,
   },
   {
     testCase: 'multiple subjects, one that match group',
-    subjects: [{ kind: 'User', name: 'barfoo' }, { kind: 'Group', name: 'foobar' }],
+    subjects: [
+      { kind: 'User', name: 'barfoo' },
+      { kind: 'Group', name: 'foobar' },
+    ],
     user: { username: 'zimzam', groups: ['foobar'] },
     appliesTo: true,
     index: 1,
   },
   {
     testCase: 'multiple subjects, one that match group, should ignore namespace',
-    subjects: [{ kind: 'User', name: 'barfoo' }, { kind: 'Group', name: 'foobar' }],
+    subjects: [
+      { kind: 'User', name: 'barfoo' },
+      { kind: 'Group', name: 'foobar' },
+    ],
     user: { username: 'zimzam', groups: ['foobar'] },
     namespace: 'namespace1',
     appliesTo: true,
@@ -306,16 +356,29 @@ export const appliesToRows: Array<{ testCase: string; subjects: Subject[]; user:
   },
   {
     testCase: 'multiple subjects with a service account that matches',
-    subjects: [{ kind: 'User', name: 'barfoo' }, { kind: 'Group', name: 'foobar' }, { kind: 'ServiceAccount', namespace: 'kube-system', name: 'default' }],
+    subjects: [
+      { kind: 'User', name: 'barfoo' },
+      { kind: 'Group', name: 'foobar' },
+      { kind: 'ServiceAccount', namespace: 'kube-system', name: 'default' },
+    ],
     user: { username: 'system:serviceaccount:kube-system:default' },
     namespace: 'default',
     appliesTo: true,
     index: 2,
   },
-  { testCase: "* user subject name doesn't match all users", subjects: [{ kind: 'User', name: '*' }], user: { username: 'foobar' }, namespace: 'default', appliesTo: false },
+  {
+    testCase: "* user subject name doesn't match all users",
+    subjects: [{ kind: 'User', name: '*' }],
+    user: { username: 'foobar' },
+    namespace: 'default',
+    appliesTo: false,
+  },
   {
     testCase: 'binding to all authenticated and unauthenticated subjects matches authenticated user',
-    subjects: [{ kind: 'Group', name: 'system:authenticated' }, { kind: 'Group', name: 'system:unauthenticated' }],
+    subjects: [
+      { kind: 'Group', name: 'system:authenticated' },
+      { kind: 'Group', name: 'system:unauthenticated' },
+    ],
     user: { username: 'foobar', groups: ['system:authenticated'] },
     namespace: 'default',
     appliesTo: true,
@@ -323,7 +386,10 @@ export const appliesToRows: Array<{ testCase: string; subjects: Subject[]; user:
   },
   {
     testCase: 'binding to all authenticated and unauthenticated subjects matches anonymous user',
-    subjects: [{ kind: 'Group', name: 'system:authenticated' }, { kind: 'Group', name: 'system:unauthenticated' }],
+    subjects: [
+      { kind: 'Group', name: 'system:authenticated' },
+      { kind: 'Group', name: 'system:unauthenticated' },
+    ],
     user: { username: 'system:anonymous', groups: ['system:unauthenticated'] },
     namespace: 'default',
     appliesTo: true,
