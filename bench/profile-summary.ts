@@ -13,7 +13,9 @@ const [file, topArg] = process.argv.slice(2);
 const profile = JSON.parse(readFileSync(file!, 'utf8')) as { nodes: ProfileNode[]; samples: number[]; timeDeltas: number[] };
 const top = Number(topArg ?? 30);
 const selfMicros = new Map<number, number>();
-profile.samples.forEach((id, i) => selfMicros.set(id, (selfMicros.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0)));
+profile.samples.forEach((id, i) => {
+  selfMicros.set(id, (selfMicros.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0));
+});
 const total = [...selfMicros.values()].reduce((a, b) => a + b, 0);
 
 const byFunction = new Map<string, number>();

@@ -51,6 +51,7 @@ describe('MutationScope', () => {
   it('sees a value assigned off the paths on an object it copied (a replaced spec field, a new top-level field)', () => {
     const original = pod();
     const scope = MutationScope.of([containersAndVolumes]);
+    // biome-ignore lint/suspicious/noExplicitAny: the test reaches into JSON it built
     const working = scope.copy(original) as Record<string, any>;
     working.spec.nodeSelector = { zone: 'b' };
     working.spec.serviceAccountName = 'default';
@@ -75,6 +76,7 @@ describe('MutationScope', () => {
   });
 
   it('keeps "__proto__" an own key, as JSON.parse makes it', () => {
+    // biome-ignore lint/suspicious/noExplicitAny: the test reaches into JSON it built
     const original = JSON.parse('{"__proto__":{"x":1},"spec":{"containers":[]}}') as Record<string, any>;
     const scope = MutationScope.of([containersAndVolumes]);
     const working = scope.copy(original);
@@ -101,6 +103,7 @@ describe('MutationScope', () => {
       },
     });
     /** A container of the copy, to change as a plugin would. */
+    // biome-ignore lint/suspicious/noExplicitAny: the test reaches into JSON it built
     const at = (pod: ReturnType<typeof base>, index: number) => pod.spec.containers[index] as Record<string, any>;
     const changes: Array<[string, (pod: ReturnType<typeof base>) => void]> = [
       ['nothing', () => {}],

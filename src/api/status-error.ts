@@ -11,6 +11,7 @@ import { type GroupResource, groupResourceString, type Status } from './types.ts
  * with no frames captured (a pod denied for three containers builds four of these: a quarter of
  * AlwaysPullImages' validation time). Plugin bugs keep their stack in `cause`.
  */
+// biome-ignore lint/suspicious/noUnsafeDeclarationMerging: the merge is the point (see the interface below); the constructor sets what Error's readers use
 export class StatusError {
   readonly status: Status;
   message: string;

@@ -26,7 +26,9 @@ function optionalString(object: Json, key: string, path: string): void {
 function optionalStringArray(value: unknown, path: string): void {
   if (value === undefined || value === null) return;
   if (!Array.isArray(value)) fail(path, 'an array of strings', value);
-  (value as unknown[]).forEach((item, i) => typeof item === 'string' || fail(`${path}[${i}]`, 'a string', item));
+  (value as unknown[]).forEach((item, i) => {
+    if (typeof item !== 'string') fail(`${path}[${i}]`, 'a string', item);
+  });
 }
 
 function optionalObject(object: Json, key: string, path: string): Json | undefined {
@@ -43,7 +45,10 @@ function checkSelector(selector: Json | undefined, path: string): void {
   if (!Array.isArray(requirements)) fail(`${path}.requirements`, 'an array', requirements);
   (requirements as unknown[]).forEach((requirement, i) => {
     const at = `${path}.requirements[${i}]`;
-    if (!isObject(requirement)) return fail(at, 'an object', requirement);
+    if (!isObject(requirement)) {
+      fail(at, 'an object', requirement);
+      return;
+    }
     optionalString(requirement, 'key', at);
     optionalString(requirement, 'operator', at);
     optionalStringArray(requirement.values, `${at}.values`);

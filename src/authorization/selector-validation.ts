@@ -74,7 +74,9 @@ function validateSelectorAttributes(
   if (raw.length === 0 && requirements.length === 0) {
     errors.push(required(`${path}.requirements`, `when ${path} is specified, requirements or rawSelector is required`));
   }
-  requirements.forEach((requirement, index) => errors.push(...validateRequirement(requirement, `${path}.requirements[${index}]`, options)));
+  requirements.forEach((requirement, index) => {
+    errors.push(...validateRequirement(requirement, `${path}.requirements[${index}]`, options));
+  });
   return errors;
 }
 

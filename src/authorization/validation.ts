@@ -4,11 +4,11 @@
 // allowed and denied, and empty metadata. Same order, same wording. (Releases before the "union"
 // rework reported the first check on spec.resourceAttributes / spec.nonResourceAttributes.)
 import { goQuote } from '../api/go-format.ts';
-import { type StatusError } from '../api/status-error.ts';
+import type { StatusError } from '../api/status-error.ts';
 import { type FieldError, invalid, newInvalid } from './field-errors.ts';
 import { goNonResourceAttributes, goObjectMeta } from './go-value.ts';
 import { type SelectorValidationOptions, validateFieldSelectorAttributes, validateLabelSelectorAttributes } from './selector-validation.ts';
-import { type SubjectAccessReview, type SubjectAccessReviewSpec } from './subject-access-review.ts';
+import type { SubjectAccessReview, SubjectAccessReviewSpec } from './subject-access-review.ts';
 
 const present = <T>(value: T | undefined | null): value is T => value !== undefined && value !== null;
 

@@ -98,7 +98,7 @@ export interface PreparedReview {
 
 /** The chain, the request and the deadline, from `review`'s options: everything but running it. */
 export async function prepareReview(file: string | undefined, options: ReviewOptions, io: CliIO): Promise<PreparedReview> {
-  let selection;
+  let selection: ReturnType<typeof selectPlugins>;
   let featureGates: FeatureGateOverrides;
   try {
     selection = selectPlugins({
@@ -218,7 +218,7 @@ async function requestFromManifest(
     throw new CliError(`--operation ${JSON.stringify(operation)}: expected CREATE, UPDATE, DELETE or CONNECT`, 2);
   if (!restMapper) throw new CliError('this backend has no REST mapper to resolve the manifest kind');
   const { group, version } = parseGroupVersion(object.apiVersion!);
-  let mappings;
+  let mappings: Awaited<ReturnType<typeof restMapper.mappingsFor>>;
   try {
     mappings = await restMapper.mappingsFor({ group, kind: object.kind! }, [version], signal);
   } catch (error) {

@@ -40,7 +40,7 @@ export function registerUnregisterCommand(program: Command, io: Pick<CliIO, 'std
       } catch (error) {
         throw new CliError(`--owned-by-helm-release: ${(error as Error).message}`, 2);
       }
-      let results;
+      let results: Awaited<ReturnType<typeof unregister>>;
       try {
         results = await unregister(options.kubeconfig, options.webhookConfiguration, timeoutMs, ownedBy);
       } catch (error) {

@@ -74,7 +74,7 @@ export function explainAuthorization(facts: readonly AuthorizationFact[], grants
       warnings.push(fitted((quote) => `closest existing grant: ${describeClosestGrant(near, first.attributes, quote)}`));
     // The commands for the first missing permission, when a warning can carry them as they are.
     const commands = suggested[0]?.commands;
-    if (commands !== undefined && commands.every(fitsWarningAsIs)) warnings.push(...commands);
+    if (commands?.every(fitsWarningAsIs)) warnings.push(...commands);
   }
 
   return {

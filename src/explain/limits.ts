@@ -23,6 +23,7 @@ export const maxWarningsPerExplanation = 4;
 export const maxAnnotationBytes = 8 * 1024;
 
 /** unicode.IsControl: C0, DEL and C1. */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it finds
 const controlCharacters = /[\u0000-\u001f\u007f-\u009f]/g;
 /** A UTF-16 surrogate without its pair, which no UTF-8 encoding carries. */
 const loneSurrogates = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;

@@ -38,7 +38,7 @@ describe('jsonShape', () => {
 
 describe('parsedBytes', () => {
   it('weighs a million empty objects far above the same bytes of one string', () => {
-    const objects = '[' + '{},'.repeat(1_000_000) + '{}]';
+    const objects = `[${'{},'.repeat(1_000_000)}{}]`;
     const string = JSON.stringify('x'.repeat(objects.length - 2));
     expect(parsedBytes(shape(objects))).toBeGreaterThan(60 * 1_000_000);
     expect(parsedBytes(shape(string))).toBeLessThan(3 * string.length);

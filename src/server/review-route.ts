@@ -142,7 +142,7 @@ export function reviewRoute(options: ReviewRouteOptions): (req: IncomingMessage,
         sendStatus(res, 400, 'BadRequest', `request body is not valid JSON: ${(error as Error).message}`);
         return;
       }
-      let decoded;
+      let decoded: ReturnType<typeof decodeReview>;
       try {
         decoded = decodeReview(parsed);
       } catch (error) {

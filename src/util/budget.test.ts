@@ -20,8 +20,14 @@ describe('Budget', () => {
     const budget = new Budget(10);
     const first = budget.acquire(8, never) as Release;
     const order: string[] = [];
-    const large = Promise.resolve(budget.acquire(9, never)).then((r) => (order.push('large'), r));
-    const small = Promise.resolve(budget.acquire(1, never)).then((r) => (order.push('small'), r));
+    const large = Promise.resolve(budget.acquire(9, never)).then((r) => {
+      order.push('large');
+      return r;
+    });
+    const small = Promise.resolve(budget.acquire(1, never)).then((r) => {
+      order.push('small');
+      return r;
+    });
     // 1 would fit now, but the large one came first.
     await new Promise((r) => setTimeout(r, 5));
     expect(order).toEqual([]);

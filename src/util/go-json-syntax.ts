@@ -18,7 +18,7 @@ const isHex = (c: number) => isDigit(c) || (c >= 0x61 && c <= 0x66) || (c >= 0x4
 export function quoteChar(c: number): string {
   if (c === 0x27) return `'\\''`;
   if (c === 0x22) return `'"'`;
-  const named: Record<number, string> = { 7: '\\a', 8: '\\b', 9: '\\t', 10: '\\n', 11: '\\v', 12: '\\f', 13: '\\r', 0x5c: '\\\\' };
+  const named: Record<number, string> = { 7: '\\a', 8: '\\b', 9: '\\t', 10: '\\n', 11: '\\v', 12: '\\f', 13: '\\r', 92: '\\\\' };
   if (named[c] !== undefined) return `'${named[c]}'`;
   if (c < 0x20 || c === 0x7f) return `'\\x${c.toString(16).padStart(2, '0')}'`;
   // A byte >= 0x80 is taken as the rune of that value: Latin-1, printable except controls, NBSP and soft hyphen.

@@ -4,6 +4,7 @@ import { isPromiseLike } from './maybe-async.ts';
 describe('isPromiseLike', () => {
   it.each([
     ['a promise', Promise.resolve(1), true],
+    // biome-ignore lint/suspicious/noThenProperty: a thenable is what is tested
     ['any thenable', { then: () => {} }, true],
     ['a value', 1, false],
     ['an object without then', { value: 1 }, false],

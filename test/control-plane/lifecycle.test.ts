@@ -95,7 +95,7 @@ describeWithControlPlane('before a replica answers', () => {
     const validating = (await c.configurations()).find((o) => o.kind === 'ValidatingWebhookConfiguration');
     expect(validating?.webhooks?.map((w) => [w.name, w.failurePolicy])).toEqual([['validate.admission-chain.io', 'Fail']]);
     const template = JSON.parse(
-      (validating?.metadata.annotations as Record<string, string>)['admission-chain.io/webhooks'] ?? '[]',
+      (validating?.metadata.annotations as Record<string, string> | undefined)?.['admission-chain.io/webhooks'] ?? '[]',
     ) as Array<Record<string, unknown>>;
     // What kube-apiserver stores is the template plus the defaults it fills in.
     expect(validating?.webhooks?.[0]).toMatchObject(template[0]!);

@@ -114,7 +114,7 @@ describeWithControlPlane('kubectl apply --dry-run=server, tenant pinning and the
     });
     // kube-apiserver's DefaultTolerationSeconds ran before the webhook: the whitelist has to allow them.
     expect(calls.map((c) => c.webhook)).toEqual(['mutate.admission-chain.io', 'validate.admission-chain.io']);
-    expect((calls[0]?.review.request?.object as { spec: { tolerations: unknown } }).spec.tolerations).toEqual(
+    expect((calls[0]!.review.request!.object as { spec: { tolerations: unknown } }).spec.tolerations).toEqual(
       JSON.parse(`[${defaultTolerationSeconds}]`),
     );
   });

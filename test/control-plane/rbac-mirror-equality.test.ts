@@ -229,7 +229,15 @@ describeWithControlPlane("RBAC fidelity: the RBAC mirror, our evaluator and kube
         const recreate = 'roleRef' in o && (old === undefined || JSON.stringify(old.roleRef) !== JSON.stringify(o.roleRef));
         if (old !== undefined && !recreate) return api.replace(o);
         if (old !== undefined) await api.remove(old).catch(gone);
-        return put(() => api.create(o), recreate ? async () => (await api.remove(o), api.create(o)) : () => api.replace(o));
+        return put(
+          () => api.create(o),
+          recreate
+            ? async () => {
+                await api.remove(o);
+                return api.create(o);
+              }
+            : () => api.replace(o),
+        );
       }),
     ]);
   }

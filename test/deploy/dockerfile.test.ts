@@ -82,6 +82,7 @@ describe('Dockerfile', () => {
   it('pins the Node 24 LTS base by tag and digest, once, for both stages', () => {
     const arg = all.find((i) => i.keyword === 'ARG' && i.args.startsWith('NODE_IMAGE='));
     expect(arg?.args).toMatch(/^NODE_IMAGE=node:24\.\d+\.\d+-[a-z]+-slim@sha256:[a-f0-9]{64}$/);
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: the Dockerfile's own ${NODE_IMAGE}, as written in it
     expect(all.filter((i) => i.keyword === 'FROM').map((i) => i.args)).toEqual(['${NODE_IMAGE} AS build', '${NODE_IMAGE} AS runtime']);
   });
 

@@ -117,7 +117,6 @@ function randomValue(next: () => number, depth = 0): unknown {
       return 'x'.repeat(Math.floor(next() * 5000));
     case 8:
       return Array.from({ length: Math.floor(next() * 4) }, () => randomValue(next, depth + 1));
-    case 9:
     default: {
       const object: Record<string, unknown> = {};
       for (let i = Math.floor(next() * 4); i > 0; i--)

@@ -7,7 +7,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { type ClusterLookups, type ClusterLookupsOptions, createClusterLookups } from '../../src/adapters/cluster/lookups.ts';
 import type { RequestContext } from '../../src/admission/attributes.ts';
 import type { Pod } from '../../src/api/core.ts';
-import { isForbidden, isStatusError, StatusError } from '../../src/api/status-error.ts';
+import { isForbidden, isStatusError, type StatusError } from '../../src/api/status-error.ts';
 import { instrumentLookups } from '../../src/observability/instrument-lookups.ts';
 import { definition as runtimeClassPlugin } from '../../src/plugins/runtimeclass/index.ts';
 import { definition as serviceAccountPlugin } from '../../src/plugins/serviceaccount/index.ts';

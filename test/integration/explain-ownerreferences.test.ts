@@ -73,7 +73,7 @@ function expectNarrow(objects: readonly KubeObject[], username: string): void {
   }
 }
 
-const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 const deniedRows = allUpstreamCases.filter((c) => c.expect !== 'allowed');
 
@@ -108,7 +108,9 @@ describe('every ORPE denial in the upstream tables, explained', () => {
     // Still denied: the same check fails (a binding left without its Role only adds RBAC's note of that).
     for (const variant of oneTakenAway(objects)) {
       const without = await validate(withObjects(variant.objects), attributesFor(c));
-      expect(without.rejection?.message, variant.label).toMatch(new RegExp(`^${escape(expectedMessage(c)!.replace(/: , <nil>$/, ''))}: `));
+      expect(without.rejection?.message, variant.label).toMatch(
+        new RegExp(`^${escapeRegExp(expectedMessage(c)!.replace(/: , <nil>$/, ''))}: `),
+      );
     }
   });
 });

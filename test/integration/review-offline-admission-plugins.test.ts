@@ -61,6 +61,7 @@ function admissionConfiguration(plugins: Array<{ name: string; configuration?: u
 }
 
 /** The object as the API server stores it: the request's object with the response's patch applied. */
+// biome-ignore lint/suspicious/noExplicitAny: the test reaches into the JSON a patch produced
 function patched(object: unknown, response: Response): any {
   const patch = response.patch === undefined ? [] : JSON.parse(Buffer.from(response.patch, 'base64').toString());
   return jsonPatch.applyPatch(structuredClone(object), patch).newDocument;

@@ -151,7 +151,7 @@ describe('webhook server', () => {
   });
 
   const nestedPod = (uid: string, depth: number, where: 'beside' | 'inside') => {
-    const nested = '{"a":'.repeat(depth) + '{}' + '}'.repeat(depth);
+    const nested = `${'{"a":'.repeat(depth)}{}${'}'.repeat(depth)}`;
     const text = JSON.stringify(podReview({ uid }));
     // Beside the spec nothing copies or diffs it; inside a container the mutating plugins' copy does.
     return where === 'beside'

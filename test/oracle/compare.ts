@@ -76,7 +76,9 @@ function diff(a: unknown, b: unknown, path: string, out: Difference[]): void {
       out.push({ path: path || '(answer)', inTree: a, webhook: b });
       return;
     }
-    a.forEach((item, index) => diff(item, b[index], `${path}[${index}]`, out));
+    a.forEach((item, index) => {
+      diff(item, b[index], `${path}[${index}]`, out);
+    });
     return;
   }
   if (isRecord(a) && isRecord(b)) {

@@ -41,7 +41,7 @@ const images = [
   'nginx',
   'nginx:1.27',
   'registry.example/app:1',
-  'registry.example/app@sha256:' + 'a'.repeat(64),
+  `registry.example/app@sha256:${'a'.repeat(64)}`,
   'localhost:5000/tool:latest',
 ];
 const pullPolicies = [undefined, undefined, 'Always', 'IfNotPresent', 'Never'];
@@ -119,7 +119,7 @@ function imageVolumes(random: Random, focus: OraclePlugin): object[] {
     return {
       name: `data${i}`,
       image: {
-        reference: pick(random, ['registry.example/data:1', 'registry.example/data@sha256:' + 'b'.repeat(64)]),
+        reference: pick(random, ['registry.example/data:1', `registry.example/data@sha256:${'b'.repeat(64)}`]),
         ...(policy === undefined ? {} : { pullPolicy: policy }),
       },
     };

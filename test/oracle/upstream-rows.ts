@@ -79,19 +79,19 @@ function podRow(plugin: OraclePlugin, rowName: string, index: number, spec: Reco
 export function upstreamCases(plugins: readonly OraclePlugin[]): OracleCase[] {
   const cases: OracleCase[] = [];
   if (plugins.includes('LimitPodHardAntiAffinityTopology')) {
-    interPodAffinityCases.forEach((row, i) =>
-      cases.push(podRow('LimitPodHardAntiAffinityTopology', row.name, i, { affinity: row.affinity }, row.errorExpected)),
-    );
+    for (const [i, row] of interPodAffinityCases.entries()) {
+      cases.push(podRow('LimitPodHardAntiAffinityTopology', row.name, i, { affinity: row.affinity }, row.errorExpected));
+    }
   }
   if (plugins.includes('ExtendedResourceToleration')) {
-    extendedResourceCases.forEach((row, i) =>
-      cases.push(podRow('ExtendedResourceToleration', row.description, i, row.spec as Record<string, unknown>, false)),
-    );
+    for (const [i, row] of extendedResourceCases.entries()) {
+      cases.push(podRow('ExtendedResourceToleration', row.description, i, row.spec as Record<string, unknown>, false));
+    }
   }
   if (plugins.includes('DenyServiceExternalIPs')) {
     externalIPCases
       .filter((row) => row.oldSvc === undefined)
-      .forEach((row, i) =>
+      .forEach((row, i) => {
         cases.push({
           id: `upstream DenyServiceExternalIPs: ${row.name}`,
           plugin: 'DenyServiceExternalIPs',
@@ -108,8 +108,8 @@ export function upstreamCases(plugins: readonly OraclePlugin[]): OracleCase[] {
             as: users.alice,
           },
           upstreamExpects: row.fail ? 'denied' : 'admitted',
-        }),
-      );
+        });
+      });
   }
   return cases;
 }

@@ -1,12 +1,13 @@
 // A small HTTPS client for tests that trusts a given CA (node:https; fetch cannot take a CA).
 
 import { request as httpRequest } from 'node:http';
-import { Agent, request as httpsRequest } from 'node:https';
+import { type Agent, request as httpsRequest } from 'node:https';
 
 export interface TestResponse {
   status: number;
   headers: Record<string, string | string[] | undefined>;
   text: string;
+  // biome-ignore lint/suspicious/noExplicitAny: like fetch's Response.json, callers name the shape they expect
   json<T = any>(): T;
 }
 

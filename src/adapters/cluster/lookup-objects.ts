@@ -70,6 +70,7 @@ function projectMetadata(value: unknown): ObjectMeta {
 }
 
 /** A deep copy as JSON would carry it: no undefined members (typed models have many), no classes. */
+// biome-ignore lint/suspicious/noExplicitAny: a copy of any JSON shape, read by callers as the typed model it came from
 function plain(value: unknown): any {
   if (value === undefined || value === null) return undefined;
   if (value instanceof Date) return value.toISOString();

@@ -45,7 +45,14 @@ describe('SingleFlight', () => {
     const gate = deferred<string>();
     let workSignal: AbortSignal | undefined;
     const controller = new AbortController();
-    const leaving = flights.run('k', (signal) => ((workSignal = signal), gate.promise), controller.signal);
+    const leaving = flights.run(
+      'k',
+      (signal) => {
+        workSignal = signal;
+        return gate.promise;
+      },
+      controller.signal,
+    );
     const staying = flights.run('k', () => gate.promise);
     controller.abort(new Error('gave up'));
     await expect(leaving.result).rejects.toThrow('gave up');

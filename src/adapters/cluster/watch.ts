@@ -5,9 +5,10 @@
 // before reconnecting starts one more watch afterwards. Here the controller is handed back at
 // once, a stopped generation never starts a watch, and each request's own connection pool is
 // destroyed when the watch ends, so nothing lingers after close().
-import { KubeConfig, type RequestContext, Watch } from '@kubernetes/client-node';
+import { type KubeConfig, type RequestContext, Watch } from '@kubernetes/client-node';
 
 type Dispatcher = NonNullable<ReturnType<RequestContext['getDispatcher']>>;
+// biome-ignore lint/suspicious/noExplicitAny: client-node's Watch declares its callbacks with any; the override must match
 type WatchCallback = (phase: string, apiObj: any, watchObj?: any) => void;
 type WatchQuery = Record<string, string | number | boolean | undefined>;
 
@@ -32,6 +33,7 @@ export class InformerWatch extends Watch {
     this.#options = options;
   }
 
+  // biome-ignore lint/suspicious/noExplicitAny: the same signature as client-node's Watch.watch
   override async watch(path: string, queryParams: WatchQuery, callback: WatchCallback, done: (err: any) => void): Promise<AbortController> {
     const controller = new AbortController();
     const { stopped, project, onActivity } = this.#options;

@@ -122,7 +122,9 @@ function addObject(state: ClusterState, value: unknown, where: string): void {
   if (kind === 'List' || (kind.endsWith('List') && kind !== 'APIResourceList')) {
     const items = (obj as { items?: unknown }).items;
     if (!Array.isArray(items)) throw new ClusterStateError(`${where}: ${kind} has no items array`);
-    items.forEach((item, i) => addObject(state, item, `${where}, item ${i + 1}`));
+    items.forEach((item, i) => {
+      addObject(state, item, `${where}, item ${i + 1}`);
+    });
     return;
   }
   const name = kind === 'APIResourceList' ? (obj as { groupVersion?: string }).groupVersion : obj.metadata?.name;
@@ -192,7 +194,9 @@ function checkShape(kind: string, obj: Record<string, unknown>, label: string): 
       if (kind === 'ClusterRole' && obj.aggregationRule !== undefined) {
         if (!isObject(obj.aggregationRule)) fail('aggregationRule', 'an object');
         objectList((obj.aggregationRule as Record<string, unknown>).clusterRoleSelectors, 'aggregationRule.clusterRoleSelectors').forEach(
-          (selector, i) => stringMap(selector.matchLabels, `aggregationRule.clusterRoleSelectors[${i}].matchLabels`),
+          (selector, i) => {
+            stringMap(selector.matchLabels, `aggregationRule.clusterRoleSelectors[${i}].matchLabels`);
+          },
         );
       }
       return;
@@ -215,8 +219,9 @@ function checkShape(kind: string, obj: Record<string, unknown>, label: string): 
     case 'ServiceAccount': {
       if (obj.automountServiceAccountToken !== undefined && typeof obj.automountServiceAccountToken !== 'boolean')
         fail('automountServiceAccountToken', 'true or false');
-      objectList(obj.secrets, 'secrets').forEach((ref, i) => optionalString(ref.name, `secrets[${i}].name`));
-      objectList(obj.imagePullSecrets, 'imagePullSecrets').forEach((ref, i) => optionalString(ref.name, `imagePullSecrets[${i}].name`));
+      for (const [i, ref] of objectList(obj.secrets, 'secrets').entries()) optionalString(ref.name, `secrets[${i}].name`);
+      for (const [i, ref] of objectList(obj.imagePullSecrets, 'imagePullSecrets').entries())
+        optionalString(ref.name, `imagePullSecrets[${i}].name`);
       return;
     }
     case 'RuntimeClass': {

@@ -114,8 +114,8 @@ describe('IsExtendedResourceName', () => {
     ['kubernetes.io/something', false],
     ['example.kubernetes.io/thing', false],
     ['requests.example.com/x', false],
-    ['example.com/' + 'a'.repeat(63), true],
-    ['example.com/' + 'a'.repeat(64), false],
+    [`example.com/${'a'.repeat(63)}`, true],
+    [`example.com/${'a'.repeat(64)}`, false],
     // "requests." lengthens the prefix: 244 characters still fit a DNS subdomain after it, 245 do not.
     [`${'a'.repeat(60)}.${'a'.repeat(60)}.${'a'.repeat(60)}.${'a'.repeat(61)}/x`, true],
     [`${'a'.repeat(60)}.${'a'.repeat(60)}.${'a'.repeat(60)}.${'a'.repeat(62)}/x`, false],

@@ -30,7 +30,7 @@ function readNamespace(namespaces: ResourceLookup<Namespace>, name: string, sign
       if (live === undefined) throw doesNotExist();
       return live;
     },
-    (error: unknown) => {
+    () => {
       if (signal.aborted) throw abortedError(signal.reason, ` while reading namespace ${name}`);
       throw doesNotExist();
     },

@@ -7,7 +7,13 @@ const mountPath = '/var/run/secrets/kubernetes.io/serviceaccount';
 
 function namer() {
   const bases: string[] = [];
-  return { bases, generate: (base: string) => (bases.push(base), `${base}abcde`) };
+  return {
+    bases,
+    generate: (base: string) => {
+      bases.push(base);
+      return `${base}abcde`;
+    },
+  };
 }
 
 describe('tokenVolumeSource', () => {

@@ -50,7 +50,9 @@ export class RuleResolver {
     for (const role of objects.roles) if (namespaceOf(role) !== '') this.#roles.set(`${namespaceOf(role)}/${nameOf(role)}`, role);
     for (const role of objects.clusterRoles) this.#clusterRoles.set(nameOf(role), role);
     this.#clusterRoleBindings = objects.clusterRoleBindings;
-    objects.clusterRoleBindings.forEach((binding, position) => this.#clusterRoleBindingIndex.add(binding.subjects, '', position));
+    objects.clusterRoleBindings.forEach((binding, position) => {
+      this.#clusterRoleBindingIndex.add(binding.subjects, '', position);
+    });
     for (const binding of objects.roleBindings) {
       const namespace = namespaceOf(binding);
       if (namespace === '') continue; // Applies nowhere: RoleBindings are only listed per namespace.
