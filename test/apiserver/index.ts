@@ -16,9 +16,9 @@
 //   with the number of SubjectAccessReviews and discovery calls each sends.
 // - test/integration/rbac-mirror.test.ts, serve-rbac-mirror.test.ts: the mirror's informers against
 //   failing LISTs and its reviews counted (its equality with real RBAC is in the control-plane suites).
-// - test/integration/serve-cluster.test.ts: the SubjectAccessReview's body and count, and a 503 on
-//   SubjectAccessReview whose log must carry no credential. Not yet moved, though a real server can
-//   give them: the allow and deny answers, and the first LIST refused (RBAC granted later).
+// - test/integration/serve-cluster.test.ts: the SubjectAccessReview's body and count, the reads a
+//   cached answer never makes, a LIST refused exactly once, and a 503 on SubjectAccessReview whose log
+//   must carry no credential (the answers themselves: test/control-plane/serve-cluster.test.ts).
 // - test/integration/serve-self-managed-tls.test.ts: not yet moved (real RBAC can refuse the patch;
 //   test/control-plane/lifecycle.test.ts already runs self-managed TLS against kube-apiserver).
 // - test/integration/cli-unregister.test.ts: one DELETE per configuration, and a DELETE that hangs.

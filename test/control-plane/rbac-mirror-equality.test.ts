@@ -23,8 +23,8 @@
 // already uses (ClusterRoles "admin", "cluster-admin") are taken over for as long as a state needs
 // them and deleted after: no controller manager runs to restore or aggregate them, and no table user
 // is bound by bootstrap policy. One TestDefaultRuleResolver row asks for a user with neither name nor
-// groups, which no SubjectAccessReview can carry: the mirror and our evaluator answer it, and its
-// comparison with kube-apiserver is reported skipped.
+// groups, which no SubjectAccessReview can carry: the mirror and our evaluator answer it, and a test
+// shows kube-apiserver refusing the review that would ask it.
 //
 // The random states keep the generator's system:authenticated and system:serviceaccounts groups: the
 // mirror and our evaluator there are given every object kube-apiserver holds, so those questions meet
@@ -32,7 +32,7 @@
 //
 // RBAC_EQUALITY_SEED and RBAC_EQUALITY_STATES change the random part (default: seed 26, 60 states of
 // 20 questions: 10-15 s of the file's 25 s on two cores while other work shares them).
-import { CoreV1Api, KubeConfig, RbacAuthorizationV1Api } from '@kubernetes/client-node';
+import { AuthorizationV1Api, CoreV1Api, KubeConfig, RbacAuthorizationV1Api } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ControlPlane, startControlPlane } from '../../control-plane/control-plane.ts';
 import { type ClusterAuthorizer, createClusterAuthorizer } from '../../src/adapters/cluster/authorizer.ts';
@@ -498,7 +498,17 @@ describeWithControlPlane("RBAC fidelity: the RBAC mirror, our evaluator and kube
         });
         expect(wrong).toEqual([]);
       });
-      it.skip(`TestDefaultRuleResolver row ${row.index} (${row.described}) against kube-apiserver — skipped: a SubjectAccessReview must name a user or a group, and the API refuses one that names neither`, () => {});
+      it(`TestDefaultRuleResolver row ${row.index} (${row.described}) has no kube-apiserver counterpart: the API refuses a SubjectAccessReview that names neither a user nor a group`, async () => {
+        const authorization = kubeConfig.makeApiClient(AuthorizationV1Api);
+        const refused = await authorization
+          .createSubjectAccessReview({ body: { spec: { resourceAttributes: { verb: 'get', resource: 'pods' } } } })
+          .then(
+            () => undefined,
+            (error: unknown) => error as { code?: number; body?: string },
+          );
+        expect(refused?.code).toBe(422);
+        expect(refused?.body).toContain('at least one of user or group must be specified');
+      });
     }
 
     it.each(appliesToRows)('TestAppliesTo $testCase', async (row) => {

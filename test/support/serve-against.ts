@@ -1,6 +1,6 @@
-// `serve` in this process on the cluster backend, reaching a stand-in API server through a
-// kubeconfig file as a pod reaches its own: fresh serving certificates, the kubeconfig written with
-// the stand-in's CA and token, every log line kept for the test.
+// `serve` in this process on the cluster backend, reaching an API server (the stand-in, or a real
+// kube-apiserver) through a kubeconfig file as a pod reaches its own: fresh serving certificates, the
+// kubeconfig written with the server's CA and credentials, every log line kept for the test.
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -24,11 +24,16 @@ export interface ServedAgainst {
   stop(): Promise<void>;
 }
 
-export async function serveAgainst(api: StandInApiServer, flags: Partial<RawServeOptions> = {}): Promise<ServedAgainst> {
+export function serveAgainst(api: StandInApiServer, flags: Partial<RawServeOptions> = {}): Promise<ServedAgainst> {
+  return serveWithKubeconfig(api.kubeconfigYaml, flags);
+}
+
+/** The same, for any API server the kubeconfig reaches (a real kube-apiserver). */
+export async function serveWithKubeconfig(kubeconfigYaml: string, flags: Partial<RawServeOptions> = {}): Promise<ServedAgainst> {
   const certs = await writeTestCertificates();
   const dir = await mkdtemp(join(tmpdir(), 'admission-chain-kubeconfig-'));
   const kubeconfig = join(dir, 'kubeconfig');
-  await writeFile(kubeconfig, api.kubeconfigYaml, { mode: 0o600 });
+  await writeFile(kubeconfig, kubeconfigYaml, { mode: 0o600 });
   const log = capturedLog();
   const server = await runServer(testServeConfig({ tlsCertFile: certs.certFile, tlsPrivateKeyFile: certs.keyFile, kubeconfig, ...flags }), {
     stdout: log.destination,
