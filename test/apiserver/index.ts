@@ -19,8 +19,6 @@
 // - test/integration/serve-cluster.test.ts: the SubjectAccessReview's body and count, the reads a
 //   cached answer never makes, a LIST refused exactly once, and a 503 on SubjectAccessReview whose log
 //   must carry no credential (the answers themselves: test/control-plane/serve-cluster.test.ts).
-// - test/integration/serve-self-managed-tls.test.ts: not yet moved (real RBAC can refuse the patch;
-//   test/control-plane/lifecycle.test.ts already runs self-managed TLS against kube-apiserver).
 // - test/integration/cli-unregister.test.ts: one DELETE per configuration, and a DELETE that hangs.
 // - test/observability/recorders.test.ts: the adapters' metrics under injected 500s, with call counts.
 // - bench/apiserver.ts, bench/rbac-mirror-apiserver.ts (used by bench/run.ts, bench/rbac-mirror.ts): a
