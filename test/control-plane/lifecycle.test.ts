@@ -273,3 +273,56 @@ describeWithControlPlane('self-managed TLS', () => {
     });
   });
 });
+
+describeWithControlPlane('self-managed TLS, renewed while kube-apiserver calls', () => {
+  it('a serving certificate renewed into the Secret is trusted by kube-apiserver through the CA bundle already injected', async () => {
+    // Lifetimes of seconds: the webhook re-issues once less than 3 s is left of 6.
+    cluster = await demoRealCluster({
+      tls: { mode: 'self-managed', selfManaged: { duration: '6s', renewBefore: '3s', caDuration: '10m' } },
+    });
+    const c = cluster;
+    const servingCertificate = async () => {
+      const secret = JSON.parse(await c.kubectlOk('get', 'secret', 'ac-admission-chain-tls', '-n', 'admission-chain', '-o', 'json')) as {
+        data: Record<string, string>;
+      };
+      const decoded = (key: string) => Buffer.from(secret.data[key] ?? '', 'base64').toString('utf8');
+      return { cert: decoded('tls.crt'), key: decoded('tls.key'), ca: decoded('ca.crt') };
+    };
+    const first = await servingCertificate();
+    const bundles = async () =>
+      ((await c.configurations()) as WebhookConfiguration[]).flatMap((configuration) =>
+        (configuration.webhooks ?? []).map((w) => Buffer.from(w.clientConfig.caBundle ?? '', 'base64').toString('utf8')),
+      );
+    const injected = await bundles();
+
+    let renewed = first;
+    await expect
+      .poll(
+        async () => {
+          renewed = await servingCertificate();
+          return renewed.cert !== first.cert;
+        },
+        { timeout: 15_000, interval: 250 },
+      )
+      .toBe(true);
+    // The Service's pod now presents the renewed certificate, as the webhook does without a restart.
+    c.front.present(renewed);
+    expect(new X509Certificate(renewed.cert).fingerprint256).not.toBe(new X509Certificate(first.cert).fingerprint256);
+    expect(await bundles()).toEqual(injected);
+
+    const callsBefore = c.webhookCalls.length;
+    const result = await c.kubectl(
+      'apply',
+      '--dry-run=server',
+      '-f',
+      'examples/pod.yaml',
+      '-o',
+      'jsonpath={.spec.containers[*].imagePullPolicy}',
+    );
+    expect(result).toEqual({ code: 0, stdout: 'Always', stderr: '' });
+    // kube-apiserver verified the renewed certificate: the call came on a connection that presented it.
+    const after = c.webhookCalls.slice(callsBefore);
+    expect(after.length).toBeGreaterThan(0);
+    expect(after.map((call) => call.servedCertificate)).toContain(new X509Certificate(renewed.cert).fingerprint256);
+  });
+});

@@ -7,6 +7,7 @@
 // about; refusing applies to the probe too, as a Service that reaches no pod does.
 import { createServer, request as httpsRequest, type Server } from 'node:https';
 import type { Socket } from 'node:net';
+import type { TLSSocket } from 'node:tls';
 import type { AdmissionReview } from '../../src/admission/review.ts';
 
 export interface WebhookCall {
@@ -18,6 +19,8 @@ export interface WebhookCall {
   /** What the webhook answered, when it answered. */
   answer?: AdmissionReview;
   userAgent: string;
+  /** SHA-256 fingerprint of the certificate the front presented on the call's connection. */
+  servedCertificate: string;
 }
 
 /** What the front does with a call: pass it on, or one of the faults. */
@@ -81,6 +84,7 @@ export async function startWebhookFront(initial: FrontTls, webhookOf: (path: str
           path,
           review: JSON.parse(body.toString('utf8')) as AdmissionReview,
           userAgent: req.headers['user-agent'] ?? '',
+          servedCertificate: servedFingerprint(req.socket as TLSSocket),
         };
         front.calls.push(call);
       } else {
@@ -151,4 +155,9 @@ function forward(
   );
   req.on('error', fail);
   req.end(body);
+}
+
+function servedFingerprint(socket: TLSSocket): string {
+  const certificate = socket.getCertificate();
+  return certificate !== null && 'fingerprint256' in certificate ? certificate.fingerprint256 : '';
 }
