@@ -19,8 +19,8 @@ export interface WebhookCall {
   /** What the webhook answered, when it answered. */
   answer?: AdmissionReview;
   userAgent: string;
-  /** SHA-256 fingerprint of the certificate the front presented on the call's connection. */
-  servedCertificate: string;
+  /** SHA-256 fingerprint of the certificate the front presented on the call's connection (calls the front recorded). */
+  servedCertificate?: string;
 }
 
 /** What the front does with a call: pass it on, or one of the faults. */
