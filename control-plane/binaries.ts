@@ -13,8 +13,14 @@ const modulesDir = join(import.meta.dirname, 'modules');
 
 /** One Go module's release and the commands built from it. */
 export interface Build {
-  /** The wrapper module's folder name under control-plane/modules. */
-  name: 'kubernetes' | 'etcd';
+  /** The wrapper module's folder name under `modulesDir`. */
+  name: string;
+  /** Where the wrapper module's folder is (default control-plane/modules). */
+  modulesDir?: string;
+  /** The cache's subfolder the build lands in (default control-plane). */
+  cacheFolder?: string;
+  /** Build tags (default upstream Kubernetes' release tags). */
+  tags?: string[];
   /** The module the wrapper requires, and the release it pins. */
   module: string;
   version: string;
@@ -56,11 +62,12 @@ export function builds(): Build[] {
   ];
 }
 
-function requiredVersion(wrapper: Build['name'], module: string): string {
-  const goMod = readFileSync(join(modulesDir, wrapper, 'go.mod'), 'utf8');
+/** The release of `module` that a wrapper module's go.mod requires. */
+export function requiredVersion(wrapper: string, module: string, dir = modulesDir): string {
+  const goMod = readFileSync(join(dir, wrapper, 'go.mod'), 'utf8');
   const escaped = module.replaceAll('.', '\\.').replaceAll('/', '\\/');
   const match = new RegExp(`^\\s*(?:require\\s+)?${escaped}\\s+(v\\S+)`, 'm').exec(goMod);
-  if (match?.[1] === undefined) throw new Error(`control-plane/modules/${wrapper}/go.mod does not require ${module}`);
+  if (match?.[1] === undefined) throw new Error(`${join(dir, wrapper, 'go.mod')} does not require ${module}`);
   return match[1];
 }
 
@@ -75,14 +82,20 @@ export function cacheRoot(): string {
 /** A build's folder: its release plus a digest of its go.mod, go.sum and flags. */
 export function buildDir(build: Build): string {
   const digest = createHash('sha256');
-  for (const file of ['go.mod', 'go.sum']) digest.update(readFileSync(join(modulesDir, build.name, file)));
+  for (const file of ['go.mod', 'go.sum']) digest.update(readFileSync(join(build.modulesDir ?? modulesDir, build.name, file)));
   digest.update(JSON.stringify([goBuildFlags(build), process.platform, process.arch]));
-  return join(cacheRoot(), 'control-plane', `${build.name}-${build.version}-${digest.digest('hex').slice(0, 12)}`);
+  return join(cacheRoot(), build.cacheFolder ?? 'control-plane', `${build.name}-${build.version}-${digest.digest('hex').slice(0, 12)}`);
 }
 
 // As upstream builds its release binaries (hack/lib/golang.sh): static, trimmed, without symbols.
 function goBuildFlags(build: Build): string[] {
-  return ['-trimpath', '-buildvcs=false', '-tags=selinux,notest,grpcnotrace', `-ldflags=-s -w ${build.ldflags.join(' ')}`];
+  const tags = build.tags ?? ['selinux', 'notest', 'grpcnotrace'];
+  return [
+    '-trimpath',
+    '-buildvcs=false',
+    ...(tags.length > 0 ? [`-tags=${tags.join(',')}`] : []),
+    `-ldflags=-s -w ${build.ldflags.join(' ')}`,
+  ];
 }
 
 /** The built binaries, or why they are not there. */
@@ -113,7 +126,15 @@ export async function goVersion(): Promise<string | undefined> {
  * Builds one module at a time: a machine of two cores has nothing to gain from two at once.
  */
 export async function buildMissing(report: (line: string) => void): Promise<Binaries> {
-  for (const build of builds()) {
+  await buildEach(builds(), report);
+  const found = findBinaries();
+  if ('missing' in found) throw new Error(found.missing);
+  return found;
+}
+
+/** Builds each of these builds whose binaries are missing from its cache folder, one at a time. */
+export async function buildEach(list: readonly Build[], report: (line: string) => void): Promise<void> {
+  for (const build of list) {
     const dir = buildDir(build);
     if (Object.values(build.commands).every((binary) => existsSync(join(dir, binary)))) continue;
     report(
@@ -127,7 +148,7 @@ export async function buildMissing(report: (line: string) => void): Promise<Bina
     const { code, output } = await run(
       'go',
       ['build', ...goBuildFlags(build), '-o', `${partial}/`, ...Object.keys(build.commands)],
-      join(modulesDir, build.name),
+      join(build.modulesDir ?? modulesDir, build.name),
       { CGO_ENABLED: '0' },
     );
     if (code !== 0) {
@@ -141,9 +162,6 @@ export async function buildMissing(report: (line: string) => void): Promise<Bina
     await rename(partial, dir);
     report(`built ${build.module} ${build.version} in ${Math.round((Date.now() - started) / 1000)} s`);
   }
-  const found = findBinaries();
-  if ('missing' in found) throw new Error(found.missing);
-  return found;
 }
 
 // What `go build -o dir/` names a command: its last path element, or the one before a major version.
