@@ -14,6 +14,9 @@ export interface PacedOptions {
   /** Most connections kept open; a request waits for a free one when all are busy (that wait counts). */
   connections: number;
   ca: string;
+  /** A client certificate and key (PEM), for servers that authenticate callers by certificate. */
+  cert?: string;
+  key?: string;
 }
 
 /**
@@ -33,7 +36,12 @@ export class PacedLoad {
 
   constructor(options: PacedOptions) {
     this.#options = options;
-    this.#agent = new Agent({ keepAlive: true, maxSockets: options.connections, ca: options.ca });
+    this.#agent = new Agent({
+      keepAlive: true,
+      maxSockets: options.connections,
+      ca: options.ca,
+      ...(options.cert !== undefined && { cert: options.cert, key: options.key }),
+    });
     this.#target = new URL(options.url);
     this.#body = Buffer.from(options.body);
   }

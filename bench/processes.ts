@@ -2,7 +2,7 @@
 // this process, the load generator, runs on another; peak RSS read from /proc/<pid>/status, CPU
 // time (user and system, every thread) from /proc/<pid>/stat.
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { closeSync, openSync, readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 
@@ -58,20 +58,29 @@ export function startNode(
   args: string[],
   options: { core?: number; nodeOptions?: string[]; stdout?: 'ignore' | 'pipe'; cgroup?: string; env?: Record<string, string> } = {},
 ): { child: ChildProcess; process: ServerProcess } {
+  return startPinned(process.execPath, [...(options.nodeOptions ?? []), ...args], options);
+}
+
+/** Starts any program as startNode starts node: pinned to a core, optionally in a cgroup, its output to `stdout` or a file. */
+export function startPinned(
+  executable: string,
+  args: string[],
+  options: { core?: number; stdout?: 'ignore' | 'pipe'; cgroup?: string; env?: Record<string, string>; logFile?: string } = {},
+): { child: ChildProcess; process: ServerProcess } {
   const core = options.core ?? serverCore;
-  const command = hasTaskset && cores > 1 ? 'taskset' : process.execPath;
-  const argv =
-    hasTaskset && cores > 1
-      ? ['-c', String(core), process.execPath, ...(options.nodeOptions ?? []), ...args]
-      : [...(options.nodeOptions ?? []), ...args];
+  const pinned = hasTaskset && cores > 1;
+  const command = pinned ? 'taskset' : executable;
+  const argv = pinned ? ['-c', String(core), executable, ...args] : args;
   const [file, fileArgs] =
     options.cgroup === undefined
       ? [command, argv]
       : ['sh', ['-c', 'echo $$ > "$0/cgroup.procs" && exec "$@"', options.cgroup, command, ...argv]];
+  const log = options.logFile === undefined ? undefined : openSync(options.logFile, 'a');
   const child = spawn(file, fileArgs, {
-    stdio: ['ignore', options.stdout ?? 'ignore', 'inherit'],
+    stdio: ['ignore', log ?? options.stdout ?? 'ignore', log ?? 'inherit'],
     env: { ...process.env, ...options.env },
   });
+  if (log !== undefined) closeSync(log);
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   return {
     child,

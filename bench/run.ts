@@ -4,7 +4,7 @@
 // this process on another core. Not a test: nothing here asserts, and CI never runs it.
 //
 // Knobs (environment): BENCH_DURATION seconds per run (default 10), BENCH_CONNECTIONS (default
-// 10), BENCH_SCENARIOS e.g. "1,2" (default all), BENCH_CPU_PROF=1 writes admission-chain CPU
+// 10), BENCH_SCENARIOS e.g. "1,2" (default 1–6; "peers" for bench/peers/scenario.ts), BENCH_CPU_PROF=1 writes admission-chain CPU
 // profiles to bench/profiles/, BENCH_NODE_OPTIONS passes flags to admission-chain's node (e.g.
 // "--max-semi-space-size=2"), and
 // BENCH_LOG_LEVEL sets its --log-level (default info: a line per denial, none per allowed request),
@@ -23,6 +23,7 @@ import { ratioInterval } from './interval.ts';
 import { type LoadResult, runLoad } from './load.ts';
 import { chartMemoryLimitMiB, createMemoryCgroup, type MemoryCgroup } from './memory-cgroup.ts';
 import { PacedLoad } from './paced.ts';
+import { runPeersScenario } from './peers/scenario.ts';
 import {
   freePort,
   imageRuntime,
@@ -522,3 +523,6 @@ if (scenarios.has('4')) {
 if (scenarios.has('5')) await runHostileScenario();
 // Scenario 3 with --authorizer=sar and --authorizer=rbac-mirror side by side (bench/rbac-mirror.ts).
 if (scenarios.has('6')) await runRbacMirrorScenario();
+// admission-chain, Gatekeeper and Kyverno behind a real kube-apiserver (bench/peers/scenario.ts); not in
+// the default set, since it builds both peers from their Go modules the first time.
+if (scenarios.has('peers')) await runPeersScenario();
