@@ -7,6 +7,12 @@ export interface Attributes {
   readonly uid: string;
   readonly operation: Operation;
   readonly kind: GroupVersionKind;
+  /**
+   * The kind the client asked for, when kube-apiserver converted the request to `kind` to match a
+   * rule (matchPolicy Equivalent: an events.k8s.io Event sent as a core one). An in-tree plugin's
+   * GetKind() is this one. Undefined when it is `kind`.
+   */
+  readonly requestKind?: GroupVersionKind;
   readonly resource: GroupVersionResource;
   /** "" when the request is for the main resource. */
   readonly subresource: string;

@@ -73,6 +73,7 @@ export function decodeReview(body: unknown): DecodedReview {
   }
   checkGroupVersion(request.kind, 'kind', 'kind');
   checkGroupVersion(request.resource, 'resource', 'resource');
+  if (request.requestKind !== undefined && request.requestKind !== null) checkGroupVersion(request.requestKind, 'requestKind', 'kind');
   for (const field of ['subResource', 'name', 'namespace'] as const) {
     if (request[field] !== undefined && typeof request[field] !== 'string') throw new BadReviewError(`request.${field} must be a string`);
   }
@@ -132,10 +133,13 @@ function checkGroupVersion(value: unknown, field: string, nameField: 'kind' | 'r
 
 /** The attributes plugins see; `object` is the caller's to copy or not. */
 export function attributesFrom(request: AdmissionRequest, object: KubeObject | undefined): Attributes {
+  const kind = { group: request.kind.group ?? '', version: request.kind.version, kind: request.kind.kind };
+  const requestKind = convertedFrom(kind, request.requestKind);
   return {
     uid: request.uid,
     operation: request.operation as Attributes['operation'],
-    kind: { group: request.kind.group ?? '', version: request.kind.version, kind: request.kind.kind },
+    kind,
+    ...(requestKind === undefined ? {} : { requestKind }),
     resource: { group: request.resource.group ?? '', version: request.resource.version, resource: request.resource.resource },
     subresource: request.subResource ?? '',
     namespace: request.namespace ?? '',
@@ -146,6 +150,14 @@ export function attributesFrom(request: AdmissionRequest, object: KubeObject | u
     dryRun: request.dryRun ?? false,
     options: request.options,
   };
+}
+
+/** The request's own kind when it differs from the one the webhook was sent. */
+function convertedFrom(kind: GroupVersionKind, requested: GroupVersionKind | null | undefined): GroupVersionKind | undefined {
+  if (requested === undefined || requested === null) return undefined;
+  const group = requested.group ?? '';
+  if (group === kind.group && requested.version === kind.version && requested.kind === kind.kind) return undefined;
+  return { group, version: requested.version, kind: requested.kind };
 }
 
 export function responseReview(apiVersion: AdmissionApiVersion, response: AdmissionResponse): AdmissionReview {

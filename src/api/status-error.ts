@@ -83,6 +83,11 @@ export function badRequest(message: string): StatusError {
   return new StatusError({ status: 'Failure', code: 400, reason: 'BadRequest', message });
 }
 
+/** apierrors.NewTooManyRequestsError(message): 429, with no Retry-After (clients do not retry it). */
+export function tooManyRequests(message: string): StatusError {
+  return new StatusError({ status: 'Failure', code: 429, reason: 'TooManyRequests', message: `Too many requests: ${message}` });
+}
+
 /** apierrors.NewInternalError(err). */
 export function internalError(message: string, cause?: unknown): StatusError {
   return new StatusError(

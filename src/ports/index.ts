@@ -6,6 +6,7 @@ import type { FeatureGates } from './feature-gates.ts';
 import type { Logger } from './logger.ts';
 import type { Lookups } from './lookups.ts';
 import type { PluginConfigurations } from './plugin-configuration.ts';
+import type { PluginRecorders } from './recorders.ts';
 import type { RestMapper } from './rest-mapper.ts';
 
 export interface Ports {
@@ -19,6 +20,8 @@ export interface Ports {
   featureGates?: FeatureGates;
   /** The --admission-control-config-file sections, for the plugins that take a configuration. */
   configuration?: PluginConfigurations;
+  /** What plugins observe of their own decisions, for metrics (serve); none offline. */
+  recorders?: PluginRecorders;
 }
 
 export type { AuthorizationAttributes, AuthorizationResult, Authorizer, Decision } from './authorizer.ts';
@@ -27,4 +30,5 @@ export type { FeatureGateOverrides, FeatureGates } from './feature-gates.ts';
 export type { Logger } from './logger.ts';
 export type { Lookups, Namespace, ResourceLookup } from './lookups.ts';
 export type { PluginConfiguration, PluginConfigurations } from './plugin-configuration.ts';
+export type { EventRateLimitRecorder, PluginRecorders } from './recorders.ts';
 export type { RestMapper, RestMapping, RestScope } from './rest-mapper.ts';

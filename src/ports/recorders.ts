@@ -48,3 +48,16 @@ export interface InformerRecorder<R extends string = LookupResource> {
   informerError(resource: R): void;
   informerRestart(resource: R, reason: InformerRestartReason): void;
 }
+
+/** EventRateLimit's limit types, as its configuration names them. */
+export type EventRateLimitType = 'Server' | 'Namespace' | 'User' | 'SourceAndObject';
+
+/** What EventRateLimit observes: one call per limit that refused an event (two limits refusing one event, two calls). */
+export interface EventRateLimitRecorder {
+  limitReached(type: EventRateLimitType): void;
+}
+
+/** The recorders plugins are given (Ports.recorders), each for the plugin it names. */
+export interface PluginRecorders {
+  readonly eventRateLimit?: EventRateLimitRecorder;
+}
