@@ -9,6 +9,7 @@ describe('the ordered plugin list', () => {
       'AlwaysPullImages',
       'PodNodeSelector',
       'PodTolerationRestriction',
+      'EventRateLimit',
       'ExtendedResourceToleration',
       'StorageObjectInUseProtection',
       'OwnerReferencesPermissionEnforcement',

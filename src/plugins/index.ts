@@ -1,12 +1,13 @@
 // The one ordered list of plugins (upstream AllOrderedPlugins in pkg/kubeapiserver/options/plugins.go,
 // relative order kept): LimitPodHardAntiAffinityTopology, ServiceAccount, AlwaysPullImages,
-// PodNodeSelector, PodTolerationRestriction, ExtendedResourceToleration, StorageObjectInUseProtection,
+// PodNodeSelector, PodTolerationRestriction, EventRateLimit, ExtendedResourceToleration, StorageObjectInUseProtection,
 // OwnerReferencesPermissionEnforcement, RuntimeClass, DenyServiceExternalIPs. Flags choose which of
 // these run, never their order.
 import type { PluginDefinition } from '../admission/plugin.ts';
 import { definition as alwaysPullImages } from './alwayspullimages/index.ts';
 import { definition as limitPodHardAntiAffinityTopology } from './antiaffinity/index.ts';
 import { definition as denyServiceExternalIPs } from './denyserviceexternalips/index.ts';
+import { definition as eventRateLimit } from './eventratelimit/index.ts';
 import { definition as extendedResourceToleration } from './extendedresourcetoleration/index.ts';
 import { definition as ownerReferencesPermissionEnforcement } from './ownerreferences/index.ts';
 import { definition as podNodeSelector } from './podnodeselector/index.ts';
@@ -21,6 +22,7 @@ export const orderedPlugins: readonly PluginDefinition[] = [
   alwaysPullImages,
   podNodeSelector,
   podTolerationRestriction,
+  eventRateLimit,
   extendedResourceToleration,
   storageObjectInUseProtection,
   ownerReferencesPermissionEnforcement,

@@ -10,6 +10,7 @@ import { parse } from 'yaml';
 import * as build from '../../build/entries.ts';
 import { loadAdmissionConfigurationFlag } from '../../src/config/admission-configuration.ts';
 import { addServeOptions, parseServeConfig, type RawServeOptions } from '../../src/config/serve-config.ts';
+import { parseConfiguration as parseEventRateLimitConfiguration } from '../../src/plugins/eventratelimit/configuration.ts';
 import { defaultEnabledPlugins, orderedPlugins } from '../../src/plugins/index.ts';
 import { parseConfiguration as parseNodeSelectorConfiguration } from '../../src/plugins/podnodeselector/configuration.ts';
 import { parseConfiguration as parseTolerationConfiguration } from '../../src/plugins/podtolerationrestriction/configuration.ts';
@@ -39,14 +40,30 @@ const chartPluginOrder = (): string[] => {
 };
 
 const pluginNames = orderedPlugins.map((p) => p.name);
+/** EventRateLimit will not start without a limit (as upstream): this one, wherever it is enabled. */
+const eventLimits = [{ type: 'Namespace', qps: 50, burst: 100, cacheSize: 2000 }];
 const enableOnly = (names: string[], modes: Record<string, string> = {}) => ({
-  plugins: Object.fromEntries(chartPluginOrder().map((n) => [n, { enabled: names.includes(n), mode: modes[n] ?? 'enforce' }])),
+  plugins: Object.fromEntries(
+    chartPluginOrder().map((n) => [
+      n,
+      { enabled: names.includes(n), mode: modes[n] ?? 'enforce', ...(n === 'EventRateLimit' ? { limits: eventLimits } : {}) },
+    ]),
+  ),
 });
+const eventRateLimitConfiguration = {
+  for: (name: string) =>
+    name === 'EventRateLimit'
+      ? {
+          source: 'test',
+          documents: [{ apiVersion: 'eventratelimit.admission.k8s.io/v1alpha1', kind: 'Configuration', limits: eventLimits }],
+        }
+      : undefined,
+};
 
 describe('chart ↔ server contract', () => {
   it('the chart knows exactly the server’s plugins, in the server’s order', () => {
     expect(chartPluginOrder()).toEqual(pluginNames);
-    expect(pluginNames).toHaveLength(10);
+    expect(pluginNames).toHaveLength(11);
   });
 
   it('values.yaml lists every plugin in the server’s order, and the schema knows each of them', () => {
@@ -115,7 +132,8 @@ describe('chart ↔ server contract', () => {
     'only %s: the chart installs a configuration for each phase the server runs it in, which is what registration reports on',
     (name) => {
       const definition = orderedPlugins.find((p) => p.name === name)!;
-      const plugin = definition.create(testPorts(Object.fromEntries(definition.needs.map((need) => [need, {}]))) as never);
+      const needs = Object.fromEntries(definition.needs.map((need) => [need, {}]));
+      const plugin = definition.create(testPorts({ ...needs, configuration: eventRateLimitConfiguration }) as never);
       const kinds = serverConfigFor(enableOnly([name]))
         .objects.filter((o) => o.kind.endsWith('WebhookConfiguration'))
         .map((o) => o.kind)
@@ -204,7 +222,12 @@ describe('chart ↔ server contract: the AdmissionConfiguration file', () => {
       tolerations: config.plugins.enabled.includes('PodTolerationRestriction')
         ? parseTolerationConfiguration(loaded.configurations.for('PodTolerationRestriction'), 'PodTolerationRestriction')
         : undefined,
-      sections: ['PodNodeSelector', 'PodTolerationRestriction'].filter((name) => loaded.configurations.for(name) !== undefined),
+      eventRateLimit: config.plugins.enabled.includes('EventRateLimit')
+        ? parseEventRateLimitConfiguration(loaded.configurations.for('EventRateLimit'), 'EventRateLimit')
+        : undefined,
+      sections: ['PodNodeSelector', 'PodTolerationRestriction', 'EventRateLimit'].filter(
+        (name) => loaded.configurations.for(name) !== undefined,
+      ),
     };
   }
 
@@ -267,24 +290,56 @@ describe('chart ↔ server contract: the AdmissionConfiguration file', () => {
     expect(read?.tolerations).toEqual({ default: [], whitelist: [] });
   });
 
-  it.each([['PodNodeSelector'], ['PodTolerationRestriction']])('only %s: the file configures that plugin alone', async (name) => {
-    const read = await serverReads(enableOnly([name]));
-    expect(read?.sections).toEqual([name]);
-  });
+  it.each([['PodNodeSelector'], ['PodTolerationRestriction'], ['EventRateLimit']])(
+    'only %s: the file configures that plugin alone',
+    async (name) => {
+      const read = await serverReads(enableOnly([name]));
+      expect(read?.sections).toEqual([name]);
+    },
+  );
 
-  it('neither plugin: no file, no flag, no ConfigMap', async () => {
-    expect(
-      await serverReads(enableOnly(pluginNames.filter((n) => n !== 'PodNodeSelector' && n !== 'PodTolerationRestriction'))),
-    ).toBeUndefined();
+  it('no plugin that takes a configuration: no file, no flag, no ConfigMap', async () => {
+    const configured = ['PodNodeSelector', 'PodTolerationRestriction', 'EventRateLimit'];
+    expect(await serverReads(enableOnly(pluginNames.filter((n) => !configured.includes(n))))).toBeUndefined();
     expect(renderChart().some((o) => o.kind === 'ConfigMap')).toBe(false);
   });
 
+  it('EventRateLimit: the limits arrive as written, or divided among the replicas, rounded up', async () => {
+    const limits = [
+      { type: 'Server', qps: 100, burst: 200 },
+      { type: 'SourceAndObject', qps: 5, burst: 1, cacheSize: 10 },
+    ];
+    const plugins = { EventRateLimit: { enabled: true, mode: 'enforce', limits } };
+    expect((await serverReads({ plugins }))?.eventRateLimit).toEqual({
+      limits: [
+        { type: 'Server', qps: 100, burst: 200, cacheSize: 0 },
+        { type: 'SourceAndObject', qps: 5, burst: 1, cacheSize: 10 },
+      ],
+    });
+    const divided = { plugins: { EventRateLimit: { ...plugins.EventRateLimit, divideAmongReplicas: true } }, replicaCount: 3 };
+    expect((await serverReads(divided))?.eventRateLimit?.limits).toEqual([
+      { type: 'Server', qps: 34, burst: 67, cacheSize: 0 },
+      { type: 'SourceAndObject', qps: 2, burst: 1, cacheSize: 10 },
+    ]);
+    const autoscaled = { ...divided, autoscaling: { enabled: true, minReplicas: 4, maxReplicas: 8 } };
+    expect((await serverReads(autoscaled))?.eventRateLimit?.limits?.map((l) => [l.qps, l.burst])).toEqual([
+      [25, 50],
+      [2, 1],
+    ]);
+  });
+
+  it('EventRateLimit without a limit: the chart refuses, as the server would', () => {
+    expect(() => renderChart({ values: { plugins: { EventRateLimit: { enabled: true, mode: 'enforce' } } } })).toThrow(
+      'plugins.EventRateLimit.limits: give at least one limit',
+    );
+  });
+
   it.each([
-    ['tenant-pinning.yaml', new Map([['team-a', new Map([['pool', 'team-a']])]])],
-    ['all-plugins.yaml', new Map()],
-  ])('examples/values/%s: the server reads its configuration', async (file, whitelists) => {
+    ['tenant-pinning.yaml', new Map([['team-a', new Map([['pool', 'team-a']])]]), ['PodNodeSelector', 'PodTolerationRestriction']],
+    ['all-plugins.yaml', new Map(), ['PodNodeSelector', 'PodTolerationRestriction', 'EventRateLimit']],
+  ])('examples/values/%s: the server reads its configuration', async (file, whitelists, sections) => {
     const read = await serverReads({}, [join(repoRoot, 'examples', 'values', file)]);
-    expect(read?.sections).toEqual(['PodNodeSelector', 'PodTolerationRestriction']);
+    expect(read?.sections).toEqual(sections);
     expect(read?.nodeSelector).toEqual({ clusterDefaultNodeSelector: new Map(), whitelists });
     expect(read?.tolerations).toEqual({ default: [], whitelist: [] });
   });

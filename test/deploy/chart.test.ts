@@ -109,6 +109,7 @@ const allPluginsOff = {
   AlwaysPullImages: { enabled: false, mode: 'enforce' },
   PodNodeSelector: { enabled: false, mode: 'enforce' },
   PodTolerationRestriction: { enabled: false, mode: 'enforce' },
+  EventRateLimit: { enabled: false, mode: 'enforce' },
   ExtendedResourceToleration: { enabled: false, mode: 'enforce' },
   StorageObjectInUseProtection: { enabled: false, mode: 'enforce' },
   OwnerReferencesPermissionEnforcement: { enabled: false, mode: 'enforce' },
@@ -117,7 +118,16 @@ const allPluginsOff = {
 };
 const everyPlugin = Object.keys(allPluginsOff) as (keyof typeof allPluginsOff)[];
 const onlyPlugins = (...names: (keyof typeof allPluginsOff)[]): Record<string, unknown> => ({
-  plugins: { ...allPluginsOff, ...Object.fromEntries(names.map((n) => [n, { enabled: true, mode: 'enforce' }])) },
+  plugins: {
+    ...allPluginsOff,
+    // EventRateLimit will not start without a limit, as upstream.
+    ...Object.fromEntries(
+      names.map((n) => [
+        n,
+        { enabled: true, mode: 'enforce', ...(n === 'EventRateLimit' ? { limits: [{ type: 'Server', qps: 10, burst: 20 }] } : {}) },
+      ]),
+    ),
+  },
 });
 
 // Custom resources without a schema in kubernetes-models; anything else must validate.
@@ -774,7 +784,8 @@ describe('chart with cert-manager', () => {
 // CREATE/UPDATE, main resource only), PodNodeSelector (pods CREATE), PodTolerationRestriction (pods
 // CREATE/UPDATE), ExtendedResourceToleration (admit pods CREATE/UPDATE), StorageObjectInUseProtection
 // (PV, PVC, VolumeAttributesClass CREATE), ORPE (everything, CREATE/UPDATE), RuntimeClass (pods
-// CREATE), DenyServiceExternalIPs (validate services CREATE/UPDATE). None of the pod plugins but
+// CREATE), DenyServiceExternalIPs (validate services CREATE/UPDATE), EventRateLimit (validate core
+// events CREATE/UPDATE). None of the pod plugins but
 // ServiceAccount looks at a subresource, nor DenyServiceExternalIPs at services/status.
 const sar = { apiGroups: ['authorization.k8s.io'], resources: ['subjectaccessreviews'], verbs: ['create'] };
 const serviceAccountReads = { apiGroups: [''], resources: ['serviceaccounts'], verbs: ['get', 'list', 'watch'] };
@@ -813,6 +824,7 @@ const pluginTable: { plugin: keyof typeof allPluginsOff; mutating: string[] | nu
     validating: ['core/pods@Namespaced:CREATE,UPDATE'],
     rbac: [namespaceReads],
   },
+  { plugin: 'EventRateLimit', mutating: null, validating: ['core/events@Namespaced:CREATE,UPDATE'], rbac: [] },
   { plugin: 'ExtendedResourceToleration', mutating: ['core/pods@Namespaced:CREATE,UPDATE'], validating: null, rbac: [] },
   {
     plugin: 'StorageObjectInUseProtection',
@@ -853,6 +865,18 @@ describe.each(pluginTable)('chart with only $plugin enabled', ({ plugin, mutatin
 
   it('tells the server to run exactly this plugin', () => {
     expect(containerOf(objects).args).toContain(`--plugins=${plugin}`);
+  });
+});
+
+// Upstream limits the core Event kind only: with matchPolicy Equivalent kube-apiserver would send an
+// events.k8s.io Event converted to a core one for EventRateLimit's rule, so a condition keeps it out
+// (the real kube-apiserver is the referee in test/control-plane/event-rate-limit.test.ts).
+describe('validating webhook with EventRateLimit: events.k8s.io Events converted to core ones are left out', () => {
+  const names = (values: Record<string, unknown>) =>
+    webhookOf(renderChart({ values }), 'ValidatingWebhookConfiguration').matchConditions.map((c) => c.name);
+  it('with EventRateLimit, and without it', () => {
+    expect(names(onlyPlugins('EventRateLimit'))).toContain('exclude-converted-events-k8s-io-events');
+    expect(names(onlyPlugins('DenyServiceExternalIPs'))).not.toContain('exclude-converted-events-k8s-io-events');
   });
 });
 

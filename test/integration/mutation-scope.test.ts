@@ -81,6 +81,22 @@ const clusterState = parseClusterState(
 const { ports } = createLocalBackend(clusterState, silentLogger);
 const fixedPorts = {
   ...ports,
+  // EventRateLimit, like kube-apiserver, will not start without its limits.
+  configuration: {
+    for: (name: string) =>
+      name === 'EventRateLimit'
+        ? {
+            source: 'test',
+            documents: [
+              {
+                apiVersion: 'eventratelimit.admission.k8s.io/v1alpha1',
+                kind: 'Configuration',
+                limits: [{ type: 'Server', qps: 1, burst: 1 }],
+              },
+            ],
+          }
+        : undefined,
+  },
   random: { intBelow: () => 0, alphanumeric: (n: number) => 'x'.repeat(n) },
   clock: { now: () => 0, sleep: async () => {} },
 };

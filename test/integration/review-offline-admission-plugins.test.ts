@@ -388,11 +388,11 @@ describe('the fixtures in test/fixtures/namespace-plugins, through the real comm
     `${fixtures}/admission.yaml`,
   ];
 
-  it("a pod in team-a gets its namespace's node selector and tolerations, and the unrun EventRateLimit section is reported", async () => {
+  it("a pod in team-a gets its namespace's node selector and tolerations, and the section of EventRateLimit, not enabled, is reported", async () => {
     const result = await runMain(['review', `${fixtures}/pod-team-a.json`, ...args('PodNodeSelector', 'PodTolerationRestriction')]);
     expect(result.code).toBe(0);
     expect(result.stderr).toMatch(
-      /^admission-chain: warning: admission configuration .*admission\.yaml: plugins\[2\] configures EventRateLimit, which admission-chain does not implement: ignored\n$/,
+      /^admission-chain: warning: admission configuration .*admission\.yaml: plugins\[2\] configures EventRateLimit, which is not enabled: ignored\n$/,
     );
     const response = JSON.parse(result.stdout).response as Response;
     expect(JSON.parse(Buffer.from(response.patch!, 'base64').toString())).toEqual([

@@ -100,6 +100,7 @@ explicitly; ORPE alone needs every resource and subresource.
 - AlwaysPullImages
 - PodNodeSelector
 - PodTolerationRestriction
+- EventRateLimit
 - ExtendedResourceToleration
 - StorageObjectInUseProtection
 - OwnerReferencesPermissionEnforcement
@@ -136,6 +137,12 @@ PodTolerationRestriction:
     - {group: "", versions: [v1], resource: pods, scope: Namespaced, operations: [CREATE, UPDATE]}
   validating:
     - {group: "", versions: [v1], resource: pods, scope: Namespaced, operations: [CREATE, UPDATE]}
+EventRateLimit:
+  # Validate only; core events, CREATE and UPDATE (an event recorder's patch of a repeated event).
+  # events.k8s.io Events are not limited upstream: a match condition keeps out those the API server
+  # would convert to core ones for this rule.
+  validating:
+    - {group: "", versions: [v1], resource: events, scope: Namespaced, operations: [CREATE, UPDATE]}
 ExtendedResourceToleration:
   # Admit only.
   mutating:
@@ -248,6 +255,9 @@ the API server's TokenReviews (calling out for them would recurse or stall authe
 namespaceSelector can exclude them). Rules cannot subtract from ORPE's all-resources rule, so CEL does it.
 With ORPE on, the kubelet's pods/status updates are left out as well: ORPE lets them through unchecked
 and no other plugin looks at a status subresource, yet owned pods' updates carry ownerReferences.
+With EventRateLimit on, an events.k8s.io Event that matchPolicy Equivalent would send as a core one
+is left out: upstream does not limit that kind, and no other plugin looks at events (with ORPE's
+rule it matches as itself, and comes as an events.k8s.io Event, which EventRateLimit passes).
 */}}
 {{- define "admission-chain.matchConditions" -}}
 {{- $root := index . 0 }}
@@ -263,6 +273,10 @@ and no other plugin looks at a status subresource, yet owned pods' updates carry
 {{- if and (eq $phase "validating") (has "OwnerReferencesPermissionEnforcement" (include "admission-chain.enabledPlugins" $root | fromYamlArray)) }}
 - name: exclude-pod-status
   expression: "!(request.resource.group == '' && request.resource.resource == 'pods' && has(request.subResource) && request.subResource == 'status')"
+{{- end }}
+{{- if and (eq $phase "validating") (has "EventRateLimit" (include "admission-chain.enabledPlugins" $root | fromYamlArray)) }}
+- name: exclude-converted-events-k8s-io-events
+  expression: "!(request.resource.group == '' && request.resource.resource == 'events' && request.requestResource.group == 'events.k8s.io')"
 {{- end }}
 {{- if eq $phase "validating" }}
 {{- with include "admission-chain.ownerReferenceWritesCondition" $root | trim }}
@@ -446,7 +460,7 @@ configMap:
 {{/*
 kube-apiserver's AdmissionConfiguration file (apiserver.config.k8s.io/v1), as the server reads it with
 --admission-control-config-file: an inline section for each enabled plugin that takes a configuration
-(PodNodeSelector, PodTolerationRestriction), from its values; empty when neither is enabled. Map keys
+(PodNodeSelector, PodTolerationRestriction, EventRateLimit), from its values; empty when none is enabled. Map keys
 and strings are quoted and tolerations written as JSON, so no name or value can turn into a YAML 1.1
 boolean or a float in exponent notation on the way.
 */}}
@@ -454,7 +468,8 @@ boolean or a float in exponent notation on the way.
 {{- $enabled := include "admission-chain.enabledPlugins" . | fromYamlArray }}
 {{- $nodeSelector := has "PodNodeSelector" $enabled }}
 {{- $tolerations := has "PodTolerationRestriction" $enabled }}
-{{- if or $nodeSelector $tolerations }}
+{{- $events := has "EventRateLimit" $enabled }}
+{{- if or $nodeSelector $tolerations $events }}
 apiVersion: apiserver.config.k8s.io/v1
 kind: AdmissionConfiguration
 plugins:
@@ -485,6 +500,35 @@ plugins:
       whitelist:
         {{- include "admission-chain.tolerations" $config.whitelist | trim | nindent 8 }}
 {{- end }}
+{{- if $events }}
+  - name: EventRateLimit
+    configuration:
+      apiVersion: eventratelimit.admission.k8s.io/v1alpha1
+      kind: Configuration
+      limits:
+        {{- include "admission-chain.eventRateLimits" . | trim | nindent 8 }}
+{{- end }}
+{{- end }}
+{{- end }}
+
+{{/*
+EventRateLimit's limits, one JSON object a line: as given, or with qps and burst divided among the
+replicas (rounded up, so never below 1) when divideAmongReplicas is set.
+*/}}
+{{- define "admission-chain.eventRateLimits" -}}
+{{- $config := .Values.plugins.EventRateLimit }}
+{{- if not $config.limits }}
+{{- fail "plugins.EventRateLimit.limits: give at least one limit ({type, qps, burst}): kube-apiserver will not start EventRateLimit without one, and neither will the webhook" }}
+{{- end }}
+{{- $replicas := 1 }}
+{{- if $config.divideAmongReplicas }}
+{{- $replicas = int (ternary .Values.autoscaling.minReplicas .Values.replicaCount .Values.autoscaling.enabled) }}
+{{- if lt $replicas 1 }}{{ $replicas = 1 }}{{ end }}
+{{- end }}
+{{- range $config.limits }}
+{{- $limit := dict "type" .type "qps" (div (add (int .qps) (sub $replicas 1)) $replicas) "burst" (div (add (int .burst) (sub $replicas 1)) $replicas) }}
+{{- if .cacheSize }}{{ $_ := set $limit "cacheSize" (int .cacheSize) }}{{ end }}
+- {{ toJson $limit }}
 {{- end }}
 {{- end }}
 
