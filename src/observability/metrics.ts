@@ -1,9 +1,10 @@
 // Prometheus metrics in kube-apiserver's admission vocabulary, under our own prefix, on one
 // injected Registry (no global state). Labels stay bounded: never uid, name, namespace or user.
 import { Counter, collectDefaultMetrics, Gauge, Registry } from 'prom-client';
-import type { AuthorizationRecorder, DiscoveryRecorder, InformerRecorder, LookupRecorder } from '../ports/recorders.ts';
+import type { AuthorizationRecorder, DiscoveryRecorder, InformerRecorder, LookupRecorder, PluginRecorders } from '../ports/recorders.ts';
 import { type AuthorizationMetrics, authorizationRecorder, createAuthorizationMetrics } from './authorization-metrics.ts';
 import { createDiscoveryMetrics, type DiscoveryMetrics, discoveryRecorder } from './discovery-metrics.ts';
+import { eventRateLimitRecorder } from './event-rate-limit-metrics.ts';
 import { HotCounter, HotHistogram } from './hot-metrics.ts';
 import { createLookupMetrics, informerRecorder, type LookupMetrics, lookupRecorder } from './lookup-metrics.ts';
 
@@ -44,6 +45,8 @@ export interface AdmissionMetrics {
     readonly discovery: DiscoveryRecorder;
     readonly lookups: LookupRecorder;
     readonly informers: InformerRecorder;
+    /** What the plugins observe of their own decisions (Ports.recorders). */
+    readonly plugins: PluginRecorders;
   };
 }
 
@@ -100,6 +103,7 @@ export function createMetrics(options: { registry?: Registry; defaultMetrics?: b
       discovery: discoveryRecorder(discovery),
       lookups: lookupRecorder(lookups),
       informers: informerRecorder(lookups),
+      plugins: { eventRateLimit: eventRateLimitRecorder(registry) },
     },
     stepDuration: new HotHistogram({
       name: 'admission_chain_step_admission_duration_seconds',

@@ -32,9 +32,9 @@ export function buildChain(options: ChainOptions): AdmissionChain {
   return new AdmissionChain(entries, { explainer: createExplainer(backend.grants === undefined ? {} : { grants: backend.grants }) });
 }
 
-/** Authorization decisions and lookups are measured from outside the adapters that serve them. */
+/** Authorization decisions and lookups are measured from outside the adapters that serve them; plugins get their recorders. */
 function instrumentPorts(ports: Ports, metrics: AdmissionMetrics): Ports {
-  const instrumented: Ports = { ...ports };
+  const instrumented: Ports = { ...ports, recorders: metrics.recorders.plugins };
   if (ports.authorizer) instrumented.authorizer = instrumentAuthorizer(ports.authorizer, metrics.authorization);
   if (ports.lookups) instrumented.lookups = instrumentLookups(ports.lookups, metrics.recorders.lookups);
   return instrumented;
