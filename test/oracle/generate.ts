@@ -1,7 +1,7 @@
 // The oracle's seeded generator: pods and Services varied along what the plugins under test read —
 // containers and init containers with images, pull policies and (extended) resources, node
 // selectors, tolerations, required and preferred anti-affinity, runtime classes, service accounts,
-// owner references — in namespaces with and without the plugins' annotations, sent as users with
+// owner references of several kinds, blocking or not, on pods and ConfigMaps — in namespaces with and without the plugins' annotations, sent as users with
 // and without the rights to write them; and updates of the pods and Services the world holds. The
 // same seed gives the same cases, so a disagreement names its own reproduction.
 import { seededRandom } from '../../src/util/seeded-random.ts';
@@ -14,6 +14,10 @@ import {
   namespaceNames,
   namespacesNotSentToWebhook,
   namespacesWithExistingObjects,
+  ownedPodName,
+  ownedPodNamespace,
+  ownedPodReference,
+  ownerGroup,
   runtimeClassNames,
   users,
 } from './world.ts';
@@ -63,6 +67,55 @@ const externalIPs = ['203.0.113.10', '203.0.113.11', '198.51.100.7'];
 // Mostly a user who may write: a denial by RBAC says nothing about the plugins, but both servers must give it.
 const identities: Array<Identity | undefined> = [...Array<Identity>(8).fill(users.alice), undefined, users.bob, users.carol];
 
+// OwnerReferencesPermissionEnforcement asks RBAC about each blocking owner: users with finalizers on
+// some owners (dave), on all (erin), with a dangling binding (frank), with none (alice), and the admin.
+const ownerIdentities: Array<Identity | undefined> = [
+  users.alice,
+  users.dave,
+  users.dave,
+  users.dave,
+  users.erin,
+  users.frank,
+  undefined,
+  users.bob,
+];
+
+/** Owners the references point at: core, apps, both CRDs, cluster-scoped kinds, a version and kinds discovery does not know. */
+const ownerPool: ReadonlyArray<{ apiVersion: string; kind: string; name: string }> = [
+  { apiVersion: 'v1', kind: 'ConfigMap', name: 'owner' },
+  { apiVersion: 'v1', kind: 'ConfigMap', name: 'other' },
+  { apiVersion: 'apps/v1', kind: 'Deployment', name: 'owner' },
+  { apiVersion: 'apps/v1', kind: 'Deployment', name: 'other' },
+  { apiVersion: 'apps/v1', kind: 'ReplicaSet', name: 'owner-rs' },
+  { apiVersion: `${ownerGroup}/v1`, kind: 'Widget', name: 'w1' },
+  { apiVersion: `${ownerGroup}/v1`, kind: 'Gadget', name: 'gadget-a' },
+  { apiVersion: `${ownerGroup}/v1`, kind: 'Gadget', name: 'gadget-b' },
+  { apiVersion: 'v1', kind: 'Namespace', name: 'oracle-plain' },
+  { apiVersion: 'v1', kind: 'Namespace', name: 'oracle-strict' },
+  { apiVersion: 'v1', kind: 'Node', name: 'node-1' },
+  { apiVersion: 'apps/v2', kind: 'Deployment', name: 'owner' },
+  { apiVersion: `${ownerGroup}/v1`, kind: 'Sprocket', name: 's1' },
+  { apiVersion: 'nowhere.example/v1', kind: 'Thing', name: 't1' },
+];
+
+/** One to three references, each blocking, not blocking or silent about it, some marked controller. */
+function ownerReferences(random: Random): object[] {
+  const count = 1 + Math.floor(random() * 3);
+  let controller = false;
+  return Array.from({ length: count }, (_, i) => {
+    const owner = pick(random, ownerPool);
+    const block = pick(random, [true, true, false, undefined]);
+    const isController = !controller && chance(random, 0.3);
+    controller ||= isController;
+    return {
+      ...owner,
+      uid: `00000000-0000-0000-0000-${String(100 + i + Math.floor(random() * 4) * 10).padStart(12, '0')}`,
+      ...(block === undefined ? {} : { blockOwnerDeletion: block }),
+      ...(isController ? { controller: true } : {}),
+    };
+  });
+}
+
 function resources(random: Random, focus: OraclePlugin): object | undefined {
   const out: { requests?: Record<string, string>; limits?: Record<string, string> } = {};
   if (chance(random, 0.4)) out.requests = { cpu: pick(random, ['100m', '1']), ...(chance(random, 0.5) ? { memory: '64Mi' } : {}) };
@@ -106,6 +159,8 @@ function antiAffinity(random: Random, focus: OraclePlugin): object | undefined {
 /** Mostly namespaces the webhook is sent; now and then one it is not. */
 function namespaceFor(random: Random, focus: OraclePlugin): string {
   if (chance(random, 0.03)) return pick(random, namespacesNotSentToWebhook);
+  // dave's rights are in oracle-plain: most owner references are set there.
+  if (focus === 'OwnerReferencesPermissionEnforcement' && chance(random, 0.6)) return 'oracle-plain';
   const sent = namespaceNames.filter((n) => !namespacesNotSentToWebhook.includes(n));
   return focus === 'PodNodeSelector' || focus === 'PodTolerationRestriction'
     ? pick(random, sent)
@@ -146,7 +201,8 @@ function podCreate(random: Random, id: string, focus: OraclePlugin): OracleReque
   const slug = id.replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '');
   const metadata: Record<string, unknown> = chance(random, 0.1) ? { generateName: `${slug}-` } : { name: slug };
   if (chance(random, 0.03)) metadata.labels = { [lateMutationLabel]: 'true' };
-  if (chance(random, 0.1))
+  if (focus === 'OwnerReferencesPermissionEnforcement') metadata.ownerReferences = ownerReferences(random);
+  else if (chance(random, 0.1))
     metadata.ownerReferences = [
       {
         apiVersion: 'v1',
@@ -172,7 +228,38 @@ function podCreate(random: Random, id: string, focus: OraclePlugin): OracleReque
     resource: 'pods',
     namespace,
     object: { apiVersion: 'v1', kind: 'Pod', metadata, spec },
-    as: pick(random, identities),
+    as: pick(random, focus === 'OwnerReferencesPermissionEnforcement' ? ownerIdentities : identities),
+  };
+}
+
+/** A dependent that only OwnerReferencesPermissionEnforcement looks at. */
+function configMapCreate(random: Random, id: string): OracleRequest {
+  const slug = id.replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '');
+  return {
+    operation: 'create',
+    resource: 'configmaps',
+    namespace: chance(random, 0.7) ? ownedPodNamespace : pick(random, ['oracle-tolerant', 'oracle-strict']),
+    object: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: slug, ownerReferences: ownerReferences(random) }, data: { k: 'v' } },
+    as: pick(random, ownerIdentities),
+  };
+}
+
+/**
+ * References set on a pod that exists: the owned pod's own reference newly blocking (or not), or
+ * references added to a pod that had none; either needs delete on the pod first.
+ */
+function ownerReferencesUpdate(random: Random): OracleRequest {
+  const owned = chance(random, 0.5);
+  const references = owned
+    ? [{ ...ownedPodReference, blockOwnerDeletion: chance(random, 0.7) }, ...(chance(random, 0.4) ? ownerReferences(random) : [])]
+    : ownerReferences(random);
+  return {
+    operation: 'update',
+    resource: 'pods',
+    namespace: owned ? ownedPodNamespace : pick(random, namespacesWithExistingObjects),
+    name: owned ? ownedPodName : existingPodName,
+    change: { patch: 'merge', body: { metadata: { ownerReferences: references } } },
+    as: pick(random, ownerIdentities),
   };
 }
 
@@ -249,7 +336,10 @@ export function generateCases(plugins: readonly OraclePlugin[], count: number, s
     const id = `seed ${seed} #${i}`;
     let request: OracleRequest;
     if (plugin === 'DenyServiceExternalIPs') request = chance(random, 0.7) ? serviceCreate(random, id) : serviceUpdate(random);
-    else request = chance(random, 0.15) ? podUpdate(random) : podCreate(random, id, plugin);
+    else if (plugin === 'OwnerReferencesPermissionEnforcement') {
+      const roll = random();
+      request = roll < 0.5 ? podCreate(random, id, plugin) : roll < 0.7 ? configMapCreate(random, id) : ownerReferencesUpdate(random);
+    } else request = chance(random, 0.15) ? podUpdate(random) : podCreate(random, id, plugin);
     cases.push({ id, plugin, request });
   }
   return cases;

@@ -11,7 +11,7 @@ import { upstreamCases } from './upstream-rows.ts';
 import { existingPodName, namespacesWithExistingObjects } from './world.ts';
 
 const seed = 20261201;
-const sampleCases = 360;
+const sampleCases = 420;
 
 describeWithControlPlane('upstream as the oracle: in-tree plugins and our webhook answer alike', () => {
   let servers: OracleServers;
@@ -38,6 +38,8 @@ describeWithControlPlane('upstream as the oracle: in-tree plugins and our webhoo
       'conflict with its namespace whitelist',
       'but only key kubernetes.io/hostname is allowed',
       'Use of external IPs is denied by admission control',
+      "cannot set blockOwnerDeletion if an ownerReference refers to a resource you can't set finalizers on",
+      "cannot set an ownerRef on a resource you can't delete",
     ])
       expect(
         messages.some((m) => m.includes(own)),

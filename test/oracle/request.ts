@@ -19,8 +19,8 @@ export type Change =
 
 export interface OracleRequest {
   operation: 'create' | 'update';
-  /** pods or services (core/v1). */
-  resource: 'pods' | 'services';
+  /** pods, services or configmaps (core/v1). */
+  resource: 'pods' | 'services' | 'configmaps';
   namespace: string;
   /** create: the object. */
   object?: object;

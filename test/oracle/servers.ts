@@ -18,7 +18,7 @@ import { type KubeObject, renderChart } from '../deploy/helm.ts';
 import { repoRoot } from '../deploy/tools.ts';
 import { runKubectl } from '../kubectl/kubectl.ts';
 import { ApiEndpoint } from './request.ts';
-import { existingObjects, pluginConfiguration, worldObjects } from './world.ts';
+import { existingObjects, ownerCrds, pluginConfiguration, worldObjects } from './world.ts';
 
 /** The plugins the oracle compares (the ones the in-tree build and our webhook both implement, world permitting). */
 export const oraclePlugins = [
@@ -28,6 +28,7 @@ export const oraclePlugins = [
   'PodTolerationRestriction',
   'ExtendedResourceToleration',
   'DenyServiceExternalIPs',
+  'OwnerReferencesPermissionEnforcement',
 ] as const;
 export type OraclePlugin = (typeof oraclePlugins)[number];
 
@@ -83,8 +84,10 @@ export async function startOracleServers(plugins: readonly OraclePlugin[] = orac
         ...(admissionConfiguration === undefined ? [] : [`--admission-control-config-file=${configFile}`]),
       ],
     });
-    // startRealCluster turns off ServiceAccount, StorageObjectInUseProtection and RuntimeClass.
-    const startWebhook = startRealCluster({ values });
+    // startRealCluster turns off ServiceAccount, StorageObjectInUseProtection and RuntimeClass. Our
+    // webhook starts once the world is there, so its discovery already holds the owners' CRDs, as
+    // the in-tree plugin's (which rereads discovery on a miss) does.
+    const startWebhook = startRealCluster({ values, startWebhook: false });
     const [inTreeResult, webhookResult] = await Promise.allSettled([startInTree, startWebhook]);
     if (inTreeResult.status === 'fulfilled') cleanups.push(() => inTreeResult.value.stop());
     if (webhookResult.status === 'fulfilled') cleanups.push(() => webhookResult.value.close());
@@ -104,7 +107,15 @@ export async function startOracleServers(plugins: readonly OraclePlugin[] = orac
       ['webhook', cluster.controlPlane],
     ] as const) {
       await applyAs(plane, join(scratch, `world-${name}.yaml`), worldObjects());
+      await kubectlAs(plane, scratch, [
+        'wait',
+        '--for=condition=Established',
+        '--timeout=60s',
+        ...ownerCrds.map((crd) => `crd/${crd.metadata.name}`),
+      ]);
     }
+    await cluster.startWebhook();
+    await cluster.registered();
     for (const [name, plane] of [
       ['in-tree', inTreePlane],
       ['webhook', cluster.controlPlane],
@@ -121,10 +132,11 @@ export async function startOracleServers(plugins: readonly OraclePlugin[] = orac
 /** `kubectl apply` as admin, failing loudly: the world must be whole on both servers. */
 async function applyAs(plane: ControlPlane, file: string, objects: object[]): Promise<void> {
   await writeFile(file, objects.map((o) => `---\n${stringify(o)}`).join(''));
-  const result = await runKubectl(join(file, '..', 'home'), plane.kubeconfigPath, ['apply', '-f', file], {
-    cwd: repoRoot,
-    kubectl: plane.binaries.kubectl,
-  });
+  await kubectlAs(plane, join(file, '..'), ['apply', '-f', file]);
+}
+
+async function kubectlAs(plane: ControlPlane, scratch: string, args: string[]): Promise<void> {
+  const result = await runKubectl(join(scratch, 'home'), plane.kubeconfigPath, args, { cwd: repoRoot, kubectl: plane.binaries.kubectl });
   if (result.code !== 0)
-    throw new Error(`kubectl apply of the oracle's world failed on ${plane.server} (${result.code}): ${result.stderr}`);
+    throw new Error(`kubectl ${args[0]} of the oracle's world failed on ${plane.server} (${result.code}): ${result.stderr}`);
 }

@@ -1,6 +1,8 @@
 // The world both API servers of the oracle hold before any case runs: namespaces carrying the
 // scheduling plugins' annotations, their service accounts, RuntimeClasses, users with different
-// rights, an owner object, and the pods and Services the update cases change; a namespace our
+// rights (finalizers on some owners, on every owner, or none), owners of several kinds (core, apps,
+// a namespaced and a cluster-scoped CRD, cluster-scoped Namespaces), and the pods and Services the
+// update cases change; a namespace our
 // webhook is never sent (the chart's opt-out label; kube-system, which the chart always excludes,
 // exists already); and a MutatingAdmissionPolicy, which kube-apiserver runs after every in-tree
 // plugin and before every webhook. It is applied to each server through its own API, so each
@@ -104,11 +106,19 @@ const lateMutationPolicy = [
 
 export const namespaceNames = Object.keys(namespaces);
 
-/** Who sends the cases: writers everywhere, a writer in one namespace, and someone with no rights. */
+/**
+ * Who sends the cases: writers everywhere, a writer in one namespace, and someone with no rights;
+ * and, for OwnerReferencesPermissionEnforcement, writers who may also set finalizers on some owners
+ * and delete pods in one namespace (dave), on every owner (erin), or who hold a RoleBinding to a Role
+ * that does not exist (frank: RBAC then gives a reason with its denial).
+ */
 export const users = {
   alice: { name: 'alice', groups: ['oracle-writers'] },
   bob: { name: 'bob', groups: [] as string[] },
   carol: { name: 'carol', groups: [] as string[] },
+  dave: { name: 'dave', groups: ['oracle-writers'] },
+  erin: { name: 'erin', groups: ['oracle-writers'] },
+  frank: { name: 'frank', groups: ['oracle-writers'] },
 } as const;
 export type UserName = keyof typeof users;
 
@@ -130,6 +140,117 @@ export const runtimeClasses = [
   },
 ];
 export const runtimeClassNames = [...runtimeClasses.map((rc) => rc.metadata.name), 'rc-missing'];
+
+/** The owners' CRDs: one namespaced kind, one cluster-scoped; no instances are needed (the plugin asks RBAC by name). */
+export const ownerGroup = 'oracle.example';
+const ownerCrd = (kind: string, plural: string, scope: 'Namespaced' | 'Cluster') => ({
+  apiVersion: 'apiextensions.k8s.io/v1',
+  kind: 'CustomResourceDefinition',
+  metadata: { name: `${plural}.${ownerGroup}` },
+  spec: {
+    group: ownerGroup,
+    scope,
+    names: { kind, plural, singular: kind.toLowerCase(), listKind: `${kind}List` },
+    versions: [
+      {
+        name: 'v1',
+        served: true,
+        storage: true,
+        schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } },
+      },
+    ],
+  },
+});
+export const ownerCrds = [ownerCrd('Widget', 'widgets', 'Namespaced'), ownerCrd('Gadget', 'gadgets', 'Cluster')];
+
+/** The owned pod's one reference, not blocking: an update may newly set blockOwnerDeletion on it. */
+export const ownedPodName = 'owned';
+export const ownedPodNamespace = 'oracle-plain';
+export const ownedPodReference = {
+  apiVersion: 'v1',
+  kind: 'ConfigMap',
+  name: 'owner',
+  uid: '00000000-0000-0000-0000-0000000000c1',
+  blockOwnerDeletion: false,
+};
+
+const rbac = (kind: string, metadata: object, rest: object) => ({ apiVersion: 'rbac.authorization.k8s.io/v1', kind, metadata, ...rest });
+const clusterRoleRef = (name: string) => ({ apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name });
+const userSubject = (name: string) => [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'User', name }];
+
+/** Finalizers rights for dave (some owners, by kind and name, and delete on pods in one namespace) and erin (every owner). */
+function ownerRbac(): object[] {
+  return [
+    rbac(
+      'ClusterRole',
+      { name: 'oracle-finalizers-namespaced' },
+      {
+        rules: [
+          { apiGroups: [''], resources: ['configmaps/finalizers'], verbs: ['update'] },
+          { apiGroups: ['apps'], resources: ['deployments/finalizers'], verbs: ['update'], resourceNames: ['owner'] },
+          { apiGroups: [ownerGroup], resources: ['widgets/finalizers'], verbs: ['update'] },
+          { apiGroups: [''], resources: ['pods', 'configmaps'], verbs: ['delete'] },
+        ],
+      },
+    ),
+    rbac(
+      'RoleBinding',
+      { name: 'dave-finalizes-here', namespace: 'oracle-plain' },
+      { roleRef: clusterRoleRef('oracle-finalizers-namespaced'), subjects: userSubject('dave') },
+    ),
+    rbac(
+      'ClusterRole',
+      { name: 'oracle-finalizers-cluster' },
+      {
+        rules: [
+          { apiGroups: [''], resources: ['namespaces/finalizers'], verbs: ['update'], resourceNames: ['oracle-plain'] },
+          { apiGroups: [ownerGroup], resources: ['gadgets/finalizers'], verbs: ['update'], resourceNames: ['gadget-a'] },
+        ],
+      },
+    ),
+    rbac(
+      'ClusterRoleBinding',
+      { name: 'dave-finalizes-cluster' },
+      { roleRef: clusterRoleRef('oracle-finalizers-cluster'), subjects: userSubject('dave') },
+    ),
+    rbac(
+      'ClusterRole',
+      { name: 'oracle-finalizers-everything' },
+      { rules: [{ apiGroups: ['*'], resources: ['*/finalizers'], verbs: ['update'] }] },
+    ),
+    rbac(
+      'ClusterRoleBinding',
+      { name: 'erin-finalizes-everything' },
+      { roleRef: clusterRoleRef('oracle-finalizers-everything'), subjects: userSubject('erin') },
+    ),
+    rbac(
+      'RoleBinding',
+      { name: 'frank-dangling', namespace: 'oracle-plain' },
+      {
+        roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'oracle-missing-role' },
+        subjects: userSubject('frank'),
+      },
+    ),
+  ];
+}
+
+/** Owners that exist (the plugin never reads them, but a real dependent would have them). */
+function ownerObjects(): object[] {
+  return [
+    { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'owner', namespace: 'oracle-plain' }, data: { role: 'owner' } },
+    { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'other', namespace: 'oracle-plain' }, data: { role: 'owner' } },
+    {
+      apiVersion: 'apps/v1',
+      kind: 'Deployment',
+      metadata: { name: 'owner', namespace: 'oracle-plain' },
+      spec: {
+        replicas: 0,
+        selector: { matchLabels: { app: 'owner' } },
+        template: { metadata: { labels: { app: 'owner' } }, spec: { containers: [{ name: 'app', image: 'registry.example/app:1' }] } },
+      },
+    },
+  ];
+}
 
 /** A pod the update cases change (as stored: each server's own admission already ran on it). */
 export const existingPodName = 'existing';
@@ -159,8 +280,8 @@ export function worldObjects(): object[] {
     objects.push({ apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'default', namespace: name } });
     objects.push({ apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'builder', namespace: name } });
   }
-  objects.push(...runtimeClasses, ...lateMutationPolicy);
-  const writer = { apiGroups: [''], resources: ['pods', 'services'], verbs: ['get', 'list', 'create', 'update', 'patch'] };
+  objects.push(...runtimeClasses, ...lateMutationPolicy, ...ownerCrds, ...ownerRbac(), ...ownerObjects());
+  const writer = { apiGroups: [''], resources: ['pods', 'services', 'configmaps'], verbs: ['get', 'list', 'create', 'update', 'patch'] };
   objects.push(
     { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', metadata: { name: 'oracle-writer' }, rules: [writer] },
     {
@@ -177,12 +298,13 @@ export function worldObjects(): object[] {
       roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'oracle-writer' },
       subjects: [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'User', name: 'bob' }],
     },
-    { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'owner', namespace: 'oracle-plain' }, data: { role: 'owner' } },
   );
   return objects;
 }
 
 /** Created after the world, once both servers' admission is in place; each server admits them itself. */
 export function existingObjects(): object[] {
-  return namespacesWithExistingObjects.flatMap((namespace) => [existingPod(namespace), existingService(namespace)]);
+  const owned = existingPod(ownedPodNamespace);
+  Object.assign(owned.metadata, { name: ownedPodName, ownerReferences: [ownedPodReference] });
+  return [...namespacesWithExistingObjects.flatMap((namespace) => [existingPod(namespace), existingService(namespace)]), owned];
 }
