@@ -1,17 +1,19 @@
 // `admission-chain explain`: why a request is denied and what would admit it, offline. Takes what
-// `review` takes (an AdmissionReview, `review`'s own output, or a manifest with -f and --user),
+// `review` takes (AdmissionReviews, `review`'s own output, manifests with --user; workloads with
+// the pods their controllers would create),
 // runs the chain against the cluster-state file, and prints the decision, the explanation and the
 // remedy's objects as YAML. `--apply-to FILE` writes the cluster state with those objects added, so
 // the same review can be run again against it.
 import { readFile, writeFile } from 'node:fs/promises';
-import { type Command, Option } from 'commander';
+import { type Command, CommanderError, Option } from 'commander';
 import { type ClusterState, parseClusterState } from '../adapters/local/cluster-state.ts';
 import type { ExplainedRejection } from '../admission/chain.ts';
 import type { KubeObject } from '../api/types.ts';
 import { objectKey, withObjectsAppended } from '../explain/apply.ts';
 import { explanationLines, objectsYaml } from './explanation-text.ts';
 import { CliError, type CliIO } from './io.ts';
-import { prepareReview, type ReviewOptions, runPhases, withReviewOptions } from './review.ts';
+import { flatten, prepareReview, type ReviewedObject, type ReviewOptions, reviewAll, toResult, withReviewOptions } from './review.ts';
+import { exitCode, summarize } from './review-results.ts';
 
 interface ExplainOptions extends ReviewOptions {
   applyTo?: string;
@@ -32,32 +34,47 @@ export function registerExplainCommand(program: Command, io: CliIO): void {
         .choices(['text', 'yaml'])
         .default('text'),
     )
-    .action(async (file: string | undefined, options: ExplainOptions) => {
-      await explain(file, options, io);
+    .action(async (files: string[], options: ExplainOptions) => {
+      const code = await explain(files, options, io);
+      if (code !== 0) throw new CommanderError(code, 'admission-chain.explain.fail-on', `--fail-on ${options.failOn}`);
     });
 }
 
-async function explain(file: string | undefined, options: ExplainOptions, io: CliIO): Promise<void> {
-  const prepared = await prepareReview(file, options, io);
-  const { response, handled } = await runPhases(prepared);
-  const explanations = handled.flatMap((h) => h.outcome.explanations ?? []);
+async function explain(files: string[], options: ExplainOptions, io: CliIO): Promise<number> {
+  const prepared = await prepareReview(files, options, io);
+  const reviewed = await reviewAll(prepared);
+  const [first] = reviewed;
+  if (reviewed.length === 1 && first !== undefined && 'error' in first) throw new CliError(`${first.source}: ${first.error}`);
+  for (const r of reviewed) if ('error' in r) io.stderr.write(`admission-chain: ${r.source}: ${r.error}\n`);
+  const reviews = reviewed.flatMap((r) => ('error' in r ? [] : flatten(r)));
+  const explanations = reviews.flatMap((r) => r.handled.flatMap((h) => h.outcome.explanations ?? []));
   const objects = distinctObjects(explanations.flatMap((e) => e.explained.objects));
 
   if (options.output === 'yaml') {
     io.stdout.write(objectsYaml(objects));
   } else {
-    const rejectedBy = handled.find((h) => h.rejectedBy !== undefined)?.rejectedBy;
-    const decision = response.allowed
-      ? 'allowed'
-      : `denied${rejectedBy === undefined ? '' : ` by ${rejectedBy}`} (${response.status?.code ?? 403}): ${response.status?.message ?? ''}`;
-    const sections = [decision];
-    for (const explanation of explanations) sections.push(describe(explanation));
-    if (!response.allowed && !explanations.some((e) => e.mode === 'enforce')) sections.push('no remedy is known for this denial');
+    const sections = reviews.flatMap((r) => explainOne(r, reviews.length > 1));
     if (objects.length > 0) sections.push(`---\n${objectsYaml(objects).trimEnd()}`);
     io.stdout.write(`${sections.join('\n\n')}\n`);
   }
 
   if (options.applyTo !== undefined) await applyTo(options.clusterState!, options.applyTo, objects, io);
+  return exitCode(summarize(reviewed.map(toResult)), options.failOn);
+}
+
+/** One object's decision and explanations; headed by the object when there are several. */
+function explainOne({ request, response, handled, source, controller }: ReviewedObject, headed: boolean): string[] {
+  const explanations = handled.flatMap((h) => h.outcome.explanations ?? []);
+  const rejectedBy = handled.find((h) => h.rejectedBy !== undefined)?.rejectedBy;
+  const decision = response.allowed
+    ? 'allowed'
+    : `denied${rejectedBy === undefined ? '' : ` by ${rejectedBy}`} (${response.status?.code ?? 403}): ${response.status?.message ?? ''}`;
+  const name = request.name || (request.object?.metadata?.generateName ?? '');
+  const heading = `${request.kind.kind} ${request.namespace ? `${request.namespace}/` : ''}${name} (${source}${controller ? `, created by ${controller}` : ''}): `;
+  const sections = [`${headed ? heading : ''}${decision}`];
+  for (const explanation of explanations) sections.push(describe(explanation));
+  if (!response.allowed && !explanations.some((e) => e.mode === 'enforce')) sections.push('no remedy is known for this denial');
+  return sections;
 }
 
 function describe({ plugin, mode, explained }: ExplainedRejection): string {

@@ -1,30 +1,36 @@
-// `admission-chain review`: what `kubectl apply --dry-run=server` would say, offline. Reads an
-// AdmissionReview (or builds one from a manifest and a user), runs the chain against a local
-// cluster-state file, and prints the AdmissionReview with its response.
-import { randomUUID } from 'node:crypto';
-import { type Command, Option } from 'commander';
+// `admission-chain review`: what `kubectl apply --dry-run=server` would say, offline. Reads
+// AdmissionReviews and manifests (files, directories, stdin; many documents each), runs the chain
+// against a local cluster-state file, and for each workload also the pods its controllers would
+// create, as those controllers. One AdmissionReview in prints the AdmissionReview with its
+// response, as kube-apiserver would answer it; anything more prints the results per object.
+import { type Command, CommanderError, Option } from 'commander';
+import type { ClusterState } from '../adapters/local/cluster-state.ts';
 import type { AdmissionChain, Phase } from '../admission/chain.ts';
 import type { Deadline } from '../admission/deadline.ts';
 import { type HandledReview, handleAdmission } from '../admission/handler.ts';
-import { isOperation } from '../admission/operation.ts';
-import {
-  type AdmissionApiVersion,
-  type AdmissionRequest,
-  type AdmissionResponse,
-  BadReviewError,
-  decodeReview,
-  responseReview,
-} from '../admission/review.ts';
-import { type KubeObject, parseGroupVersion } from '../api/types.ts';
+import { type AdmissionApiVersion, type AdmissionRequest, type AdmissionResponse, responseReview } from '../admission/review.ts';
+import type { KubeObject } from '../api/types.ts';
 import { parseDuration } from '../config/duration.ts';
 import { parseFeatureGates } from '../config/feature-gates.ts';
 import { featureGatesHelp } from '../config/serve-config.ts';
 import type { FeatureGateOverrides } from '../ports/feature-gates.ts';
 import { silentLogger } from '../ports/logger.ts';
 import type { RestMapper } from '../ports/rest-mapper.ts';
-import { isPlainObject } from '../util/plain-object.ts';
 import { type Admission, composeAdmission, StartupError, selectPlugins } from '../wiring/index.ts';
+import { type Created, controllerBootstrapRoles, expandWorkload } from '../workloads/index.ts';
+import { type InputDocument, readDocuments } from './inputs.ts';
 import { CliError, type CliIO, parseSingleDocument, readInput } from './io.ts';
+import { asKubeObject, type ManifestContext, manifestRequest, requestFor } from './review-requests.ts';
+import {
+  type DocumentError,
+  exitCode,
+  type FailOn,
+  formatResults,
+  type ObjectResult,
+  objectResult,
+  summarize,
+  withCreated,
+} from './review-results.ts';
 
 export interface ReviewOptions {
   clusterState?: string;
@@ -35,7 +41,7 @@ export interface ReviewOptions {
   pluginMode?: string[];
   admissionControlConfigFile?: string;
   featureGates?: string[];
-  filename?: string;
+  filename?: string[];
   user?: string;
   groups?: string;
   uid?: string;
@@ -44,6 +50,11 @@ export interface ReviewOptions {
   namespace?: string;
   subresource?: string;
   timeout: string;
+  failOn: FailOn;
+}
+
+interface ReviewCommandOptions extends ReviewOptions {
+  output?: 'review' | 'json' | 'yaml' | 'table';
 }
 
 const collect = (value: string, previous: string[] | undefined) => [...(previous ?? []), value];
@@ -52,17 +63,29 @@ export function registerReviewCommand(program: Command, io: CliIO): void {
   withReviewOptions(
     program
       .command('review')
-      .description('run the chain offline on an AdmissionReview (FILE or stdin) and print the AdmissionReview with its response'),
-  ).action(async (file: string | undefined, options: ReviewOptions) => {
-    const output = await review(file, options, io);
-    io.stdout.write(`${JSON.stringify(output, null, 2)}\n`);
-  });
+      .description(
+        'run the chain offline on AdmissionReviews and manifests (files, directories or stdin), workloads with the pods their controllers would create',
+      ),
+  )
+    .addOption(
+      new Option(
+        '-o, --output <format>',
+        'review: the AdmissionReview with its response; json, yaml or table: the results per object (default: review for one AdmissionReview or plain manifest, else json)',
+      ).choices(['review', 'json', 'yaml', 'table']),
+    )
+    .action(async (files: string[], options: ReviewCommandOptions) => {
+      const code = await review(files, options, io);
+      if (code !== 0) throw new CommanderError(code, 'admission-chain.review.fail-on', `--fail-on ${options.failOn}`);
+    });
 }
 
-/** The input and chain options `review` takes, for every command that reviews a request offline. */
+/** The input and chain options `review` takes, for every command that reviews requests offline. */
 export function withReviewOptions(command: Command): Command {
   return command
-    .argument('[file]', 'AdmissionReview as JSON or YAML; "-" or absent reads stdin')
+    .argument(
+      '[files...]',
+      'AdmissionReviews or manifests, JSON or YAML, many documents and Lists; directories are read recursively; "-" or none reads stdin',
+    )
     .requiredOption('--cluster-state <file>', 'the local cluster state (RBAC, service accounts, discovery, ...)')
     .addOption(new Option('--phase <phase>', 'which webhook to act as').choices(['mutating', 'validating', 'all']).default('all'))
     .option('--plugins <names>', 'the exact plugin set (comma-separated)', collect)
@@ -71,35 +94,55 @@ export function withReviewOptions(command: Command): Command {
     .option('--plugin-mode <name=mode>', 'enforce, warn or audit, per plugin (repeatable)', collect)
     .option('--admission-control-config-file <file>', "kube-apiserver's AdmissionConfiguration file: the plugins' configuration")
     .option('--feature-gates <name=bool>', featureGatesHelp, collect)
-    .option('-f, --filename <file>', 'build the request from this manifest instead of reading an AdmissionReview')
-    .option('--user <name>', 'with -f: the requesting user', 'admin')
-    .option('--groups <groups>', "with -f: the requesting user's groups (comma-separated)")
-    .option('--uid <uid>', "with -f: the requesting user's uid")
-    .option('--operation <op>', 'with -f: CREATE, UPDATE, DELETE or CONNECT (default CREATE, UPDATE with --old)')
-    .option('--old <file>', 'with -f: the existing object, for UPDATE')
-    .option('--namespace <ns>', 'with -f: namespace when the manifest has none', 'default')
-    .option('--subresource <name>', 'with -f: the subresource being written')
+    .option('-f, --filename <path>', 'manifests or AdmissionReviews to review, like FILES (repeatable)', collect)
+    .option('--user <name>', 'for manifests: the requesting user', 'admin')
+    .option('--groups <groups>', "for manifests: the requesting user's groups (comma-separated)")
+    .option('--uid <uid>', "for manifests: the requesting user's uid")
+    .option('--operation <op>', 'for manifests: CREATE, UPDATE, DELETE or CONNECT (default CREATE, UPDATE with --old)')
+    .option('--old <file>', 'for one manifest: the existing object, for UPDATE')
+    .option('--namespace <ns>', 'for manifests: namespace when the manifest has none', 'default')
+    .option('--subresource <name>', 'for manifests: the subresource being written')
+    .addOption(
+      new Option('--fail-on <result>', 'exit 1 when an object is denied (deny), also when one has warnings (warn), or never')
+        .choices(['deny', 'warn', 'never'])
+        .default('never'),
+    )
     .option('--timeout <duration>', 'deadline for the whole review', '30s');
 }
 
-async function review(file: string | undefined, options: ReviewOptions, io: CliIO) {
-  const prepared = await prepareReview(file, options, io);
-  const { response } = await runPhases(prepared);
-  return { ...responseReview(prepared.apiVersion, response), request: prepared.request };
+async function review(files: string[], options: ReviewCommandOptions, io: CliIO): Promise<number> {
+  const prepared = await prepareReview(files, options, io);
+  const reviewed = await reviewAll(prepared);
+  const single = reviewed.length === 1 ? reviewed[0]! : undefined;
+  const output = options.output ?? (single !== undefined && ('error' in single || single.creates.length === 0) ? 'review' : 'json');
+  if (output === 'review' && single !== undefined && 'error' in single) throw new CliError(`${single.source}: ${single.error}`);
+  for (const r of reviewed) if ('error' in r && single === undefined) io.stderr.write(`admission-chain: ${r.source}: ${r.error}\n`);
+  const results = summarize(reviewed.map(toResult));
+  if (output === 'review') {
+    for (const r of reviewed.flatMap((r) => ('error' in r ? [] : flatten(r)))) {
+      io.stdout.write(`${JSON.stringify({ ...responseReview(r.apiVersion, r.response), request: r.request }, null, 2)}\n`);
+    }
+  } else {
+    io.stdout.write(formatResults(results, output));
+  }
+  return exitCode(results, options.failOn);
 }
 
 export interface PreparedReview {
-  apiVersion: AdmissionApiVersion;
-  request: AdmissionRequest;
   chain: AdmissionChain;
   phases: readonly Phase[];
   deadline: Deadline;
+  restMapper: RestMapper | undefined;
+  documents: InputDocument[];
+  context: ManifestContext;
+  oldObject?: KubeObject;
 }
 
-/** The chain, the request and the deadline, from `review`'s options: everything but running it. */
-export async function prepareReview(file: string | undefined, options: ReviewOptions, io: CliIO): Promise<PreparedReview> {
+/** The chain, the documents and the deadline, from `review`'s options: everything but running them. */
+export async function prepareReview(files: string[], options: ReviewOptions, io: CliIO): Promise<PreparedReview> {
   let selection: ReturnType<typeof selectPlugins>;
   let featureGates: FeatureGateOverrides;
+  let timeoutMs: number;
   try {
     selection = selectPlugins({
       plugins: options.plugins,
@@ -111,6 +154,11 @@ export async function prepareReview(file: string | undefined, options: ReviewOpt
   } catch (error) {
     throw new CliError((error as Error).message, 2);
   }
+  try {
+    timeoutMs = parseDuration(options.timeout);
+  } catch (error) {
+    throw new CliError(`--timeout: ${(error as Error).message}`, 2);
+  }
   let admission: Admission;
   try {
     admission = await composeAdmission({
@@ -119,43 +167,134 @@ export async function prepareReview(file: string | undefined, options: ReviewOpt
       admissionControlConfigFile: options.admissionControlConfigFile,
       logger: silentLogger,
       warn: (warning) => io.stderr.write(`admission-chain: warning: ${warning}\n`),
+      completeLocalState: withControllerRoles,
     });
   } catch (error) {
     throw error instanceof StartupError ? new CliError(error.message, error.usage ? 2 : 1) : error;
   }
   const { backend, chain } = admission;
-  let timeoutMs: number;
-  try {
-    timeoutMs = parseDuration(options.timeout);
-  } catch (error) {
-    throw new CliError(`--timeout: ${(error as Error).message}`, 2);
-  }
   const deadline: Deadline = { signal: AbortSignal.timeout(timeoutMs), expiresAt: performance.now() + timeoutMs };
-
-  let apiVersion: AdmissionApiVersion = 'admission.k8s.io/v1';
-  let request: AdmissionRequest;
-  if (options.filename !== undefined) {
-    if (file !== undefined) throw new CliError('give either an AdmissionReview FILE or -f MANIFEST, not both', 2);
-    request = await requestFromManifest(options, io, backend.ports.restMapper, deadline.signal);
-  } else {
-    const { text, source } = await readInput(file, io);
-    const parsed = parseSingleDocument(text, source);
+  const documents = await readDocuments([...files, ...(options.filename ?? [])], io);
+  let oldObject: KubeObject | undefined;
+  if (options.old !== undefined) {
+    if (documents.length !== 1) throw new CliError(`--old takes one manifest to review, found ${documents.length} documents`, 2);
+    const { text, source } = await readInput(options.old, io);
     try {
-      const decoded = decodeReview(parsed);
-      apiVersion = decoded.apiVersion;
-      request = decoded.request;
+      oldObject = asKubeObject(parseSingleDocument(text, source));
     } catch (error) {
-      if (error instanceof BadReviewError) throw new CliError(`${source}: invalid AdmissionReview: ${error.message}`);
-      throw error;
+      throw error instanceof CliError ? error : new CliError(`${source}: ${(error as Error).message}`);
     }
   }
+  const groups = (options.groups ?? '')
+    .split(',')
+    .map((g) => g.trim())
+    .filter(Boolean);
+  const context: ManifestContext = {
+    restMapper: backend.ports.restMapper,
+    signal: deadline.signal,
+    namespace: options.namespace!,
+    userInfo: { username: options.user!, groups, ...(options.uid ? { uid: options.uid } : {}) },
+    ...(options.operation === undefined ? {} : { operation: options.operation }),
+    ...(options.subresource === undefined ? {} : { subresource: options.subresource }),
+  };
   const phases: readonly Phase[] =
     options.phase === 'all' ? ['admit', 'validate'] : options.phase === 'mutating' ? ['admit'] : ['validate'];
-  return { apiVersion, request, chain, phases, deadline };
+  return { chain, phases, deadline, restMapper: backend.ports.restMapper, documents, context, ...(oldObject ? { oldObject } : {}) };
+}
+
+/** One object's review, and the reviews of what its controllers would create from it. */
+export interface ReviewedObject {
+  source: string;
+  apiVersion: AdmissionApiVersion;
+  request: AdmissionRequest;
+  response: AdmissionResponse;
+  handled: HandledReview[];
+  /** The controller that creates it, for objects expanded from a workload. */
+  controller?: string;
+  creates: ReviewedObject[];
+}
+
+/** Every document reviewed in order; a document that cannot be is its error, and the rest go on. */
+export async function reviewAll(prepared: PreparedReview): Promise<Array<ReviewedObject | DocumentError>> {
+  const reviewed: Array<ReviewedObject | DocumentError> = [];
+  const now = new Date();
+  for (const document of prepared.documents) {
+    if (document.error !== undefined) {
+      reviewed.push({ source: document.source, error: document.error });
+      continue;
+    }
+    try {
+      const { apiVersion, request, fromManifest } = await requestFor(document.value, prepared.context, prepared.oldObject);
+      const result = await reviewRequest(prepared, document.source, apiVersion, request);
+      if (fromManifest && (request.operation === 'CREATE' || request.operation === 'UPDATE')) {
+        result.creates = await reviewCreated(prepared, document.source, expandWorkload(storedObject(result), { now }));
+      }
+      reviewed.push(result);
+    } catch (error) {
+      if (error instanceof CliError) throw error;
+      reviewed.push({ source: document.source, error: (error as Error).message });
+    }
+  }
+  return reviewed;
+}
+
+async function reviewRequest(
+  prepared: PreparedReview,
+  source: string,
+  apiVersion: AdmissionApiVersion,
+  request: AdmissionRequest,
+): Promise<ReviewedObject> {
+  const { response, handled } = await runPhases({ ...prepared, request });
+  return { source, apiVersion, request, response, handled, creates: [] };
+}
+
+async function reviewCreated(prepared: PreparedReview, source: string, created: readonly Created[]): Promise<ReviewedObject[]> {
+  const reviewed: ReviewedObject[] = [];
+  for (const c of created) {
+    const request = await manifestRequest(c.object, 'CREATE', { ...prepared.context, userInfo: c.user });
+    const result = await reviewRequest(prepared, source, 'admission.k8s.io/v1', request);
+    result.controller = c.controller;
+    result.creates = await reviewCreated(prepared, source, c.creates);
+    reviewed.push(result);
+  }
+  return reviewed;
+}
+
+// What the controller reads back: the object as the mutating phase left it, in its namespace.
+function storedObject(reviewed: ReviewedObject): KubeObject {
+  const object = reviewed.handled.find((h) => h.mutatedObject !== undefined)?.mutatedObject ?? reviewed.request.object!;
+  const namespace = reviewed.request.namespace;
+  return namespace === undefined ? object : { ...object, metadata: { ...object.metadata, namespace } };
+}
+
+/** The object and everything created from it, depth first. */
+export function flatten(reviewed: ReviewedObject): ReviewedObject[] {
+  return [reviewed, ...reviewed.creates.flatMap(flatten)];
+}
+
+export function toResult(reviewed: ReviewedObject | DocumentError): ObjectResult | DocumentError {
+  if ('error' in reviewed) return reviewed;
+  const { request } = reviewed;
+  const identity = {
+    source: reviewed.source,
+    apiVersion: request.kind.group ? `${request.kind.group}/${request.kind.version}` : request.kind.version,
+    kind: request.kind.kind,
+    ...(request.namespace ? { namespace: request.namespace } : {}),
+    name: request.name || (request.object?.metadata?.generateName ?? ''),
+    user: request.userInfo.username ?? '',
+  };
+  const rejectedBy = reviewed.handled.find((h) => h.rejectedBy !== undefined)?.rejectedBy;
+  const own = objectResult(identity, reviewed.response, rejectedBy);
+  return withCreated(
+    own,
+    reviewed.creates.map((c) => toResult(c) as ObjectResult),
+  );
 }
 
 /** Runs the phases in order, as `kubectl apply --dry-run=server` would: the patch applied between them. */
-export async function runPhases(prepared: PreparedReview): Promise<{ response: AdmissionResponse; handled: HandledReview[] }> {
+export async function runPhases(
+  prepared: Pick<PreparedReview, 'chain' | 'phases' | 'deadline'> & { request: AdmissionRequest },
+): Promise<{ response: AdmissionResponse; handled: HandledReview[] }> {
   let response: AdmissionResponse | undefined;
   const handled: HandledReview[] = [];
   let current = prepared.request;
@@ -167,6 +306,21 @@ export async function runPhases(prepared: PreparedReview): Promise<{ response: A
     if (phase === 'admit' && result.mutatedObject !== undefined) current = { ...current, object: result.mutatedObject };
   }
   return { response: response!, handled };
+}
+
+// A real API server holds the controllers' bootstrap roles; the file may not, and without them
+// every pod a controller creates would fail OwnerReferencesPermissionEnforcement offline.
+function withControllerRoles(state: ClusterState): ClusterState {
+  const bootstrap = controllerBootstrapRoles();
+  const missing = <T extends KubeObject>(present: readonly T[], wanted: KubeObject[]) => {
+    const names = new Set(present.map((o) => o.metadata?.name));
+    return wanted.filter((o) => !names.has(o.metadata?.name)) as unknown as T[];
+  };
+  return {
+    ...state,
+    clusterRoles: [...state.clusterRoles, ...missing(state.clusterRoles, bootstrap.clusterRoles)],
+    clusterRoleBindings: [...state.clusterRoleBindings, ...missing(state.clusterRoleBindings, bootstrap.clusterRoleBindings)],
+  };
 }
 
 /** The local backend over the cluster-state file; the cluster settings are unused offline. */
@@ -195,58 +349,4 @@ function merge(previous: AdmissionResponse | undefined, next: AdmissionResponse)
   const annotations = { ...previous.auditAnnotations, ...next.auditAnnotations };
   if (Object.keys(annotations).length > 0) merged.auditAnnotations = annotations;
   return merged;
-}
-
-async function requestFromManifest(
-  options: ReviewOptions,
-  io: CliIO,
-  restMapper: RestMapper | undefined,
-  signal: AbortSignal,
-): Promise<AdmissionRequest> {
-  const load = async (path: string): Promise<KubeObject> => {
-    const { text, source } = await readInput(path, io);
-    const value = parseSingleDocument(text, source);
-    if (!isPlainObject(value) || typeof value.apiVersion !== 'string' || typeof value.kind !== 'string') {
-      throw new CliError(`${source}: expected a Kubernetes object with apiVersion and kind`);
-    }
-    return value as KubeObject;
-  };
-  const object = await load(options.filename!);
-  const oldObject = options.old !== undefined ? await load(options.old) : undefined;
-  const operation = options.operation ?? (oldObject ? 'UPDATE' : 'CREATE');
-  if (!isOperation(operation))
-    throw new CliError(`--operation ${JSON.stringify(operation)}: expected CREATE, UPDATE, DELETE or CONNECT`, 2);
-  if (!restMapper) throw new CliError('this backend has no REST mapper to resolve the manifest kind');
-  const { group, version } = parseGroupVersion(object.apiVersion!);
-  let mappings: Awaited<ReturnType<typeof restMapper.mappingsFor>>;
-  try {
-    mappings = await restMapper.mappingsFor({ group, kind: object.kind! }, [version], signal);
-  } catch (error) {
-    throw new CliError(`${options.filename}: cannot resolve ${object.apiVersion} ${object.kind}: ${(error as Error).message}`);
-  }
-  const mapping = mappings[0]!;
-  const namespaced = mapping.scope === 'namespace';
-  const groups =
-    options.groups === undefined
-      ? []
-      : options.groups
-          .split(',')
-          .map((g) => g.trim())
-          .filter(Boolean);
-  const request: AdmissionRequest = {
-    uid: randomUUID(),
-    kind: { group, version, kind: object.kind! },
-    resource: mapping.resource,
-    requestKind: { group, version, kind: object.kind! },
-    requestResource: mapping.resource,
-    name: object.metadata?.name ?? '',
-    operation,
-    userInfo: { username: options.user!, groups, ...(options.uid ? { uid: options.uid } : {}) },
-    object,
-    oldObject: oldObject ?? null,
-    dryRun: true,
-  };
-  if (namespaced) request.namespace = object.metadata?.namespace ?? options.namespace!;
-  if (options.subresource) request.subResource = options.subresource;
-  return request;
 }

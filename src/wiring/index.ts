@@ -3,6 +3,7 @@
 // from them. Every command goes through it; nothing else knows which backend is in use. The cluster
 // side is imported only when used: client-node alone adds about 45 MiB of resident memory as the
 // image runs it (bundled), 85 MiB loaded from node_modules.
+import type { ClusterState } from '../adapters/local/cluster-state.ts';
 import type { AdmissionChain } from '../admission/chain.ts';
 import type { PluginDefinition } from '../admission/plugin.ts';
 import { loadAdmissionConfigurationFlag } from '../config/admission-configuration.ts';
@@ -53,8 +54,9 @@ async function createBackend(
   logger: Logger,
   enabled: readonly PluginDefinition[],
   observers: ClusterObservers = {},
+  completeState?: (state: ClusterState) => ClusterState,
 ): Promise<Backend> {
-  if (config.clusterState !== undefined) return loadLocalBackend(config.clusterState, logger, config.featureGates);
+  if (config.clusterState !== undefined) return loadLocalBackend(config.clusterState, logger, config.featureGates, completeState);
   const cluster = await import('./cluster.ts');
   return cluster.createClusterBackend(cluster.loadKubeConfig(config.kubeconfig), config, logger, enabled, observers);
 }
@@ -68,6 +70,8 @@ export interface AdmissionOptions {
   metrics?: AdmissionMetrics;
   /** Told each part of the AdmissionConfiguration file that is ignored, as soon as it is read. */
   warn(warning: string): void;
+  /** Offline: what a real API server holds that the cluster-state file may not (bootstrap RBAC). */
+  completeLocalState?: (state: ClusterState) => ClusterState;
 }
 
 export interface Admission {
@@ -99,7 +103,7 @@ export async function composeAdmission(options: AdmissionOptions): Promise<Admis
         ...(mirrorsRbac ? { rbacMirror: rbacMirrorRecorder(metrics.registry, metrics.lookups) } : {}),
       }
     : {};
-  const backend = await createBackend(options.backend, logger, enabled, observers).catch((error: Error) => {
+  const backend = await createBackend(options.backend, logger, enabled, observers, options.completeLocalState).catch((error: Error) => {
     throw new StartupError(error.message, false);
   });
   try {

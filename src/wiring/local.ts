@@ -36,8 +36,13 @@ export function createLocalBackend(state: ClusterState, logger: Logger, featureG
   };
 }
 
-export async function loadLocalBackend(path: string, logger: Logger, featureGates: FeatureGateOverrides = {}): Promise<Backend> {
-  return createLocalBackend(await loadClusterStateFile(path), logger, featureGates);
+export async function loadLocalBackend(
+  path: string,
+  logger: Logger,
+  featureGates: FeatureGateOverrides = {},
+  complete: (state: ClusterState) => ClusterState = (state) => state,
+): Promise<Backend> {
+  return createLocalBackend(complete(await loadClusterStateFile(path)), logger, featureGates);
 }
 
 /** The embedded RBAC evaluator, and the nearest grants it knows, over a cluster-state file's roles and bindings (`authorize`). */
