@@ -22,6 +22,12 @@ export interface ControlPlaneOptions {
   dir?: string;
   /** How long to wait for /readyz; default 60 s (a cold start bootstraps RBAC and priority levels). */
   readyTimeoutMs?: number;
+  /**
+   * Keep kube-apiserver's ServiceAccount admission plugin on (default off: no controller creates the
+   * default accounts). kube-apiserver refuses a plugin both enabled and disabled, so a caller that
+   * enables it must say so here; it then creates the service accounts its pods name.
+   */
+  serviceAccountAdmission?: boolean;
 }
 
 export interface ControlPlane {
@@ -122,7 +128,7 @@ export async function startControlPlane(options: ControlPlaneOptions = {}): Prom
           '--authorization-mode=RBAC',
           '--allow-privileged=true',
           // No controller manager creates namespaces' default service accounts (as envtest does).
-          '--disable-admission-plugins=ServiceAccount',
+          ...(options.serviceAccountAdmission === true ? [] : ['--disable-admission-plugins=ServiceAccount']),
           ...(options.apiServerArgs ?? []),
         ],
         join(dir, 'kube-apiserver.log'),

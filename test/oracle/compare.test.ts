@@ -79,6 +79,22 @@ describe('outcomeOf and compareOutcomes', () => {
     expect(compareOutcomes(outcomeOf({ code: 201, body: service('10.0.0.5', 30001) }), headless)).toHaveLength(2);
   });
 
+  it("compares the ServiceAccount plugin's token volume by what it is, not by its random suffix", () => {
+    const withToken = (suffix: string, path = '/var/run/secrets/kubernetes.io/serviceaccount') =>
+      outcomeOf({
+        code: 201,
+        body: pod({
+          containers: [{ name: 'c', image: 'nginx', volumeMounts: [{ name: `kube-api-access-${suffix}`, mountPath: path }] }],
+          volumes: [{ name: `kube-api-access-${suffix}`, projected: { sources: [] } }],
+        }),
+      });
+    expect(compareOutcomes(withToken('abcde'), withToken('x1y2z'))).toEqual([]);
+    expect(compareOutcomes(withToken('abcde'), withToken('x1y2z', '/elsewhere')).map((d) => d.path)).toEqual([
+      'object.spec.containers[0].volumeMounts[0].mountPath',
+    ]);
+    expect(compareOutcomes(withToken('abcde'), withToken('abcdef')).length).toBeGreaterThan(0);
+  });
+
   it('admitted against denied differs at the answer itself', () => {
     const paths = compareOutcomes(
       outcomeOf({ code: 201, body: pod({}) }),

@@ -3,7 +3,8 @@
 // generated from generateName). Denied: the HTTP code, reason and message, after removing the prefix
 // kube-apiserver puts before a webhook's denial. Warnings and audit annotations are ours alone.
 // A Service's cluster IPs and node ports are allocated at random by each server, so they are
-// compared as allocated or not.
+// compared as allocated or not; the ServiceAccount plugin names a pod's token volume with five
+// random characters, so that name is compared as generated.
 import type { Answer } from './request.ts';
 
 /** What is compared of one answer. */
@@ -36,7 +37,17 @@ function normaliseObject(object: Record<string, unknown>): unknown {
       metadata.name = `${metadata.generateName}<generated>`;
   }
   if ((copy as { kind?: string }).kind === 'Service') normaliseAllocations((copy as { spec?: ServiceSpec }).spec);
+  if ((copy as { kind?: string }).kind === 'Pod') return normaliseTokenVolumeNames(copy);
   return copy;
+}
+
+const tokenVolumeName = /^kube-api-access-[a-z0-9]{5}$/;
+
+/** The token volume and its mounts under one name (names.SimpleNameGenerator's suffix is random on each server). */
+function normaliseTokenVolumeNames(pod: object): unknown {
+  return JSON.parse(JSON.stringify(pod), (key, value: unknown) =>
+    key === 'name' && typeof value === 'string' && tokenVolumeName.test(value) ? 'kube-api-access-<generated>' : value,
+  );
 }
 
 interface ServiceSpec {

@@ -19,6 +19,8 @@ import {
   ownedPodReference,
   ownerGroup,
   runtimeClassNames,
+  secretNames,
+  serviceAccountNames,
   users,
 } from './world.ts';
 
@@ -137,7 +139,37 @@ function container(random: Random, name: string, focus: OraclePlugin): Record<st
     image: pick(random, images),
     ...(policy === undefined ? {} : { imagePullPolicy: policy }),
     ...withDefined('resources', resources(random, focus)),
+    ...(focus === 'ServiceAccount' ? secretUses(random) : {}),
   };
+}
+
+const tokenMountPath = '/var/run/secrets/kubernetes.io/serviceaccount';
+
+/** A container's secrets, as env and envFrom, and now and then its own volume where the token would go. */
+function secretUses(random: Random): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  if (chance(random, 0.25)) out.env = [{ name: 'TOKEN', valueFrom: { secretKeyRef: { name: pick(random, secretNames), key: 'token' } } }];
+  if (chance(random, 0.2)) out.envFrom = [{ secretRef: { name: pick(random, secretNames) } }];
+  if (chance(random, 0.1)) out.volumeMounts = [{ name: 'own-token', mountPath: tokenMountPath }];
+  return out;
+}
+
+/**
+ * Which account a pod names and what it asks of it: mostly nothing (the account defaults); under the
+ * ServiceAccount plugin's focus also `locked`, the missing `ghost`, the automount switch, secret
+ * volumes and image pull secrets, and a mirror pod now and then.
+ */
+function serviceAccountFields(random: Random, focus: OraclePlugin, containers: Record<string, unknown>[]): Record<string, unknown> {
+  if (focus !== 'ServiceAccount') return chance(random, 0.2) ? { serviceAccountName: 'builder' } : {};
+  const out: Record<string, unknown> = {};
+  if (chance(random, 0.6)) out.serviceAccountName = pick(random, serviceAccountNames);
+  if (chance(random, 0.25)) out.automountServiceAccountToken = chance(random, 0.5);
+  if (chance(random, 0.2)) out.imagePullSecrets = [{ name: pick(random, secretNames) }];
+  const volumes: object[] = [];
+  if (chance(random, 0.3)) volumes.push({ name: 'creds', secret: { secretName: pick(random, secretNames) } });
+  if (containers.some((c) => c.volumeMounts !== undefined)) volumes.push({ name: 'own-token', emptyDir: {} });
+  if (volumes.length > 0) out.volumes = volumes;
+  return out;
 }
 
 function withDefined(key: string, value: unknown): Record<string, unknown> {
@@ -201,6 +233,7 @@ function podCreate(random: Random, id: string, focus: OraclePlugin): OracleReque
   const slug = id.replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '');
   const metadata: Record<string, unknown> = chance(random, 0.1) ? { generateName: `${slug}-` } : { name: slug };
   if (chance(random, 0.03)) metadata.labels = { [lateMutationLabel]: 'true' };
+  if (focus === 'ServiceAccount' && chance(random, 0.05)) metadata.annotations = { 'kubernetes.io/config.mirror': 'mirror' };
   if (focus === 'OwnerReferencesPermissionEnforcement') metadata.ownerReferences = ownerReferences(random);
   else if (chance(random, 0.1))
     metadata.ownerReferences = [
@@ -212,16 +245,17 @@ function podCreate(random: Random, id: string, focus: OraclePlugin): OracleReque
         ...(chance(random, 0.5) ? { blockOwnerDeletion: true } : {}),
       },
     ];
-  const volumes = imageVolumes(random, focus);
+  const accountFields = serviceAccountFields(random, focus, [...containers, ...initContainers]);
+  const volumes = [...imageVolumes(random, focus), ...((accountFields.volumes as object[] | undefined) ?? [])];
   const spec: Record<string, unknown> = {
     containers,
+    ...accountFields,
     ...(volumes.length > 0 ? { volumes } : {}),
     ...(initContainers.length > 0 ? { initContainers } : {}),
     ...withDefined('nodeSelector', nodeSelector),
     ...withDefined('tolerations', tolerations),
     ...withDefined('affinity', antiAffinity(random, focus)),
     ...(chance(random, 0.15) ? { runtimeClassName: pick(random, runtimeClassNames) } : {}),
-    ...(chance(random, 0.2) ? { serviceAccountName: 'builder' } : {}),
   };
   return {
     operation: 'create',

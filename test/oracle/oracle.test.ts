@@ -11,7 +11,7 @@ import { upstreamCases } from './upstream-rows.ts';
 import { existingPodName, namespacesWithExistingObjects } from './world.ts';
 
 const seed = 20261201;
-const sampleCases = 420;
+const sampleCases = 480;
 
 describeWithControlPlane('upstream as the oracle: in-tree plugins and our webhook answer alike', () => {
   let servers: OracleServers;
@@ -40,6 +40,8 @@ describeWithControlPlane('upstream as the oracle: in-tree plugins and our webhoo
       'Use of external IPs is denied by admission control',
       "cannot set blockOwnerDeletion if an ownerReference refers to a resource you can't set finalizers on",
       "cannot set an ownerRef on a resource you can't delete",
+      'is not allowed because service account locked does not reference that secret',
+      'error looking up service account',
     ])
       expect(
         messages.some((m) => m.includes(own)),
@@ -50,6 +52,9 @@ describeWithControlPlane('upstream as the oracle: in-tree plugins and our webhoo
       r.inTree.admitted && r.oracleCase.request.resource === 'pods' ? [JSON.stringify(r.inTree.object)] : [],
     );
     expect(admittedPods.some((p) => p.includes('"key":"example.com/gpu","operator":"Exists","effect":"NoSchedule"'))).toBe(true);
+    // ServiceAccount mounts the token and copies the account's pull secrets.
+    expect(admittedPods.some((p) => p.includes('"name":"kube-api-access-<generated>"'))).toBe(true);
+    expect(admittedPods.some((p) => p.includes('"imagePullSecrets":[{"name":"regcred"}]'))).toBe(true);
     expect(
       admittedPods.every(
         (p) => !p.includes('"imagePullPolicy":"Never"') || p.includes('oracle-opted-out') || p.includes('"namespace":"kube-system"'),

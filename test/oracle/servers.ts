@@ -3,8 +3,10 @@
 // B runs them in our webhook, installed from the chart with the same configuration in its values.
 // Everything else is the same: each has its own etcd, and both keep kube-apiserver's other default
 // plugins (DefaultTolerationSeconds, Priority, PodSecurity, LimitRanger, …). Of the default plugins
-// we implement, ServiceAccount runs on neither (no controller creates the default accounts), and
-// RuntimeClass and StorageObjectInUseProtection run in-tree on A and in our webhook on B, always:
+// we implement, ServiceAccount runs as selected (in-tree on A, ours on B, or on neither: the test
+// control planes turn it off because no controller creates the default accounts, so the world
+// creates every account its pods name), and RuntimeClass and StorageObjectInUseProtection run
+// in-tree on A and in our webhook on B, always:
 // B's kube-apiserver runs without them (kube-apiserver adds up repeated --disable-admission-plugins
 // flags, so the real cluster's own list stands), and a pod must meet the same RuntimeClass on both.
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -29,6 +31,7 @@ export const oraclePlugins = [
   'ExtendedResourceToleration',
   'DenyServiceExternalIPs',
   'OwnerReferencesPermissionEnforcement',
+  'ServiceAccount',
 ] as const;
 export type OraclePlugin = (typeof oraclePlugins)[number];
 
@@ -79,6 +82,7 @@ export async function startOracleServers(plugins: readonly OraclePlugin[] = orac
 
     const startInTree = startControlPlane({
       dir: join(scratch, 'in-tree'),
+      serviceAccountAdmission: plugins.includes('ServiceAccount'),
       apiServerArgs: [
         `--enable-admission-plugins=${plugins.join(',')}`,
         ...(admissionConfiguration === undefined ? [] : [`--admission-control-config-file=${configFile}`]),

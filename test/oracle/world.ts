@@ -141,6 +141,28 @@ export const runtimeClasses = [
 ];
 export const runtimeClassNames = [...runtimeClasses.map((rc) => rc.metadata.name), 'rc-missing'];
 
+/**
+ * Each namespace's service accounts: `default`; `builder`, with an image pull secret to copy into
+ * pods; and `locked`, which enforces its mountable secrets and does not automount a token. Pods may
+ * also name `ghost`, which does not exist.
+ */
+export const serviceAccountNames = ['default', 'builder', 'locked', 'ghost'] as const;
+export const secretNames = ['allowed', 'regcred', 'forbidden'] as const;
+function serviceAccounts(namespace: string): object[] {
+  return [
+    { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'default', namespace } },
+    { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'builder', namespace }, imagePullSecrets: [{ name: 'regcred' }] },
+    {
+      apiVersion: 'v1',
+      kind: 'ServiceAccount',
+      metadata: { name: 'locked', namespace, annotations: { 'kubernetes.io/enforce-mountable-secrets': 'true' } },
+      secrets: [{ name: 'allowed' }],
+      imagePullSecrets: [{ name: 'allowed' }],
+      automountServiceAccountToken: false,
+    },
+  ];
+}
+
 /** The owners' CRDs: one namespaced kind, one cluster-scoped; no instances are needed (the plugin asks RBAC by name). */
 export const ownerGroup = 'oracle.example';
 const ownerCrd = (kind: string, plural: string, scope: 'Namespaced' | 'Cluster') => ({
@@ -277,9 +299,10 @@ export function worldObjects(): object[] {
   const objects: object[] = [];
   for (const [name, annotations] of Object.entries(namespaces)) {
     objects.push({ apiVersion: 'v1', kind: 'Namespace', metadata: { name, annotations, labels: namespaceLabels[name] ?? {} } });
-    objects.push({ apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'default', namespace: name } });
-    objects.push({ apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'builder', namespace: name } });
+    objects.push(...serviceAccounts(name));
   }
+  // kube-system's pods are not sent to our webhook, but the in-tree ServiceAccount plugin needs its account.
+  objects.push({ apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'default', namespace: 'kube-system' } });
   objects.push(...runtimeClasses, ...lateMutationPolicy, ...ownerCrds, ...ownerRbac(), ...ownerObjects());
   const writer = { apiGroups: [''], resources: ['pods', 'services', 'configmaps'], verbs: ['get', 'list', 'create', 'update', 'patch'] };
   objects.push(
