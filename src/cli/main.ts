@@ -2,6 +2,7 @@
 import { readFileSync } from 'node:fs';
 import { Command, CommanderError } from 'commander';
 import { registerAuthorizeCommand } from './authorize.ts';
+import { registerCompletionCommand } from './completion.ts';
 import { registerExplainCommand } from './explain.ts';
 import { CliError, type CliIO, processIO } from './io.ts';
 import { registerReviewCommand } from './review.ts';
@@ -20,6 +21,7 @@ export async function main(argv: readonly string[], io: CliIO = processIO): Prom
   registerExplainCommand(program, io);
   registerAuthorizeCommand(program, io);
   registerUnregisterCommand(program, io);
+  registerCompletionCommand(program, io);
   try {
     await program.parseAsync(argv as string[]);
     return typeof process.exitCode === 'number' ? process.exitCode : 0;
