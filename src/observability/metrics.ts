@@ -25,7 +25,10 @@ export interface AdmissionMetrics {
   readonly pluginPaths: HotCounter<'name' | 'path'>;
   readonly certificateExpiry: Gauge;
   readonly certificateReloads: Counter<'result'>;
+  /** Requests refused before admission because of what they are (HTTP 4xx), by reason. */
   readonly badRequests: Counter<'webhook' | 'reason'>;
+  /** Requests refused before admission because the webhook had no room for them before their deadline (HTTP 503). */
+  readonly unavailableRequests: Counter<'webhook' | 'reason'>;
   /** Connections closed on arrival because --max-connections were open. */
   readonly droppedConnections: Counter;
   /** TLS handshakes that failed: no or a wrong client certificate, a protocol or cipher we do not speak, a timeout. */
@@ -58,7 +61,7 @@ export function createMetrics(options: { registry?: Registry; defaultMetrics?: b
   const lookups = createLookupMetrics(registry);
   const internalErrors = new Counter({
     name: 'admission_chain_internal_errors_total',
-    help: 'AdmissionReviews answered with an internal error (Status reason InternalError), by webhook.',
+    help: 'Requests answered with an internal error: AdmissionReviews with Status reason InternalError, and unexpected errors before admission (HTTP 500), by webhook.',
     labelNames: ['webhook'],
     registers: [registry],
   });
@@ -162,6 +165,12 @@ export function createMetrics(options: { registry?: Registry; defaultMetrics?: b
     badRequests: new Counter({
       name: 'admission_chain_bad_requests_total',
       help: 'Requests refused before admission (HTTP 4xx), by webhook and reason class.',
+      labelNames: ['webhook', 'reason'],
+      registers: [registry],
+    }),
+    unavailableRequests: new Counter({
+      name: 'admission_chain_unavailable_requests_total',
+      help: 'Requests refused before admission with 503: no room in the in-flight limit before their deadline, by webhook and reason.',
       labelNames: ['webhook', 'reason'],
       registers: [registry],
     }),

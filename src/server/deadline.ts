@@ -22,17 +22,24 @@ export function requestDeadline(res: ServerResponse, timeoutMs: number): Deadlin
 }
 
 /**
- * How long kube-apiserver waits for us: it calls with ?timeout=<the webhook's timeoutSeconds>.
- * Nine tenths of it, so the answer leaves before the caller gives up; no limit without one.
+ * How long the request may take: --request-timeout, or less when kube-apiserver asks for less. It
+ * calls with ?timeout=<the webhook's timeoutSeconds>; nine tenths of that, so the answer leaves
+ * before the caller gives up.
  */
-export function callerTimeoutMs(url: string | undefined): number {
+export function requestTimeoutMs(flagMs: number, url: string | undefined): number {
+  const caller = callerTimeoutMs(url);
+  return caller === undefined ? flagMs : Math.min(flagMs, caller);
+}
+
+/** What kube-apiserver's ?timeout= asks for, when the URL carries one that parses. */
+function callerTimeoutMs(url: string | undefined): number | undefined {
   const query = url?.indexOf('?') ?? -1;
-  if (query < 0) return Number.POSITIVE_INFINITY;
+  if (query < 0) return undefined;
   const timeout = new URLSearchParams(url!.slice(query + 1)).get('timeout');
-  if (timeout === null) return Number.POSITIVE_INFINITY;
+  if (timeout === null) return undefined;
   try {
     return Math.max(1, Math.floor(parseDuration(timeout) * 0.9));
   } catch {
-    return Number.POSITIVE_INFINITY;
+    return undefined;
   }
 }

@@ -3,7 +3,7 @@
 // the reading budget gave it: each chunk is copied in and let go, and there is no list of chunks
 // and no concatenated copy beside it (a chunk list and its concatenation hold twice the body at the
 // end). Once decoded, its memory is given back at once instead of when the collector finds it.
-// Failures carry the types refusals.ts answers (raw-body's, which express users know).
+// Failures carry the types the route turns into refusals (raw-body's, which express users know).
 import type { IncomingMessage } from 'node:http';
 
 export type BodyErrorType = 'entity.too.large' | 'request.aborted' | 'request.size.invalid';

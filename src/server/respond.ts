@@ -1,8 +1,6 @@
 // One place that writes a whole answer: status, type, length and body in a single write, for the
 // webhook (JSON) and the health and metrics listener (plain text, the exposition format).
 import type { ServerResponse } from 'node:http';
-import { failureStatus } from '../admission/response.ts';
-import type { AdmissionReview } from '../admission/review.ts';
 
 const json = 'application/json; charset=utf-8';
 
@@ -12,11 +10,18 @@ export function send(res: ServerResponse, code: number, contentType: string, bod
   res.end(head ? undefined : body);
 }
 
-export function sendReview(res: ServerResponse, review: AdmissionReview): void {
-  send(res, 200, json, JSON.stringify(review));
-}
+/** Writes a webhook answer (an AdmissionReview or a refusal's Status), closing its connection after it when `close`. */
+export type Answer = (res: ServerResponse, code: number, body: string, close?: boolean) => void;
 
-/** Refuses the request itself (not an admission decision) with a one-line metav1.Status. */
-export function sendStatus(res: ServerResponse, code: number, reason: string, message: string): void {
-  send(res, code, json, JSON.stringify(failureStatus(code, reason, message)));
+/**
+ * The webhook's one writer, and so the one place `Connection: close` is set: asked for, or once
+ * shutdown has begun — a request that arrived before then must close its connection too, or the
+ * listener waits for it until the drain timeout, and kube-apiserver would otherwise keep sending on
+ * a pooled connection until it is cut mid-request.
+ */
+export function webhookAnswer(isDraining: () => boolean): Answer {
+  return (res, code, body, close = false) => {
+    if (close || isDraining()) res.setHeader('Connection', 'close');
+    send(res, code, json, body);
+  };
 }

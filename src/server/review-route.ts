@@ -1,23 +1,23 @@
-// One webhook's route: the request's headers checked before its body is read, the body read within
-// the in-flight budgets and the deadline, weighed and parsed, decoded as an AdmissionReview, handed
-// to the typed handler, and the answer written. Every refusal is a one-line metav1.Status.
-import type { IncomingMessage, ServerResponse } from 'node:http';
+// One webhook's route, as its steps: check the headers → read the body within the in-flight
+// budget and the deadline → weigh it and take room to work → parse and decode the AdmissionReview
+// → handle it → answer. A step that refuses throws a Refusal (refusal.ts), which express 5 carries
+// from the returned promise to the app's one error handler (refusal-handler.ts).
+import type { Request, Response } from 'express';
 import type { Phase } from '../admission/chain.ts';
 import type { Deadline } from '../admission/deadline.ts';
 import type { AdmissionHandler } from '../admission/handler.ts';
 import { BadReviewError, decodeReview, responseReview } from '../admission/review.ts';
-import type { AdmissionMetrics } from '../observability/metrics.ts';
-import type { Logger } from '../ports/logger.ts';
 import type { Budget, Release } from '../util/budget.ts';
 import { maxNestingDepth } from '../util/go-json-syntax.ts';
 import { isPromiseLike } from '../util/maybe-async.ts';
-import { callerTimeoutMs, requestDeadline } from './deadline.ts';
+import { requestDeadline, requestTimeoutMs } from './deadline.ts';
 import { jsonShape, requestWeight } from './json-weight.ts';
 import type { LoopLoad } from './loop-load.ts';
 import type { Webhook } from './observed-handler.ts';
-import { bodyText, discardBody, readBody } from './read-body.ts';
-import { refuseBody, refuseWaiting } from './refusals.ts';
-import { sendReview, sendStatus } from './respond.ts';
+import { BodyError, bodyText, discardBody, readBody } from './read-body.ts';
+import { badReview, noRoom, notJson, tooDeep, tooHeavy, tooLarge, unreadable, unsupportedEncoding, wrongContentType } from './refusal.ts';
+import type { RouteLocals } from './refusal-handler.ts';
+import type { Answer } from './respond.ts';
 
 /** What the requests in flight may hold, and what waits for room. */
 export interface Limits {
@@ -34,11 +34,8 @@ export interface ReviewRouteOptions {
   handler: AdmissionHandler;
   limits: Limits;
   requestTimeoutMs: number;
-  metrics: AdmissionMetrics;
-  logger: Logger;
   loopLoad: Pick<LoopLoad, 'busy'>;
-  /** True once shutdown has begun: an answer written then closes its connection, even if the request came before. */
-  isDraining?: () => boolean;
+  answer: Answer;
 }
 
 /**
@@ -48,146 +45,127 @@ export interface ReviewRouteOptions {
  */
 const heavyRequestBytes = 8 * 1024 * 1024;
 
-export function reviewRoute(options: ReviewRouteOptions): (req: IncomingMessage, res: ServerResponse) => void {
-  const { webhook, limits, metrics, logger } = options;
-  return (req, res) => {
-    // The content type is checked before the body is read.
-    const type = contentType(req);
-    if (type !== 'application/json') {
-      sendStatus(res, 400, 'BadRequest', `content type must be application/json, got ${JSON.stringify(req.headers['content-type'] ?? '')}`);
-      return;
-    }
-    const encoding = req.headers['content-encoding'];
-    if (encoding !== undefined && encoding.toLowerCase() !== 'identity') {
-      metrics.badRequests.inc({ webhook, reason: 'unreadable' });
-      sendStatus(res, 400, 'BadRequest', `cannot read request body: unsupported content encoding ${JSON.stringify(encoding)}`);
-      return;
-    }
-    // The deadline runs from arrival: time spent waiting for room counts, as it does for the caller.
-    const deadline = requestDeadline(res, Math.min(options.requestTimeoutMs, callerTimeoutMs(req.url)));
-    const declared = declaredLength(req);
-    if (declared !== undefined && declared > limits.maxBodyBytes) {
-      refuseBody(req, res, Object.assign(new Error('too large'), { type: 'entity.too.large' }), options);
-      return;
-    }
-    // A body of unknown length may be as large as the limit allows.
-    const reading = limits.reading.acquire(declared ?? limits.maxBodyBytes, deadline.signal);
-    const read = (releaseBody: Release) => {
-      // A body that has not arrived by the deadline never will in time: stop reading, close.
-      const stopReading = () => req.destroy();
-      deadline.signal.addEventListener('abort', stopReading, { once: true });
-      return readBody(req, limits.maxBodyBytes, declared).then(
-        (body) => {
-          deadline.signal.removeEventListener('abort', stopReading);
-          return review(res, body, deadline, releaseBody, req);
-        },
-        (error: unknown) => {
-          deadline.signal.removeEventListener('abort', stopReading);
-          releaseBody();
-          refuseBody(req, res, error, options);
-        },
-      );
-    };
-    (isPromiseLike(reading) ? reading.then(read, (reason: unknown) => refuseWaiting(req, res, reason, options)) : read(reading)).catch(
-      (error: unknown) => {
-        logger.error({ err: error, path: req.url }, 'unexpected error outside admission');
-        if (!res.headersSent) sendStatus(res, 500, 'InternalError', 'internal error while reading the request');
-        else res.destroy();
-      },
-    );
-  };
+/** A body read, and its share of the reading budget, held until the body is decoded or dropped. */
+interface ReadBody {
+  readonly bytes: Buffer;
+  readonly release: Release;
+}
 
-  /** The body read: weighed, given room to work, parsed, decoded, handled and answered. */
-  async function review(res: ServerResponse, body: Buffer, deadline: Deadline, releaseBody: Release, req: IncomingMessage): Promise<void> {
-    let releaseWork: Release = () => {};
+export function reviewRoute(options: ReviewRouteOptions): (req: Request, res: Response) => Promise<void> {
+  const { webhook, phase, limits, handler, loopLoad } = options;
+  return async (req, res) => {
+    (res.locals as RouteLocals).webhook = webhook;
+    const declared = checkHeaders(req, limits.maxBodyBytes);
+    const deadline = requestDeadline(res, requestTimeoutMs(options.requestTimeoutMs, req.url));
+    const body = await readWithin(req, declared, limits, deadline);
+    let releaseWork: Release | undefined;
     try {
-      // One pass over the bytes, before JSON.parse allocates anything.
-      const shape = jsonShape(body);
-      if (shape.depth > maxNestingDepth) {
-        metrics.badRequests.inc({ webhook, reason: 'too_deep' });
-        sendStatus(res, 400, 'BadRequest', `request body is nested deeper than ${maxNestingDepth} levels`);
-        return;
-      }
-      const weight = requestWeight(shape, options.phase);
-      if (weight > limits.working.capacity) {
-        metrics.badRequests.inc({ webhook, reason: 'too_heavy' });
-        sendStatus(
-          res,
-          413,
-          'RequestEntityTooLarge',
-          `request body would take about ${mebibytes(weight)} MiB to handle, more than the ${mebibytes(limits.working.capacity)} MiB all requests in flight may hold`,
-        );
-        return;
-      }
+      const weight = weigh(body.bytes, phase, limits.working.capacity);
       const heavy = weight >= heavyRequestBytes;
-      try {
-        const granted = limits.working.acquire(weight, deadline.signal, { untilCollected: heavy });
-        releaseWork = isPromiseLike(granted) ? await granted : granted;
-      } catch (reason) {
-        refuseWaiting(req, res, reason, options);
-        return;
-      }
+      // Room to work, in arrival order; a heavy request's is held until its heap is collected.
+      releaseWork = await room(limits.working, weight, heavy, deadline);
       // A heavy request's synchronous steps (parse, the chain, the answer) each take their own turn
       // of the event loop, so probes, scrapes and small requests get in between them, and between
       // one heavy request and the next (a grant after a release would otherwise run at once).
       if (heavy) await nextLoopTurn();
-      let parsed: unknown;
-      try {
-        // The bytes are freed as their text is made, before parsing: the next body may come in.
-        const text = bodyText(body);
-        releaseBody();
-        parsed = JSON.parse(text);
-      } catch (error) {
-        metrics.badRequests.inc({ webhook, reason: 'not_json' });
-        sendStatus(res, 400, 'BadRequest', `request body is not valid JSON: ${(error as Error).message}`);
-        return;
-      }
-      let decoded: ReturnType<typeof decodeReview>;
-      try {
-        decoded = decodeReview(parsed);
-      } catch (error) {
-        if (!(error instanceof BadReviewError)) throw error;
-        metrics.badRequests.inc({ webhook, reason: 'bad_review' });
-        sendStatus(res, 400, 'BadRequest', `invalid AdmissionReview: ${error.message}`);
-        return;
-      }
+      const review = parseAndDecode(body);
       if (heavy) await nextLoopTurn();
-      const { response } = await options.handler(decoded.request, deadline);
+      const { response } = await handler(review.request, deadline);
       // On a busy loop the answer is written from the event loop's check phase, once every request
       // that arrived with this one has been read and handled: the answers of one loop turn then
       // leave together instead of one write (and one wake-up of the caller) per read, about 20 %
       // more throughput at saturation on loopback. A loop with idle time answers at once: holding
       // the answer there only makes it wait for the requests that happened to arrive with it, which
       // lengthens the tail at a steady 1,000 req/s.
-      if (heavy || options.loopLoad.busy()) await nextLoopTurn();
-      // A request that arrived before shutdown began is answered after it: its connection must
-      // close too, or the listener waits for it until the drain timeout.
-      if (options.isDraining?.()) res.setHeader('Connection', 'close');
-      sendReview(res, responseReview(decoded.apiVersion, response));
+      if (heavy || loopLoad.busy()) await nextLoopTurn();
+      options.answer(res, 200, JSON.stringify(responseReview(review.apiVersion, response)));
     } finally {
-      discardBody(body);
-      releaseBody();
-      releaseWork();
+      discardBody(body.bytes);
+      body.release();
+      releaseWork?.();
     }
+  };
+}
+
+/**
+ * The content type and encoding, and the declared length, checked before a byte of the body is
+ * read. Returns the declared length, when the caller declared one.
+ */
+function checkHeaders(req: Request, maxBodyBytes: number): number | undefined {
+  const type = req.headers['content-type'] ?? '';
+  if (contentType(type) !== 'application/json') throw wrongContentType(type);
+  const encoding = req.headers['content-encoding'];
+  if (encoding !== undefined && encoding.toLowerCase() !== 'identity') throw unsupportedEncoding(encoding);
+  const declared = declaredLength(req);
+  if (declared !== undefined && declared > maxBodyBytes) throw tooLarge(maxBodyBytes);
+  return declared;
+}
+
+/** The body, read once there is room to hold it, and before the deadline. */
+async function readWithin(req: Request, declared: number | undefined, limits: Limits, deadline: Deadline): Promise<ReadBody> {
+  // A body of unknown length may be as large as the limit allows.
+  const release = await room(limits.reading, declared ?? limits.maxBodyBytes, false, deadline);
+  // A body that has not arrived by the deadline never will in time: stop reading, close.
+  const stopReading = () => req.destroy();
+  deadline.signal.addEventListener('abort', stopReading, { once: true });
+  try {
+    return { bytes: await readBody(req, limits.maxBodyBytes, declared), release };
+  } catch (error) {
+    release();
+    if (!(error instanceof BodyError)) throw error;
+    throw error.type === 'entity.too.large' ? tooLarge(limits.maxBodyBytes) : unreadable(error.message);
+  } finally {
+    deadline.signal.removeEventListener('abort', stopReading);
+  }
+}
+
+/** The heap the body will take once parsed, from one pass over its bytes before JSON.parse allocates anything. */
+function weigh(bytes: Buffer, phase: Phase, capacity: number): number {
+  const shape = jsonShape(bytes);
+  if (shape.depth > maxNestingDepth) throw tooDeep();
+  const weight = requestWeight(shape, phase);
+  if (weight > capacity) throw tooHeavy(weight, capacity);
+  return weight;
+}
+
+/** A share of a budget: at once when it fits and nobody waits (most requests), else when its turn comes before the deadline. */
+function room(budget: Budget, amount: number, untilCollected: boolean, deadline: Deadline): Release | Promise<Release> {
+  const granted = budget.acquire(amount, deadline.signal, { untilCollected });
+  if (!isPromiseLike(granted)) return granted;
+  return granted.then(undefined, () => {
+    throw noRoom();
+  });
+}
+
+function parseAndDecode(body: ReadBody): ReturnType<typeof decodeReview> {
+  let parsed: unknown;
+  try {
+    // The bytes are freed as their text is made, before parsing: the next body may come in.
+    const text = bodyText(body.bytes);
+    body.release();
+    parsed = JSON.parse(text);
+  } catch (error) {
+    throw notJson((error as Error).message);
+  }
+  try {
+    return decodeReview(parsed);
+  } catch (error) {
+    if (!(error instanceof BadReviewError)) throw error;
+    throw badReview(error.message);
   }
 }
 
 /** The Content-Length the caller declared, when it declared one that is a number. */
-function declaredLength(req: IncomingMessage): number | undefined {
+function declaredLength(req: Request): number | undefined {
   const header = req.headers['content-length'];
   if (header === undefined || !/^\d+$/.test(header)) return undefined;
   return Number(header);
 }
 
-function contentType(req: IncomingMessage): string {
-  const header = req.headers['content-type'] ?? '';
+function contentType(header: string): string {
   // kube-apiserver sends exactly this; anything else takes the general path.
   if (header === 'application/json') return header;
   return header.split(';')[0]!.trim().toLowerCase();
-}
-
-function mebibytes(bytes: number): string {
-  return (bytes / 1048576).toFixed(1);
 }
 
 function nextLoopTurn(): Promise<void> {

@@ -2,7 +2,8 @@
 // no X-Powered-By, no query parser, the body read once by the route within its budgets). Three thin
 // layers, as controller-runtime has them: the route decodes (review-route.ts), the typed handler
 // decides (admission/handler.ts) inside its metrics and log (observed-handler.ts), and respond.ts
-// writes the answer.
+// writes the answer; every refusal is answered and counted by the one error handler
+// (refusal-handler.ts).
 import express, { type Express, type NextFunction, type Request, type Response } from 'express';
 import type { AdmissionChain, Phase } from '../admission/chain.ts';
 import { admissionHandler } from '../admission/handler.ts';
@@ -13,7 +14,9 @@ import { Budget } from '../util/budget.ts';
 import { garbageCollector } from './garbage-collector.ts';
 import { LoopLoad } from './loop-load.ts';
 import { observedHandler, type Webhook } from './observed-handler.ts';
-import { sendStatus } from './respond.ts';
+import { notFound } from './refusal.ts';
+import { refusalHandler } from './refusal-handler.ts';
+import { webhookAnswer } from './respond.ts';
 import { type Limits, reviewRoute } from './review-route.ts';
 
 export interface WebhookAppOptions {
@@ -67,13 +70,9 @@ export function createWebhookApp(options: WebhookAppOptions): Express {
   app.set('query parser', false);
   // "/MUTATE" is not "/mutate"; one trailing slash is allowed, as kube-apiserver may send it.
   app.set('case sensitive routing', true);
-  app.use((req: Request, res: Response, next: NextFunction) => {
-    // kube-apiserver would otherwise keep sending on a pooled connection until it is cut mid-request.
-    if (options.isDraining?.()) res.setHeader('Connection', 'close');
-    // Only POST is served: no automatic OPTIONS or HEAD answers.
-    if (req.method !== 'POST') notFound(req, res);
-    else next();
-  });
+  const answer = webhookAnswer(options.isDraining ?? (() => false));
+  // Only POST is served: no automatic OPTIONS or HEAD answers.
+  app.use((req: Request, _res: Response, next: NextFunction) => next(req.method === 'POST' ? undefined : notFound()));
   for (const [webhook, phase] of webhooks) {
     const handler = observedHandler(admissionHandler(options.chain, phase), {
       webhook,
@@ -81,31 +80,10 @@ export function createWebhookApp(options: WebhookAppOptions): Express {
       metrics: options.metrics,
       logger: options.logger,
     });
-    app.post(
-      `/${webhook}`,
-      reviewRoute({
-        webhook,
-        phase,
-        handler,
-        limits,
-        requestTimeoutMs: options.requestTimeoutMs,
-        metrics: options.metrics,
-        logger: options.logger,
-        loopLoad,
-        ...(options.isDraining && { isDraining: options.isDraining }),
-      }),
-    );
+    const route = reviewRoute({ webhook, phase, handler, limits, requestTimeoutMs: options.requestTimeoutMs, loopLoad, answer });
+    app.post(`/${webhook}`, route);
   }
-  app.use(notFound);
-  // A throw the routes did not answer (none is expected): a Status, never express's HTML page.
-  app.use((error: unknown, req: Request, res: Response, _next: NextFunction) => {
-    options.logger.error({ err: error, path: req.url }, 'unexpected error outside admission');
-    if (!res.headersSent) sendStatus(res, 500, 'InternalError', 'internal error while reading the request');
-    else res.destroy();
-  });
+  app.use((_req: Request, _res: Response, next: NextFunction) => next(notFound()));
+  app.use(refusalHandler({ metrics: options.metrics, logger: options.logger, answer }));
   return app;
-}
-
-function notFound(_req: Request, res: Response): void {
-  sendStatus(res, 404, 'NotFound', 'not found: the webhook serves POST /mutate and POST /validate');
 }

@@ -6,7 +6,7 @@ import { Writable } from 'node:stream';
 import { connect } from 'node:tls';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { runServer } from '../../src/cli/serve.ts';
-import { maxDrainBytes } from '../../src/server/refusals.ts';
+import { maxDrainBytes } from '../../src/server/refusal-handler.ts';
 import { writeTestCertificates } from '../support/certs.ts';
 import { podReview } from '../support/reviews.ts';
 import { testServeConfig } from '../support/serve-config.ts';

@@ -178,8 +178,14 @@ describe('webhook server', () => {
   });
 
   const review = () => podReview();
-  it.each<[string, string, () => string | Buffer, string | undefined, number, string]>([
-    ['non-JSON', '/validate', () => '{"apiVersion":', undefined, 400, 'request body is not valid JSON'],
+  /** admission_chain_bad_requests_total for one webhook and reason, 0 before its first. */
+  const refusalCount = async (webhook: string, reason: string) => {
+    const text = (await get(`http://127.0.0.1:${server.metricsPort}/metrics`)).text;
+    const line = text.split('\n').find((l) => l.startsWith(`admission_chain_bad_requests_total{webhook="${webhook}",reason="${reason}"} `));
+    return line === undefined ? 0 : Number(line.split(' ')[1]);
+  };
+  it.each<[string, string, () => string | Buffer, string | undefined, number, string, string]>([
+    ['non-JSON', '/validate', () => '{"apiVersion":', undefined, 400, 'request body is not valid JSON', 'not_json'],
     [
       'wrong kind',
       '/validate',
@@ -187,6 +193,7 @@ describe('webhook server', () => {
       undefined,
       400,
       'invalid AdmissionReview: expected kind AdmissionReview, got "Pod"',
+      'bad_review',
     ],
     [
       'wrong apiVersion',
@@ -195,6 +202,7 @@ describe('webhook server', () => {
       undefined,
       400,
       'invalid AdmissionReview: unsupported apiVersion "v1"',
+      'bad_review',
     ],
     [
       'missing request',
@@ -203,6 +211,7 @@ describe('webhook server', () => {
       undefined,
       400,
       'invalid AdmissionReview: AdmissionReview has no request',
+      'bad_review',
     ],
     [
       'missing uid',
@@ -211,6 +220,7 @@ describe('webhook server', () => {
       undefined,
       400,
       'invalid AdmissionReview: request.uid is missing',
+      'bad_review',
     ],
     [
       'wrong content type',
@@ -219,6 +229,7 @@ describe('webhook server', () => {
       'text/plain',
       400,
       'content type must be application/json, got "text/plain"',
+      'content_type',
     ],
     [
       'a body over 7 MiB',
@@ -227,14 +238,17 @@ describe('webhook server', () => {
       undefined,
       413,
       'request body is larger than 7340032 bytes',
+      'too_large',
     ],
-  ])('refuses %s with a one-line reason', async (_name, path, body, contentType, status, message) => {
+  ])('refuses %s with a one-line reason, counted once under its label', async (_name, path, body, contentType, status, message, label) => {
+    const counted = await refusalCount(path.slice(1), label);
     const res = await post(`${base}${path}`, body(), { ca: certs.caCert, ...(contentType ? { contentType } : {}) });
     expect(res.status).toBe(status);
     const parsed = res.json();
     expect(parsed).toMatchObject({ kind: 'Status', code: status });
     expect(parsed.message).toContain(message);
     expect(parsed.message).not.toContain('\n');
+    await expect.poll(() => refusalCount(path.slice(1), label)).toBe(counted + 1);
   });
 
   it("routes by path alone: kube-apiserver's ?timeout= query and a trailing slash reach the webhook", async () => {
@@ -262,6 +276,12 @@ describe('webhook server', () => {
       reason: 'NotFound',
       message: 'not found: the webhook serves POST /mutate and POST /validate',
     });
+  });
+
+  it('counts a request for neither webhook under webhook "none"', async () => {
+    const counted = await refusalCount('none', 'not_found');
+    expect((await post(`${base}/nowhere`, '{}', { ca: certs.caCert })).status).toBe(404);
+    await expect.poll(() => refusalCount('none', 'not_found')).toBe(counted + 1);
   });
 
   it('refuses a compressed body (kube-apiserver sends none) without reading it', async () => {
@@ -813,7 +833,7 @@ describe('limits on what callers may hold', () => {
         reason: 'ServiceUnavailable',
         message: 'admission-chain is at its in-flight limit: no room for this request before its deadline',
       });
-      expect(await metric(server, 'admission_chain_bad_requests_total\\{webhook="validate",reason="overloaded"\\}')).toBe(1);
+      expect(await metric(server, 'admission_chain_unavailable_requests_total\\{webhook="validate",reason="no_room"\\}')).toBe(1);
       held.open();
       expect((await first).json().response.allowed).toBe(true);
     } finally {
