@@ -25,9 +25,14 @@ const manifestExtensions = ['.yaml', '.yml', '.json'];
 export async function readDocuments(paths: readonly string[], io: CliIO): Promise<InputDocument[]> {
   const documents: InputDocument[] = [];
   for (const path of paths.length === 0 ? ['-'] : paths) {
-    for (const file of await filesOf(path)) {
+    const files = await filesOf(path);
+    for (const file of files) {
       const { text, source } = await readInput(file, io);
-      documents.push(...splitDocuments(text, source));
+      const found = splitDocuments(text, source);
+      // An empty file met in a directory is no mistake (a placeholder, a file of comments); one named
+      // on the command line is.
+      if (found.length > 0) documents.push(...found);
+      else if (file === path) documents.push({ source, file: source, document: 1, error: 'no document found' });
     }
   }
   return documents;
@@ -53,11 +58,10 @@ async function filesOf(path: string): Promise<string[]> {
   return files;
 }
 
-/** The documents of one file's text; "no document found" when it holds none. */
+/** The documents of one file's text, none for an empty one. */
 export function splitDocuments(text: string, file: string): InputDocument[] {
   const parsed = text.trim() === '' ? [] : parseAllDocuments(text);
   const docs = Array.isArray(parsed) ? parsed.filter((d) => d.contents !== null || d.errors.length > 0) : [];
-  if (docs.length === 0) return [{ source: file, file, document: 1, error: 'no document found' }];
   const many = docs.length > 1;
   return docs.flatMap((doc, i): InputDocument[] => {
     const document = i + 1;

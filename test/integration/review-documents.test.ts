@@ -44,13 +44,14 @@ describe('many documents', () => {
     expect(summary).toEqual({ objects: 5, allowed: 4, denied: 1, mutated: 0, warned: 1, created: 0, errors: 0 });
   });
 
-  it('reads a directory recursively, *.yaml, *.yml and *.json only, in name order', async () => {
+  it('reads a directory recursively, *.yaml, *.yml and *.json only, in name order, passing over empty files', async () => {
     const tree = join(dir, 'tree');
     mkdirSync(join(tree, 'apps', 'web'), { recursive: true });
     writeFileSync(join(tree, 'b.yml'), stringify(pod('b', 'Always')));
     writeFileSync(join(tree, 'a.json'), JSON.stringify(pod('a', 'Always')));
     writeFileSync(join(tree, 'apps', 'web', 'c.yaml'), stringify(pod('c', 'Always')));
     writeFileSync(join(tree, 'README.md'), '# not a manifest\n');
+    writeFileSync(join(tree, 'empty.yaml'), '# nothing here yet\n');
     writeFileSync(join(tree, 'kustomization.txt'), 'resources: []\n');
     const result = await runMain(['review', tree, '--cluster-state', state]);
     expect(result.code).toBe(0);
