@@ -1,5 +1,7 @@
 // A request's deadline, one object from where the request arrives (the HTTP route, the CLI) through
-// the handler and the chain to every plugin call: decorators pass it on, never rebuild it.
+// the handler and the chain to every plugin call: decorators pass it on, never rebuild it. Every
+// request has one (the HTTP route's --request-timeout or kube-apiserver's shorter timeout, the
+// CLI's --timeout), so nothing stands in for a missing deadline.
 
 /**
  * A signal for waiting, and the time it expires on performance.now()'s clock for synchronous work
@@ -8,6 +10,6 @@
 export interface Deadline {
   /** Aborted when the deadline passes or the caller goes away; every external call honours it. */
   readonly signal: AbortSignal;
-  /** Infinity when only the signal knows when it passes. */
+  /** When the deadline passes, on performance.now()'s clock. */
   readonly expiresAt: number;
 }

@@ -25,8 +25,8 @@ export class Denials {
   #stop: AbortController | undefined;
   #explaining: AbortSignal | undefined;
 
-  /** `expiresAt`: the request's deadline on performance.now()'s clock, when known. */
-  constructor(expiresAt = Number.POSITIVE_INFINITY) {
+  /** `expiresAt`: the request's deadline on performance.now()'s clock. */
+  constructor(expiresAt: number) {
     this.#expiresAt = expiresAt;
   }
 
