@@ -868,15 +868,16 @@ describe.each(pluginTable)('chart with only $plugin enabled', ({ plugin, mutatin
   });
 });
 
-// Upstream limits the core Event kind only: with matchPolicy Equivalent kube-apiserver would send an
+// Upstream limits the core Event kind only: with matchPolicy Equivalent kube-apiserver sends an
 // events.k8s.io Event converted to a core one for EventRateLimit's rule, so a condition keeps it out
 // (the real kube-apiserver is the referee in test/control-plane/event-rate-limit.test.ts).
-describe('validating webhook with EventRateLimit: events.k8s.io Events converted to core ones are left out', () => {
+describe('validating webhook with EventRateLimit: events.k8s.io Events are left out unless ORPE wants them', () => {
   const names = (values: Record<string, unknown>) =>
     webhookOf(renderChart({ values }), 'ValidatingWebhookConfiguration').matchConditions.map((c) => c.name);
-  it('with EventRateLimit, and without it', () => {
-    expect(names(onlyPlugins('EventRateLimit'))).toContain('exclude-converted-events-k8s-io-events');
-    expect(names(onlyPlugins('DenyServiceExternalIPs'))).not.toContain('exclude-converted-events-k8s-io-events');
+  it('with EventRateLimit alone, not with ORPE beside it, nor without it', () => {
+    expect(names(onlyPlugins('EventRateLimit'))).toContain('exclude-events-k8s-io-events');
+    expect(names(onlyPlugins('EventRateLimit', 'OwnerReferencesPermissionEnforcement'))).not.toContain('exclude-events-k8s-io-events');
+    expect(names(onlyPlugins('DenyServiceExternalIPs'))).not.toContain('exclude-events-k8s-io-events');
   });
 });
 

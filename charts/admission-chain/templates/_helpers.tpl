@@ -255,9 +255,10 @@ the API server's TokenReviews (calling out for them would recurse or stall authe
 namespaceSelector can exclude them). Rules cannot subtract from ORPE's all-resources rule, so CEL does it.
 With ORPE on, the kubelet's pods/status updates are left out as well: ORPE lets them through unchecked
 and no other plugin looks at a status subresource, yet owned pods' updates carry ownerReferences.
-With EventRateLimit on, an events.k8s.io Event that matchPolicy Equivalent would send as a core one
-is left out: upstream does not limit that kind, and no other plugin looks at events (with ORPE's
-rule it matches as itself, and comes as an events.k8s.io Event, which EventRateLimit passes).
+With EventRateLimit on and ORPE off, events.k8s.io Events are left out: matchPolicy Equivalent would
+send them converted to core ones for EventRateLimit's rule, upstream does not limit their kind, and
+no other plugin looks at them (ORPE does: with it on they come, and EventRateLimit passes them by
+their requestKind).
 */}}
 {{- define "admission-chain.matchConditions" -}}
 {{- $root := index . 0 }}
@@ -274,9 +275,10 @@ rule it matches as itself, and comes as an events.k8s.io Event, which EventRateL
 - name: exclude-pod-status
   expression: "!(request.resource.group == '' && request.resource.resource == 'pods' && has(request.subResource) && request.subResource == 'status')"
 {{- end }}
-{{- if and (eq $phase "validating") (has "EventRateLimit" (include "admission-chain.enabledPlugins" $root | fromYamlArray)) }}
-- name: exclude-converted-events-k8s-io-events
-  expression: "!(request.resource.group == '' && request.resource.resource == 'events' && request.requestResource.group == 'events.k8s.io')"
+{{- $enabledHere := include "admission-chain.enabledPlugins" $root | fromYamlArray }}
+{{- if and (eq $phase "validating") (has "EventRateLimit" $enabledHere) (not (has "OwnerReferencesPermissionEnforcement" $enabledHere)) }}
+- name: exclude-events-k8s-io-events
+  expression: "!(request.requestResource.group == 'events.k8s.io' && request.requestResource.resource == 'events')"
 {{- end }}
 {{- if eq $phase "validating" }}
 {{- with include "admission-chain.ownerReferenceWritesCondition" $root | trim }}
