@@ -1,10 +1,11 @@
-// The admission-chain command line: serve, review, explain, authorize and unregister.
+// The admission-chain command line: serve, review, explain, authorize, unregister and migrate.
 import { readFileSync } from 'node:fs';
 import { Command, CommanderError } from 'commander';
 import { registerAuthorizeCommand } from './authorize.ts';
 import { registerCompletionCommand } from './completion.ts';
 import { registerExplainCommand } from './explain.ts';
 import { CliError, type CliIO, processIO } from './io.ts';
+import { registerMigrateCommand } from './migrate.ts';
 import { registerReviewCommand } from './review.ts';
 import { registerServeCommand } from './serve.ts';
 import { registerUnregisterCommand } from './unregister.ts';
@@ -21,6 +22,7 @@ export async function main(argv: readonly string[], io: CliIO = processIO): Prom
   registerExplainCommand(program, io);
   registerAuthorizeCommand(program, io);
   registerUnregisterCommand(program, io);
+  registerMigrateCommand(program, io);
   registerCompletionCommand(program, io);
   try {
     await program.parseAsync(argv as string[]);

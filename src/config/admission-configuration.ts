@@ -99,13 +99,25 @@ export interface LoadedAdmissionConfiguration {
   readonly warnings: readonly string[];
 }
 
+export interface LoadOptions {
+  /**
+   * Where a path the configuration names is found here (`migrate`: a path inside kube-apiserver's
+   * container, mapped through its volumes to the host's copy). Default: where it says.
+   */
+  readonly locate?: (path: string) => string;
+}
+
 /** Reads the file and, for each enabled plugin, its section (upstream ConfigFor: the first entry for it). */
 export async function loadAdmissionConfiguration(
   file: string,
   enabledPlugins: readonly string[],
   knownPlugins: readonly string[],
+  options: LoadOptions = {},
 ): Promise<LoadedAdmissionConfiguration> {
-  const absolute = resolve(file);
+  const locate = options.locate ?? ((path: string) => path);
+  // Paths inside the file are resolved against where it says it is, then located.
+  const original = resolve(file);
+  const absolute = locate(original);
   let text: string;
   try {
     text = await readFile(absolute, 'utf8');
@@ -114,7 +126,7 @@ export async function loadAdmissionConfiguration(
       `unable to read admission control configuration from ${JSON.stringify(file)}: ${(error as Error).message}`,
     );
   }
-  const decoded = decodeAdmissionConfiguration(text, absolute, enabledPlugins);
+  const decoded = decodeAdmissionConfiguration(text, original, enabledPlugins);
   const warnings: string[] = [];
   const sections = new Map<string, PluginConfiguration>();
   const notRun = (name: string) => (knownPlugins.includes(name) ? 'which is not enabled' : 'which admission-chain does not implement');
@@ -136,7 +148,7 @@ export async function loadAdmissionConfiguration(
       warnings.push(`admission configuration ${absolute}: ${at} configures ${entry.name} again: ignored (the first entry is used)`);
       continue;
     }
-    const section = await sectionOf(entry, at, absolute, text);
+    const section = await sectionOf(entry.path === undefined ? entry : { ...entry, path: locate(entry.path) }, at, absolute, text);
     if (section !== undefined) sections.set(entry.name, section);
   }
   return { configurations: { for: (name) => sections.get(name) }, warnings };

@@ -1,56 +1,30 @@
 // The plugin table in README.md ("The plugins") says what is so: its rows are the server's plugins
 // in the server's order, "here" is the default set, "phase" is what each plugin implements, and each
-// provider's column follows from what that provider documents (the lists below, each with the page
-// it comes from), every footnote mark is explained, and every provider page is cited.
+// provider's column follows from what that provider documents (src/migrate/platforms.ts, each list with
+// the page it comes from, which `migrate --target` reads too), every footnote mark is explained, and
+// every provider page is cited.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadClusterStateFile } from '../../src/adapters/local/cluster-state.ts';
 import { createPlugin } from '../../src/admission/plugin.ts';
+import { platformFacts, platformRuns } from '../../src/migrate/platforms.ts';
 import { defaultEnabledPlugins, orderedPlugins } from '../../src/plugins/index.ts';
 import { silentLogger } from '../../src/ports/logger.ts';
 import { createLocalBackend } from '../../src/wiring/local.ts';
 import { repoRoot } from './tools.ts';
 
-/** Of our plugins, those kube-apiserver runs unless told not to (upstream DefaultOffAdmissionPlugins' complement). */
-const onInKubeApiserverByDefault = ['ServiceAccount', 'StorageObjectInUseProtection', 'RuntimeClass'];
-
-/**
- * What each provider documents, for our plugins. EKS and AKS publish the list of admission plugins
- * they enable, which users cannot change; GKE publishes none, only pages that name a plugin.
- */
-const providers = {
-  EKS: {
-    source: 'https://docs.aws.amazon.com/eks/latest/userguide/platform-versions.html',
-    listsEnabled: ['ServiceAccount', 'ExtendedResourceToleration', 'StorageObjectInUseProtection', 'RuntimeClass'],
-  },
-  AKS: {
-    source:
-      'https://learn.microsoft.com/en-us/azure/aks/faq#what-kubernetes-admission-controllers-does-aks-support-can-admission-controllers-be-added-or-removed',
-    listsEnabled: ['ServiceAccount', 'PodNodeSelector', 'PodTolerationRestriction', 'ExtendedResourceToleration'],
-  },
-  GKE: {
-    source: 'https://cloud.google.com/kubernetes-engine/docs/how-to/gpus',
-    documents: { ExtendedResourceToleration: 'yes', DenyServiceExternalIPs: 'cluster option' } as Record<string, string>,
-  },
-} as const;
+const providers = { EKS: 'eks', GKE: 'gke', AKS: 'aks' } as const;
 
 /** A provider's cell, footnote marks aside. */
-function expectedCell(provider: keyof typeof providers, plugin: string): string {
-  const facts = providers[provider];
-  if ('listsEnabled' in facts && (facts.listsEnabled as readonly string[]).includes(plugin)) return 'yes';
-  if ('documents' in facts && facts.documents[plugin] !== undefined) return facts.documents[plugin]!;
-  if (onInKubeApiserverByDefault.includes(plugin)) return 'yes';
-  // Off by default upstream: it runs only if the provider turns it on, and a provider's list says whether it does.
-  return 'listsEnabled' in facts ? 'no' : 'unknown';
-}
+const expectedCell = (provider: keyof typeof providers, plugin: string): string => platformRuns(providers[provider], plugin);
 
 const readme = readFileSync(join(repoRoot, 'README.md'), 'utf8');
 const section = readme.slice(readme.indexOf('## The plugins'));
 const tableLines = section
   .split('\n')
   .filter((line) => line.startsWith('| '))
-  .slice(0, 12);
+  .slice(0, orderedPlugins.length + 2);
 const [header, , ...rows] = tableLines.map((line) =>
   line
     .slice(1, -1)
@@ -73,7 +47,14 @@ describe('README: the plugin table', () => {
   });
 
   it("names each plugin's phase as the plugin implements it", async () => {
-    const { ports } = createLocalBackend(await loadClusterStateFile(join(repoRoot, 'examples/cluster-state.yaml')), silentLogger);
+    const local = createLocalBackend(await loadClusterStateFile(join(repoRoot, 'examples/cluster-state.yaml')), silentLogger);
+    // EventRateLimit, as kube-apiserver's, will not start without a limit.
+    const limits = [{ type: 'Server', qps: 1, burst: 1 }];
+    const configuration = {
+      source: 'test',
+      documents: [{ apiVersion: 'eventratelimit.admission.k8s.io/v1alpha1', kind: 'Configuration', limits }],
+    };
+    const ports = { ...local.ports, configuration: { for: (name: string) => (name === 'EventRateLimit' ? configuration : undefined) } };
     for (const definition of orderedPlugins) {
       const plugin = createPlugin(definition, ports, 'local');
       const phase = plugin.admit && plugin.validate ? 'both' : plugin.admit ? 'mutating' : 'validating';
@@ -97,6 +78,6 @@ describe('README: the plugin table', () => {
     );
     expect(used.size).toBeGreaterThan(0);
     for (const mark of used) expect(notes).toContain(`${mark} `);
-    for (const { source } of Object.values(providers)) expect(notes).toContain(`(${source})`);
+    for (const { source } of Object.values(platformFacts)) expect(notes).toContain(`(${source})`);
   });
 });
