@@ -107,7 +107,7 @@ export function withReviewOptions(command: Command): Command {
         .choices(['deny', 'warn', 'never'])
         .default('never'),
     )
-    .option('--timeout <duration>', 'deadline for the whole review', '30s');
+    .option('--timeout <duration>', 'deadline for each document: its review and that of what its controllers create', '30s');
 }
 
 async function review(files: string[], options: ReviewCommandOptions, io: CliIO): Promise<number> {
@@ -131,10 +131,12 @@ async function review(files: string[], options: ReviewCommandOptions, io: CliIO)
 export interface PreparedReview {
   chain: AdmissionChain;
   phases: readonly Phase[];
-  deadline: Deadline;
+  /** Each document's deadline (a tree of thousands must not share one). */
+  timeoutMs: number;
   restMapper: RestMapper | undefined;
   documents: InputDocument[];
-  context: ManifestContext;
+  /** How manifests become requests; each document's deadline supplies the signal. */
+  context: Omit<ManifestContext, 'signal'>;
   oldObject?: KubeObject;
 }
 
@@ -173,7 +175,6 @@ export async function prepareReview(files: string[], options: ReviewOptions, io:
     throw error instanceof StartupError ? new CliError(error.message, error.usage ? 2 : 1) : error;
   }
   const { backend, chain } = admission;
-  const deadline: Deadline = { signal: AbortSignal.timeout(timeoutMs), expiresAt: performance.now() + timeoutMs };
   const documents = await readDocuments([...files, ...(options.filename ?? [])], io);
   let oldObject: KubeObject | undefined;
   if (options.old !== undefined) {
@@ -189,9 +190,8 @@ export async function prepareReview(files: string[], options: ReviewOptions, io:
     .split(',')
     .map((g) => g.trim())
     .filter(Boolean);
-  const context: ManifestContext = {
+  const context: PreparedReview['context'] = {
     restMapper: backend.ports.restMapper,
-    signal: deadline.signal,
     namespace: options.namespace!,
     userInfo: { username: options.user!, groups, ...(options.uid ? { uid: options.uid } : {}) },
     ...(options.operation === undefined ? {} : { operation: options.operation }),
@@ -199,7 +199,7 @@ export async function prepareReview(files: string[], options: ReviewOptions, io:
   };
   const phases: readonly Phase[] =
     options.phase === 'all' ? ['admit', 'validate'] : options.phase === 'mutating' ? ['admit'] : ['validate'];
-  return { chain, phases, deadline, restMapper: backend.ports.restMapper, documents, context, ...(oldObject ? { oldObject } : {}) };
+  return { chain, phases, timeoutMs, restMapper: backend.ports.restMapper, documents, context, ...(oldObject ? { oldObject } : {}) };
 }
 
 /** One object's review, and the reviews of what its controllers would create from it. */
@@ -223,11 +223,13 @@ export async function reviewAll(prepared: PreparedReview): Promise<Array<Reviewe
       reviewed.push({ source: document.source, error: document.error });
       continue;
     }
+    const deadline = deadlineIn(prepared.timeoutMs);
+    const run: RunContext = { ...prepared, deadline, context: { ...prepared.context, signal: deadline.signal } };
     try {
-      const { apiVersion, request, fromManifest } = await requestFor(document.value, prepared.context, prepared.oldObject);
-      const result = await reviewRequest(prepared, document.source, apiVersion, request);
+      const { apiVersion, request, fromManifest } = await requestFor(document.value, run.context, prepared.oldObject);
+      const result = await reviewRequest(run, document.source, apiVersion, request);
       if (fromManifest && (request.operation === 'CREATE' || request.operation === 'UPDATE')) {
-        result.creates = await reviewCreated(prepared, document.source, expandWorkload(storedObject(result), { now }));
+        result.creates = await reviewCreated(run, document.source, expandWorkload(storedObject(result), { now }));
       }
       reviewed.push(result);
     } catch (error) {
@@ -238,8 +240,15 @@ export async function reviewAll(prepared: PreparedReview): Promise<Array<Reviewe
   return reviewed;
 }
 
+/** What reviewing one document needs: the chain, and that document's deadline. */
+type RunContext = Omit<PreparedReview, 'context'> & { deadline: Deadline; context: ManifestContext };
+
+function deadlineIn(timeoutMs: number): Deadline {
+  return { signal: AbortSignal.timeout(timeoutMs), expiresAt: performance.now() + timeoutMs };
+}
+
 async function reviewRequest(
-  prepared: PreparedReview,
+  prepared: RunContext,
   source: string,
   apiVersion: AdmissionApiVersion,
   request: AdmissionRequest,
@@ -248,7 +257,7 @@ async function reviewRequest(
   return { source, apiVersion, request, response, handled, creates: [] };
 }
 
-async function reviewCreated(prepared: PreparedReview, source: string, created: readonly Created[]): Promise<ReviewedObject[]> {
+async function reviewCreated(prepared: RunContext, source: string, created: readonly Created[]): Promise<ReviewedObject[]> {
   const reviewed: ReviewedObject[] = [];
   for (const c of created) {
     const request = await manifestRequest(c.object, 'CREATE', { ...prepared.context, userInfo: c.user });
@@ -293,7 +302,7 @@ export function toResult(reviewed: ReviewedObject | DocumentError): ObjectResult
 
 /** Runs the phases in order, as `kubectl apply --dry-run=server` would: the patch applied between them. */
 export async function runPhases(
-  prepared: Pick<PreparedReview, 'chain' | 'phases' | 'deadline'> & { request: AdmissionRequest },
+  prepared: Pick<RunContext, 'chain' | 'phases' | 'deadline'> & { request: AdmissionRequest },
 ): Promise<{ response: AdmissionResponse; handled: HandledReview[] }> {
   let response: AdmissionResponse | undefined;
   const handled: HandledReview[] = [];

@@ -189,3 +189,18 @@ describe('explain over many documents', () => {
     expect(result.stdout).toMatch(/Pod default\/web-[a-z0-9]+- \(.*, created by replicaset-controller\): denied by AlwaysPullImages/);
   });
 });
+
+describe('--timeout', () => {
+  it('bounds each document, not the whole run: a tree that takes longer than the timeout is still reviewed', async () => {
+    const docs = Array.from({ length: 4000 }, (_, i) => stringify(pod(`p${i}`, 'Always'))).join('---\n');
+    const f = write('many.yaml', docs);
+    const started = performance.now();
+    const result = await runMain(['review', f, '--cluster-state', state, '-o', 'json', '--fail-on', 'deny', '--timeout', '800ms']);
+    const elapsed = performance.now() - started;
+    // Only meaningful when the run outlasts one timeout: 4000 documents take a few seconds.
+    expect(elapsed).toBeGreaterThan(800);
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(0);
+    expect(parsed(result.stdout).summary).toMatchObject({ objects: 4000, allowed: 4000, denied: 0 });
+  });
+});
