@@ -2,12 +2,15 @@
 // Starts two real control planes — kube-apiserver with the plugins in-tree, and kube-apiserver with
 // our webhook installed from the chart instead — gives both the same world, sends both the same
 // dry-run requests (the replayable upstream table rows, then N seeded cases) and prints, per plugin,
-// cases run and agreements, and each disagreement with its request and a minimal diff. Exits 1 on any
+// cases run and agreements, and each disagreement with its request and a minimal diff. The upstream
+// rows that configure the plugin themselves (PodNodeSelector, PodTolerationRestriction) run after, on
+// server pairs configured for them. Exits 1 on any
 // disagreement test/oracle/divergences.ts does not document, 2 on bad flags.
 import { parseArgs } from 'node:util';
 import { findBinaries } from '../control-plane/binaries.ts';
+import { configuredRowGroups } from '../test/oracle/configured-rows.ts';
 import { generateCases } from '../test/oracle/generate.ts';
-import { formatReport, runCases } from '../test/oracle/run.ts';
+import { type CaseResult, formatReport, reportOf, runCaseResults } from '../test/oracle/run.ts';
 import { type OraclePlugin, oraclePlugins, startOracleServers } from '../test/oracle/servers.ts';
 import { upstreamCases } from '../test/oracle/upstream-rows.ts';
 
@@ -54,15 +57,29 @@ if ('missing' in binaries) {
 log(`starting two control planes (in-tree and webhook) for ${parsed.plugins.join(', ')}`);
 const servers = await startOracleServers(parsed.plugins);
 let exitCode = 1;
+const results: CaseResult[] = [];
+let sent = 0;
+const started = Date.now();
 try {
   const cases = [...(parsed.upstream ? upstreamCases(parsed.plugins) : []), ...generateCases(parsed.plugins, parsed.cases, parsed.seed)];
   log(`sending ${cases.length} cases to both (seed ${parsed.seed})`);
-  const started = Date.now();
-  const report = await runCases(servers, cases);
-  process.stdout.write(`${formatReport(report)}\n`);
-  log(`${cases.length} cases in ${((Date.now() - started) / 1000).toFixed(1)} s; ${report.findings.length} undocumented disagreement(s)`);
-  exitCode = report.findings.length === 0 ? 0 : 1;
+  results.push(...(await runCaseResults(servers, cases)));
+  sent += cases.length;
 } finally {
   await servers.close();
 }
+for (const group of parsed.upstream ? configuredRowGroups(parsed.plugins) : []) {
+  log(`starting two control planes configured for ${group.name} (${group.cases.length} rows of ${group.plugins.join(', ')})`);
+  const rowServers = await startOracleServers(group.plugins, group.world);
+  try {
+    results.push(...(await runCaseResults(rowServers, group.cases)));
+    sent += group.cases.length;
+  } finally {
+    await rowServers.close();
+  }
+}
+const report = reportOf(results);
+process.stdout.write(`${formatReport(report)}\n`);
+log(`${sent} cases in ${((Date.now() - started) / 1000).toFixed(1)} s; ${report.findings.length} undocumented disagreement(s)`);
+exitCode = report.findings.length === 0 ? 0 : 1;
 process.exit(exitCode);

@@ -2,10 +2,14 @@
 // the plugins in-tree and to one running our webhook from the chart must get the same answers, except
 // where test/oracle/divergences.ts documents why not. `npm run oracle -- --cases 5000` is the full run.
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { admissionCases as externalIPRows } from '../../src/plugins/denyserviceexternalips/testdata/upstream-cases.ts';
+import { podAdmissionCases as nodeSelectorRows } from '../../src/plugins/podnodeselector/testdata/upstream-cases.ts';
+import { podAdmissionCases as tolerationRows } from '../../src/plugins/podtolerationrestriction/testdata/upstream-cases.ts';
 import { describeWithControlPlane } from '../control-plane/real-cluster.ts';
 import { compareOutcomes, outcomeOf } from './compare.ts';
+import { configuredRowGroups } from './configured-rows.ts';
 import { generateCases } from './generate.ts';
-import { formatReport, type OracleReport, runCases } from './run.ts';
+import { formatReport, type OracleReport, reportOf, runCaseResults } from './run.ts';
 import { type OracleServers, oraclePlugins, startOracleServers } from './servers.ts';
 import { upstreamCases } from './upstream-rows.ts';
 import { existingPodName, namespacesWithExistingObjects } from './world.ts';
@@ -18,12 +22,30 @@ describeWithControlPlane('upstream as the oracle: in-tree plugins and our webhoo
   let report: OracleReport;
   beforeAll(async () => {
     servers = await startOracleServers();
-    report = await runCases(servers, [...upstreamCases(oraclePlugins), ...generateCases(oraclePlugins, sampleCases, seed)]);
-  }, 120_000);
+    const results = await runCaseResults(servers, [...upstreamCases(oraclePlugins), ...generateCases(oraclePlugins, sampleCases, seed)]);
+    // The rows that configure the plugin themselves, each group on a server pair configured for it.
+    for (const group of configuredRowGroups(oraclePlugins)) {
+      const rowServers = await startOracleServers(group.plugins, group.world);
+      try {
+        results.push(...(await runCaseResults(rowServers, group.cases)));
+      } finally {
+        await rowServers.close();
+      }
+    }
+    report = reportOf(results);
+  }, 240_000);
   afterAll(() => servers?.close());
 
   it('every disagreement of the sample is a documented divergence, and every replayed upstream row meets its table', () => {
     expect(report.findings, formatReport(report)).toEqual([]);
+    const replayed = report.results.filter((r) => r.oracleCase.upstreamExpects !== undefined).map((r) => r.oracleCase.plugin);
+    // Every row of these tables, the ones that configure the plugin and the updates included.
+    for (const [plugin, rows] of [
+      ['PodNodeSelector', nodeSelectorRows.length],
+      ['PodTolerationRestriction', tolerationRows.length],
+      ['DenyServiceExternalIPs', externalIPRows.length],
+    ] as const)
+      expect(replayed.filter((p) => p === plugin).length, plugin).toBe(rows);
   });
 
   it('each plugin sees cases it admits and cases it denies with its own message (the sample reaches the plugins)', () => {

@@ -34,6 +34,11 @@ export interface OracleReport {
 }
 
 export async function runCases(servers: OracleServers, cases: readonly OracleCase[], concurrency = 4): Promise<OracleReport> {
+  return reportOf(await runCaseResults(servers, cases, concurrency));
+}
+
+/** Each case's result, in the order of the cases. */
+export async function runCaseResults(servers: OracleServers, cases: readonly OracleCase[], concurrency = 4): Promise<CaseResult[]> {
   const results: CaseResult[] = new Array(cases.length);
   let next = 0;
   const worker = async () => {
@@ -45,6 +50,11 @@ export async function runCases(servers: OracleServers, cases: readonly OracleCas
     }
   };
   await Promise.all(Array.from({ length: concurrency }, worker));
+  return results;
+}
+
+/** The figures per plugin and the findings of results from one or more server pairs. */
+export function reportOf(results: CaseResult[]): OracleReport {
   const tallies = new Map<string, PluginTally>();
   for (const result of results) {
     const tally = tallies.get(result.oracleCase.plugin) ?? { run: 0, admitted: 0, agreements: 0, documented: 0, undocumented: 0 };

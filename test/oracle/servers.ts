@@ -20,7 +20,7 @@ import { type KubeObject, renderChart } from '../deploy/helm.ts';
 import { repoRoot } from '../deploy/tools.ts';
 import { runKubectl } from '../kubectl/kubectl.ts';
 import { ApiEndpoint } from './request.ts';
-import { existingObjects, ownerCrds, pluginConfiguration, worldObjects } from './world.ts';
+import { type OracleWorld, oracleWorld } from './world.ts';
 
 /** The plugins the oracle compares (the ones the in-tree build and our webhook both implement, world permitting). */
 export const oraclePlugins = [
@@ -52,7 +52,10 @@ export interface OracleServers {
 }
 
 /** Chart values for B: exactly the selected plugins, enforcing, configured as the world says. */
-export function webhookValues(plugins: readonly string[]): Record<string, unknown> {
+export function webhookValues(
+  plugins: readonly string[],
+  pluginConfiguration: OracleWorld['configuration'] = oracleWorld.configuration,
+): Record<string, unknown> {
   const selection = Object.fromEntries(orderedPlugins.map((plugin) => [plugin.name, { enabled: plugins.includes(plugin.name), mode: '' }]));
   for (const [plugin, configuration] of Object.entries(pluginConfiguration)) Object.assign(selection[plugin] ?? {}, configuration);
   // Fail closed on both: a mutation skipped because the webhook could not answer shows as an error, not as a quiet difference.
@@ -68,26 +71,42 @@ export function renderedAdmissionConfiguration(values: Record<string, unknown>):
   return configMap?.data['admission-configuration.yaml'];
 }
 
-export async function startOracleServers(plugins: readonly OraclePlugin[] = oraclePlugins): Promise<OracleServers> {
+export async function startOracleServers(
+  plugins: readonly OraclePlugin[] = oraclePlugins,
+  world: OracleWorld = oracleWorld,
+): Promise<OracleServers> {
   const scratch = await mkdtemp(join(tmpdir(), 'admission-chain-oracle-'));
   const cleanups: Array<() => Promise<unknown>> = [() => rm(scratch, { recursive: true, force: true })];
   const close = async () => {
     for (const cleanup of cleanups.reverse()) await cleanup().catch(() => {});
   };
   try {
-    const values = webhookValues([...plugins, ...defaultOnTwins]);
+    const values = webhookValues([...plugins, ...defaultOnTwins], world.configuration);
     const admissionConfiguration = renderedAdmissionConfiguration(values);
     const configFile = join(scratch, 'admission-configuration.yaml');
     if (admissionConfiguration !== undefined) await writeFile(configFile, admissionConfiguration);
 
-    const startInTree = startControlPlane({
-      dir: join(scratch, 'in-tree'),
-      serviceAccountAdmission: plugins.includes('ServiceAccount'),
-      apiServerArgs: [
-        `--enable-admission-plugins=${plugins.join(',')}`,
-        ...(admissionConfiguration === undefined ? [] : [`--admission-control-config-file=${configFile}`]),
-      ],
-    });
+    const inTreeDir = join(scratch, 'in-tree');
+    const preexisting = world.preexisting ?? [];
+    const startInTree = (async () => {
+      if (preexisting.length > 0) {
+        // The same etcd data, first under a kube-apiserver without the plugins.
+        const bare = await startControlPlane({ dir: inTreeDir });
+        try {
+          await applyAs(bare, join(scratch, 'preexisting-in-tree.yaml'), [...world.objects(), ...preexisting]);
+        } finally {
+          await bare.stop();
+        }
+      }
+      return startControlPlane({
+        dir: inTreeDir,
+        serviceAccountAdmission: plugins.includes('ServiceAccount'),
+        apiServerArgs: [
+          `--enable-admission-plugins=${plugins.join(',')}`,
+          ...(admissionConfiguration === undefined ? [] : [`--admission-control-config-file=${configFile}`]),
+        ],
+      });
+    })();
     // startRealCluster turns off ServiceAccount, StorageObjectInUseProtection and RuntimeClass. Our
     // webhook starts once the world is there, so its discovery already holds the owners' CRDs, as
     // the in-tree plugin's (which rereads discovery on a miss) does.
@@ -110,21 +129,24 @@ export async function startOracleServers(plugins: readonly OraclePlugin[] = orac
       ['in-tree', inTreePlane],
       ['webhook', cluster.controlPlane],
     ] as const) {
-      await applyAs(plane, join(scratch, `world-${name}.yaml`), worldObjects());
-      await kubectlAs(plane, scratch, [
-        'wait',
-        '--for=condition=Established',
-        '--timeout=60s',
-        ...ownerCrds.map((crd) => `crd/${crd.metadata.name}`),
-      ]);
+      const objects = [...world.objects(), ...(plane === inTreePlane ? [] : preexisting)];
+      await applyAs(plane, join(scratch, `world-${name}.yaml`), objects);
+      if (world.crds.length > 0)
+        await kubectlAs(plane, scratch, [
+          'wait',
+          '--for=condition=Established',
+          '--timeout=60s',
+          ...world.crds.map((crd) => `crd/${crd.metadata.name}`),
+        ]);
     }
     await cluster.startWebhook();
     await cluster.registered();
+    const existing = world.existing();
     for (const [name, plane] of [
       ['in-tree', inTreePlane],
       ['webhook', cluster.controlPlane],
     ] as const) {
-      await applyAs(plane, join(scratch, `existing-${name}.yaml`), existingObjects());
+      if (existing.length > 0) await applyAs(plane, join(scratch, `existing-${name}.yaml`), existing);
     }
     return { inTree, webhook, plugins, admissionConfiguration, cluster, close };
   } catch (error) {

@@ -325,6 +325,32 @@ export function worldObjects(): object[] {
   return objects;
 }
 
+/**
+ * What both servers are given: the plugins' configuration (chart values, which the chart renders into
+ * the AdmissionConfiguration file), the objects applied before our webhook starts, the CRDs among them
+ * to wait for, and the objects created once both servers' admission is in place.
+ */
+export interface OracleWorld {
+  configuration: Readonly<Record<string, object>>;
+  objects(): object[];
+  /**
+   * Objects the plugins under test would refuse to create (Services with external IPs, whose updates
+   * upstream's rows test): written before any plugin is on — the in-tree server is first started
+   * without them on the same etcd data, our webhook is not started yet.
+   */
+  preexisting?: object[];
+  crds: readonly { metadata: { name: string } }[];
+  existing(): object[];
+}
+
+/** The world the generated cases and most replayed rows run in. */
+export const oracleWorld: OracleWorld = {
+  configuration: pluginConfiguration,
+  objects: worldObjects,
+  crds: ownerCrds,
+  existing: existingObjects,
+};
+
 /** Created after the world, once both servers' admission is in place; each server admits them itself. */
 export function existingObjects(): object[] {
   const owned = existingPod(ownedPodNamespace);
