@@ -11,6 +11,7 @@ import { type ControlPlane, startControlPlane } from '../../control-plane/contro
 import { repoRoot } from '../deploy/tools.ts';
 import { runKubectl } from '../kubectl/kubectl.ts';
 import { get, post } from '../support/https-client.ts';
+import { configMapWithOwnersReview, podReview } from '../support/reviews.ts';
 import { type ServedAgainst, serveWithKubeconfig } from '../support/serve-against.ts';
 import { describeWithControlPlane } from './real-cluster.ts';
 
@@ -28,50 +29,6 @@ function rbacFor(name: string, rules: object[]) {
     },
   ];
 }
-
-function configMapReview(user: { username: string; groups: string[] }, refs: number) {
-  const ownerReferences = Array.from({ length: refs }, (_, i) => ({
-    apiVersion: 'apps/v1',
-    kind: 'Deployment',
-    name: `owner-${i}`,
-    uid: `uid-${i}`,
-    blockOwnerDeletion: true,
-  }));
-  return {
-    apiVersion: 'admission.k8s.io/v1',
-    kind: 'AdmissionReview',
-    request: {
-      uid: `uid-${user.username}`,
-      kind: { group: '', version: 'v1', kind: 'ConfigMap' },
-      resource: { group: '', version: 'v1', resource: 'configmaps' },
-      namespace: 'default',
-      name: 'cfg',
-      operation: 'CREATE',
-      userInfo: { ...user, uid: 'u-1', extra: { 'example.com/team': ['a'] } },
-      object: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'cfg', namespace: 'default', ownerReferences } },
-    },
-  };
-}
-
-const podReview = {
-  apiVersion: 'admission.k8s.io/v1',
-  kind: 'AdmissionReview',
-  request: {
-    uid: 'sa-1',
-    kind: { group: '', version: 'v1', kind: 'Pod' },
-    resource: { group: '', version: 'v1', resource: 'pods' },
-    namespace: 'default',
-    name: 'web',
-    operation: 'CREATE',
-    userInfo: { username: 'alice' },
-    object: {
-      apiVersion: 'v1',
-      kind: 'Pod',
-      metadata: { name: 'web', namespace: 'default' },
-      spec: { containers: [{ name: 'c', image: 'nginx' }] },
-    },
-  },
-};
 
 describeWithControlPlane('serve on the cluster backend, against a real kube-apiserver', () => {
   let controlPlane: ControlPlane;
@@ -114,7 +71,7 @@ describeWithControlPlane('serve on the cluster backend, against a real kube-apis
     await served.ready(10_000);
     const res = await post(
       `https://127.0.0.1:${served.server.port}/validate`,
-      JSON.stringify(configMapReview({ username: 'bob', groups: ['platform-admins'] }, 10)),
+      JSON.stringify(configMapWithOwnersReview({ username: 'bob', groups: ['platform-admins'] }, 10)),
       { ca: served.certs.caCert },
     );
     expect(res.json().response).toMatchObject({
@@ -134,7 +91,7 @@ describeWithControlPlane('serve on the cluster backend, against a real kube-apis
     await served.ready(10_000);
     const res = await post(
       `https://127.0.0.1:${served.server.port}/validate`,
-      JSON.stringify(configMapReview({ username: 'alice', groups: [] }, 1)),
+      JSON.stringify(configMapWithOwnersReview({ username: 'alice', groups: [] }, 1)),
       { ca: served.certs.caCert },
     );
     expect(res.json().response).toMatchObject({
@@ -162,7 +119,11 @@ describeWithControlPlane('serve on the cluster backend, against a real kube-apis
 
     await applyObjects(rbacFor('serviceaccount-reads', [{ apiGroups: [''], resources: ['serviceaccounts'], verbs: ['list', 'watch'] }]));
     await served.ready(30_000);
-    const res = await post(`https://127.0.0.1:${served.server.port}/mutate`, JSON.stringify(podReview), { ca: served.certs.caCert });
+    const res = await post(
+      `https://127.0.0.1:${served.server.port}/mutate`,
+      JSON.stringify(podReview({ userInfo: { username: 'alice' } })),
+      { ca: served.certs.caCert },
+    );
     const response = res.json().response;
     expect(response.allowed).toBe(true);
     const patch = JSON.parse(Buffer.from(response.patch, 'base64').toString());
@@ -188,8 +149,8 @@ describeWithControlPlane('serve on the cluster backend, against a real kube-apis
     await served.ready(10_000);
     const secretValue = 'c2VjcmV0LXZhbHVlLXRoYXQtbXVzdC1uZXZlci1sZWFr';
     const headers = { authorization: 'Bearer caller-token-never-logged', cookie: 'session=never-logged' };
-    const denied = configMapReview({ username: 'alice', groups: [] }, 1);
-    (denied.request.object as Record<string, unknown>).data = { password: secretValue };
+    const denied = configMapWithOwnersReview({ username: 'alice', groups: [] }, 1);
+    denied.request.object.data = { password: secretValue };
     const res = await post(`https://127.0.0.1:${served.server.port}/validate`, JSON.stringify(denied), {
       ca: served.certs.caCert,
       headers,

@@ -12,6 +12,7 @@ import { serveDiscovery } from '../apiserver/discovery-routes.ts';
 import { type ResourceType, type StandInApiServer, startStandInApiServer } from '../apiserver/index.ts';
 import { writeTestCertificates } from '../support/certs.ts';
 import { get, post } from '../support/https-client.ts';
+import { configMapWithOwnersReview, podReview } from '../support/reviews.ts';
 import { type ServedAgainst, serveAgainst } from '../support/serve-against.ts';
 import { testServeConfig } from '../support/serve-config.ts';
 
@@ -42,30 +43,6 @@ async function setUp(extraFlags: Record<string, string | string[]> = {}, beforeS
   return { ...served, api };
 }
 
-function deploymentReview(user: { username: string; groups: string[] }, refs: number) {
-  const ownerReferences = Array.from({ length: refs }, (_, i) => ({
-    apiVersion: 'apps/v1',
-    kind: 'Deployment',
-    name: `owner-${i}`,
-    uid: `uid-${i}`,
-    blockOwnerDeletion: true,
-  }));
-  return {
-    apiVersion: 'admission.k8s.io/v1',
-    kind: 'AdmissionReview',
-    request: {
-      uid: `uid-${user.username}`,
-      kind: { group: '', version: 'v1', kind: 'ConfigMap' },
-      resource: { group: '', version: 'v1', resource: 'configmaps' },
-      namespace: 'default',
-      name: 'cfg',
-      operation: 'CREATE',
-      userInfo: { ...user, uid: 'u-1', extra: { 'example.com/team': ['a'] } },
-      object: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'cfg', namespace: 'default', ownerReferences } },
-    },
-  };
-}
-
 describe('serve on the cluster backend', () => {
   it("sends one SubjectAccessReview with the requester's whole identity for a wildcard-allowed user's 10 owner references, no discovery", async () => {
     const { server, certs, api, ready } = await setUp();
@@ -73,7 +50,7 @@ describe('serve on the cluster backend', () => {
     const discoveryBefore = api.calls.count('discovery apps/v1');
     const res = await post(
       `https://127.0.0.1:${server.port}/validate`,
-      JSON.stringify(deploymentReview({ username: 'bob', groups: ['platform-admins'] }, 10)),
+      JSON.stringify(configMapWithOwnersReview({ username: 'bob', groups: ['platform-admins'] }, 10)),
       { ca: certs.caCert },
     );
     expect(res.json().response).toMatchObject({
@@ -90,7 +67,7 @@ describe('serve on the cluster backend', () => {
     const { server, certs, api } = await setUp();
     const res = await post(
       `https://127.0.0.1:${server.port}/validate`,
-      JSON.stringify(deploymentReview({ username: 'alice', groups: [] }, 1)),
+      JSON.stringify(configMapWithOwnersReview({ username: 'alice', groups: [] }, 1)),
       { ca: certs.caCert },
     );
     expect(res.json().response).toMatchObject({
@@ -116,26 +93,10 @@ describe('serve on the cluster backend', () => {
     expect(notReady.status).toBe(503);
     expect(notReady.text).toContain('serviceaccounts cache has not synced');
     await ready(5000);
-    const review = {
-      apiVersion: 'admission.k8s.io/v1',
-      kind: 'AdmissionReview',
-      request: {
-        uid: 'sa-1',
-        kind: { group: '', version: 'v1', kind: 'Pod' },
-        resource: { group: '', version: 'v1', resource: 'pods' },
-        namespace: 'default',
-        name: 'web',
-        operation: 'CREATE',
-        userInfo: { username: 'alice' },
-        object: {
-          apiVersion: 'v1',
-          kind: 'Pod',
-          metadata: { name: 'web', namespace: 'default' },
-          spec: { containers: [{ name: 'c', image: 'nginx' }] },
-        },
-      },
-    };
-    const res = await post(`https://127.0.0.1:${server.port}/mutate`, JSON.stringify(review), { ca: certs.caCert });
+
+    const res = await post(`https://127.0.0.1:${server.port}/mutate`, JSON.stringify(podReview({ userInfo: { username: 'alice' } })), {
+      ca: certs.caCert,
+    });
     const response = res.json().response;
     expect(response.allowed).toBe(true);
     const patch = JSON.parse(Buffer.from(response.patch, 'base64').toString());
@@ -165,16 +126,20 @@ describe('serve on the cluster backend', () => {
     await ready(5000);
     const secretValue = 'c2VjcmV0LXZhbHVlLXRoYXQtbXVzdC1uZXZlci1sZWFr';
     const headers = { authorization: 'Bearer caller-token-never-logged', cookie: 'session=never-logged' };
-    const denied = deploymentReview({ username: 'alice', groups: [] }, 1);
-    (denied.request.object as Record<string, unknown>).data = { password: secretValue };
+    const denied = configMapWithOwnersReview({ username: 'alice', groups: [] }, 1);
+    denied.request.object.data = { password: secretValue };
     await post(`https://127.0.0.1:${server.port}/validate`, JSON.stringify(denied), { ca: certs.caCert, headers });
     // The API server failing: the error is logged, and must not carry the token either. (503 is not
     // retried: the answer comes at once, not after the backoff of a 500.)
     api.inject(sarRoute, { kind: 'status', code: 503 }, { times: 10 });
-    await post(`https://127.0.0.1:${server.port}/validate`, JSON.stringify(deploymentReview({ username: 'carol', groups: [] }, 1)), {
-      ca: certs.caCert,
-      headers,
-    });
+    await post(
+      `https://127.0.0.1:${server.port}/validate`,
+      JSON.stringify(configMapWithOwnersReview({ username: 'carol', groups: [] }, 1)),
+      {
+        ca: certs.caCert,
+        headers,
+      },
+    );
     const metrics = (await get(`http://127.0.0.1:${server.metricsPort}/metrics`)).text;
     const everything = log.text() + metrics;
     expect(log.text()).toContain('admission denied');

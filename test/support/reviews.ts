@@ -40,3 +40,36 @@ export function podReview(options: PodReviewOptions = {}) {
     },
   };
 }
+
+/**
+ * A ConfigMap CREATE in "default" whose `refs` owner references (Deployments owner-0…) all set
+ * blockOwnerDeletion: what OwnerReferencesPermissionEnforcement asks about. The user carries a uid
+ * and an extra, so a test can see the whole identity reach a SubjectAccessReview.
+ */
+export function configMapWithOwnersReview(user: { username: string; groups: string[] }, refs: number) {
+  const ownerReferences = Array.from({ length: refs }, (_, i) => ({
+    apiVersion: 'apps/v1',
+    kind: 'Deployment',
+    name: `owner-${i}`,
+    uid: `uid-${i}`,
+    blockOwnerDeletion: true,
+  }));
+  return {
+    apiVersion: 'admission.k8s.io/v1',
+    kind: 'AdmissionReview',
+    request: {
+      uid: `uid-${user.username}`,
+      kind: { group: '', version: 'v1', kind: 'ConfigMap' },
+      resource: { group: '', version: 'v1', resource: 'configmaps' },
+      namespace: 'default',
+      name: 'cfg',
+      operation: 'CREATE',
+      userInfo: { ...user, uid: 'u-1', extra: { 'example.com/team': ['a'] } },
+      object: {
+        apiVersion: 'v1',
+        kind: 'ConfigMap',
+        metadata: { name: 'cfg', namespace: 'default', ownerReferences },
+      } as { apiVersion: string; kind: string; metadata: object; data?: Record<string, string> },
+    },
+  };
+}
