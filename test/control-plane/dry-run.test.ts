@@ -11,7 +11,7 @@ import { parseAllDocuments } from 'yaml';
 import { blockOwnerDeletionDenied, clusterState, deniedByValidatingWebhook, ownerDenialWarnings } from '../kubectl/scenarios.ts';
 import { runMain } from '../support/cli.ts';
 import { describeWithControlPlane, type RealCluster } from './real-cluster.ts';
-import { demoRealCluster } from './scenarios.ts';
+import { demoRealCluster, dryRunPodPullPolicies } from './scenarios.ts';
 
 describeWithControlPlane('kubectl apply --dry-run=server, chart defaults (AlwaysPullImages and ORPE enforcing)', () => {
   let cluster: RealCluster;
@@ -31,14 +31,7 @@ describeWithControlPlane('kubectl apply --dry-run=server, chart defaults (Always
     expect(result).toEqual({ code: 0, stdout: 'pod/web created (server dry run)\n', stderr: '' });
 
     const calls = await callsDuring(async () => {
-      result = await cluster.kubectl(
-        'apply',
-        '--dry-run=server',
-        '-f',
-        'examples/pod.yaml',
-        '-o',
-        'jsonpath={.spec.containers[*].imagePullPolicy}',
-      );
+      result = await dryRunPodPullPolicies(cluster);
     });
     expect(result).toEqual({ code: 0, stdout: 'Always', stderr: '' });
     // Mutating first, then validating the mutated pod; the review is what kube-apiserver sends.

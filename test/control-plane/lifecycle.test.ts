@@ -16,7 +16,7 @@ import { clusterState, fixture } from '../kubectl/scenarios.ts';
 import type { WebhookConfiguration } from '../kubectl/webhook-configurations.ts';
 import { runMain } from '../support/cli.ts';
 import { describeWithControlPlane, type RealCluster, startRealCluster } from './real-cluster.ts';
-import { demoRealCluster } from './scenarios.ts';
+import { demoRealCluster, dryRunPodPullPolicies } from './scenarios.ts';
 
 let cluster: RealCluster | undefined;
 const scratches: string[] = [];
@@ -100,14 +100,7 @@ describeWithControlPlane('before a replica answers', () => {
     // What kube-apiserver stores is the template plus the defaults it fills in.
     expect(validating?.webhooks?.[0]).toMatchObject(template[0]!);
     await c.kubectlOk('delete', 'pod', 'web', '-n', 'admission-chain-demo');
-    const result = await c.kubectl(
-      'apply',
-      '--dry-run=server',
-      '-f',
-      'examples/pod.yaml',
-      '-o',
-      'jsonpath={.spec.containers[*].imagePullPolicy}',
-    );
+    const result = await dryRunPodPullPolicies(c);
     expect(result).toEqual({ code: 0, stdout: 'Always', stderr: '' });
   });
 });
@@ -236,16 +229,22 @@ describeWithControlPlane('an installation with its plugins enforcing', () => {
   });
 });
 
+/** The chart's self-managed TLS Secret as the webhook filled it. */
+async function selfManagedTls(c: RealCluster): Promise<{ cert: string; key: string; ca: string }> {
+  const secret = JSON.parse(await c.kubectlOk('get', 'secret', 'ac-admission-chain-tls', '-n', 'admission-chain', '-o', 'json')) as {
+    data: Record<string, string>;
+  };
+  const decoded = (key: string) => Buffer.from(secret.data[key] ?? '', 'base64').toString('utf8');
+  return { cert: decoded('tls.crt'), key: decoded('tls.key'), ca: decoded('ca.crt') };
+}
+
 describeWithControlPlane('self-managed TLS', () => {
   it('the webhook fills the chart’s empty Secret with a CA and a serving certificate, injects the CA, and kube-apiserver calls it through that certificate', async () => {
     cluster = await demoRealCluster({ tls: { mode: 'self-managed' } });
     const c = cluster;
-    const secret = JSON.parse(await c.kubectlOk('get', 'secret', 'ac-admission-chain-tls', '-n', 'admission-chain', '-o', 'json')) as {
-      data: Record<string, string>;
-    };
-    const decoded = (key: string) => Buffer.from(secret.data[key] ?? '', 'base64').toString('utf8');
-    const ca = new X509Certificate(decoded('ca.crt'));
-    const serving = new X509Certificate(decoded('tls.crt'));
+    const tls = await selfManagedTls(c);
+    const ca = new X509Certificate(tls.ca);
+    const serving = new X509Certificate(tls.cert);
     expect(ca.ca).toBe(true);
     expect(serving.checkIssued(ca)).toBe(true);
     expect(serving.checkHost('ac-admission-chain.admission-chain.svc', { subject: 'never' })).toBe(
@@ -254,18 +253,9 @@ describeWithControlPlane('self-managed TLS', () => {
     // The webhooks.url host, which kube-apiserver dials here, is covered too.
     expect(serving.checkIP('127.0.0.1')).toBe('127.0.0.1');
     for (const configuration of (await c.configurations()) as WebhookConfiguration[]) {
-      expect(configuration.webhooks?.map((w) => Buffer.from(w.clientConfig.caBundle ?? '', 'base64').toString('utf8'))).toEqual([
-        decoded('ca.crt'),
-      ]);
+      expect(configuration.webhooks?.map((w) => Buffer.from(w.clientConfig.caBundle ?? '', 'base64').toString('utf8'))).toEqual([tls.ca]);
     }
-    const result = await c.kubectl(
-      'apply',
-      '--dry-run=server',
-      '-f',
-      'examples/pod.yaml',
-      '-o',
-      'jsonpath={.spec.containers[*].imagePullPolicy}',
-    );
+    const result = await dryRunPodPullPolicies(c);
     expect(result).toEqual({ code: 0, stdout: 'Always', stderr: '' });
     // Not a hand-made object: the pod kube-apiserver admitted went through the webhook.
     expect(c.webhookCalls.at(-1)?.review.request?.object).toMatchObject({
@@ -281,13 +271,7 @@ describeWithControlPlane('self-managed TLS, renewed while kube-apiserver calls',
       tls: { mode: 'self-managed', selfManaged: { duration: '6s', renewBefore: '3s', caDuration: '10m' } },
     });
     const c = cluster;
-    const servingCertificate = async () => {
-      const secret = JSON.parse(await c.kubectlOk('get', 'secret', 'ac-admission-chain-tls', '-n', 'admission-chain', '-o', 'json')) as {
-        data: Record<string, string>;
-      };
-      const decoded = (key: string) => Buffer.from(secret.data[key] ?? '', 'base64').toString('utf8');
-      return { cert: decoded('tls.crt'), key: decoded('tls.key'), ca: decoded('ca.crt') };
-    };
+    const servingCertificate = () => selfManagedTls(c);
     const first = await servingCertificate();
     const bundles = async () =>
       ((await c.configurations()) as WebhookConfiguration[]).flatMap((configuration) =>
@@ -311,14 +295,7 @@ describeWithControlPlane('self-managed TLS, renewed while kube-apiserver calls',
     expect(await bundles()).toEqual(injected);
 
     const callsBefore = c.webhookCalls.length;
-    const result = await c.kubectl(
-      'apply',
-      '--dry-run=server',
-      '-f',
-      'examples/pod.yaml',
-      '-o',
-      'jsonpath={.spec.containers[*].imagePullPolicy}',
-    );
+    const result = await dryRunPodPullPolicies(c);
     expect(result).toEqual({ code: 0, stdout: 'Always', stderr: '' });
     // kube-apiserver verified the renewed certificate: the call came on a connection that presented it.
     const after = c.webhookCalls.slice(callsBefore);

@@ -32,3 +32,8 @@ export async function demoRealCluster(values: Record<string, unknown> = {}, opti
     throw error;
   }
 }
+
+/** examples/pod.yaml applied with --dry-run=server; prints its containers' imagePullPolicy (AlwaysPullImages sets Always). */
+export function dryRunPodPullPolicies(cluster: Pick<RealCluster, 'kubectl'>): ReturnType<RealCluster['kubectl']> {
+  return cluster.kubectl('apply', '--dry-run=server', '-f', 'examples/pod.yaml', '-o', 'jsonpath={.spec.containers[*].imagePullPolicy}');
+}
