@@ -97,6 +97,7 @@ export function printPeersTables(report: PeersReport): void {
     `|---|${report.engines.map(() => '---:').join('|')}|`,
     `| peak RSS over the whole run (VmHWM, MiB) | ${report.engines.map((e) => fmt(report.peakRssMiB[e.name], 0)).join(' | ')} |`,
     `| CPU with no admission request (ms per second, before the load) | ${report.engines.map((e) => fmt(report.idleCpuMsPerSecond[e.name], 1)).join(' | ')} |`,
+    `| peak RSS, ours / this engine's | ${report.engines.map((e) => ratio(report.peakRssMiB['admission-chain'], report.peakRssMiB[e.name])).join(' | ')} |`,
     '',
   );
   for (const note of report.notes) lines.push(note, '');
