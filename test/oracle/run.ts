@@ -103,7 +103,14 @@ function denialCauses(results: readonly CaseResult[]): [string, number][] {
   return [...counts].sort((a, b) => b[1] - a[1]);
 }
 
-/** The report as the command prints it: per plugin the figures, then each finding with its request and diff. */
+/** How many disagreements each documented divergence explained, most first. */
+export function divergenceCounts(results: readonly CaseResult[]): [string, number][] {
+  const counts = new Map<string, number>();
+  for (const { divergence } of results) if (divergence !== undefined) counts.set(divergence, (counts.get(divergence) ?? 0) + 1);
+  return [...counts].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]));
+}
+
+/** The report as the command prints it: per plugin the figures, the count of each documented divergence, then each finding with its request and diff. */
 export function formatReport(report: OracleReport): string {
   const lines: string[] = [];
   const width = Math.max(...[...report.tallies.keys()].map((k) => k.length), 6);
@@ -112,6 +119,11 @@ export function formatReport(report: OracleReport): string {
     lines.push(
       `${plugin.padEnd(width)}  ${String(t.run).padStart(5)}  ${String(t.admitted).padStart(8)}  ${String(t.agreements).padStart(5)}  ${String(t.documented).padStart(10)}  ${String(t.undocumented).padStart(12)}`,
     );
+  }
+  const byDivergence = divergenceCounts(report.results);
+  if (byDivergence.length > 0) {
+    lines.push('', 'documented divergences, by entry:');
+    for (const [id, count] of byDivergence) lines.push(`  ${String(count).padStart(5)}  ${id}`);
   }
   lines.push('', 'in-tree denials, by what denied them:');
   for (const [what, count] of denialCauses(report.results)) lines.push(`  ${String(count).padStart(5)}  ${what}`);
