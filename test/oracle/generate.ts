@@ -11,6 +11,8 @@ import {
   existingPodName,
   existingServiceName,
   lateMutationLabel,
+  lockedPodName,
+  lockedPodNamespace,
   namespaceNames,
   namespacesNotSentToWebhook,
   namespacesWithExistingObjects,
@@ -266,6 +268,25 @@ function podCreate(random: Random, id: string, focus: OraclePlugin): OracleReque
   };
 }
 
+/**
+ * An ephemeral container added to a running pod (what `kubectl debug` does): the ServiceAccount
+ * plugin checks the secrets it names against an account that enforces its mountable secrets.
+ */
+function ephemeralContainerUpdate(random: Random): OracleRequest {
+  const locked = chance(random, 0.6);
+  const container: Record<string, unknown> = { name: 'debug', image: pick(random, images), ...secretUses(random) };
+  delete container.volumeMounts;
+  return {
+    operation: 'update',
+    resource: 'pods',
+    subresource: 'ephemeralcontainers',
+    namespace: locked ? lockedPodNamespace : pick(random, namespacesWithExistingObjects),
+    name: locked ? lockedPodName : existingPodName,
+    change: { patch: 'strategic', body: { spec: { ephemeralContainers: [container] } } },
+    as: pick(random, identities),
+  };
+}
+
 /** A dependent that only OwnerReferencesPermissionEnforcement looks at. */
 function configMapCreate(random: Random, id: string): OracleRequest {
   const slug = id.replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '');
@@ -373,7 +394,8 @@ export function generateCases(plugins: readonly OraclePlugin[], count: number, s
     else if (plugin === 'OwnerReferencesPermissionEnforcement') {
       const roll = random();
       request = roll < 0.5 ? podCreate(random, id, plugin) : roll < 0.7 ? configMapCreate(random, id) : ownerReferencesUpdate(random);
-    } else request = chance(random, 0.15) ? podUpdate(random) : podCreate(random, id, plugin);
+    } else if (plugin === 'ServiceAccount' && chance(random, 0.2)) request = ephemeralContainerUpdate(random);
+    else request = chance(random, 0.15) ? podUpdate(random) : podCreate(random, id, plugin);
     cases.push({ id, plugin, request });
   }
   return cases;

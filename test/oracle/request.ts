@@ -26,6 +26,8 @@ export interface OracleRequest {
   object?: object;
   /** update: the object changed, and how. */
   name?: string;
+  /** update: a subresource written instead of the object itself. */
+  subresource?: 'ephemeralcontainers';
   change?: Change;
   /** undefined: the admin (system:masters) itself. */
   as?: Identity;
@@ -56,7 +58,13 @@ export class ApiEndpoint {
 
   async send(oracleRequest: OracleRequest): Promise<Answer> {
     const base = `/api/v1/namespaces/${encodeURIComponent(oracleRequest.namespace)}/${oracleRequest.resource}`;
-    const path = oracleRequest.operation === 'create' ? base : `${base}/${encodeURIComponent(oracleRequest.name ?? '')}`;
+    const object = `${base}/${encodeURIComponent(oracleRequest.name ?? '')}`;
+    const path =
+      oracleRequest.operation === 'create'
+        ? base
+        : oracleRequest.subresource === undefined
+          ? object
+          : `${object}/${oracleRequest.subresource}`;
     const [contentType, body] = await this.bodyOf(oracleRequest, path);
     const headers: Record<string, string | string[]> = { 'Content-Type': contentType, Accept: 'application/json' };
     if (oracleRequest.as !== undefined) {

@@ -163,6 +163,10 @@ function serviceAccounts(namespace: string): object[] {
   ];
 }
 
+/** A pod running as `locked`, whose ephemeral containers may name only the secrets the account lists. */
+export const lockedPodName = 'existing-locked';
+export const lockedPodNamespace = 'oracle-plain';
+
 /** The owners' CRDs: one namespaced kind, one cluster-scoped; no instances are needed (the plugin asks RBAC by name). */
 export const ownerGroup = 'oracle.example';
 const ownerCrd = (kind: string, plural: string, scope: 'Namespaced' | 'Cluster') => ({
@@ -304,7 +308,11 @@ export function worldObjects(): object[] {
   // kube-system's pods are not sent to our webhook, but the in-tree ServiceAccount plugin needs its account.
   objects.push({ apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'default', namespace: 'kube-system' } });
   objects.push(...runtimeClasses, ...lateMutationPolicy, ...ownerCrds, ...ownerRbac(), ...ownerObjects());
-  const writer = { apiGroups: [''], resources: ['pods', 'services', 'configmaps'], verbs: ['get', 'list', 'create', 'update', 'patch'] };
+  const writer = {
+    apiGroups: [''],
+    resources: ['pods', 'pods/ephemeralcontainers', 'services', 'configmaps'],
+    verbs: ['get', 'list', 'create', 'update', 'patch'],
+  };
   objects.push(
     { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', metadata: { name: 'oracle-writer' }, rules: [writer] },
     {
@@ -355,5 +363,8 @@ export const oracleWorld: OracleWorld = {
 export function existingObjects(): object[] {
   const owned = existingPod(ownedPodNamespace);
   Object.assign(owned.metadata, { name: ownedPodName, ownerReferences: [ownedPodReference] });
-  return [...namespacesWithExistingObjects.flatMap((namespace) => [existingPod(namespace), existingService(namespace)]), owned];
+  const locked = existingPod(lockedPodNamespace);
+  Object.assign(locked.metadata, { name: lockedPodName });
+  Object.assign(locked.spec, { serviceAccountName: 'locked' });
+  return [...namespacesWithExistingObjects.flatMap((namespace) => [existingPod(namespace), existingService(namespace)]), owned, locked];
 }
