@@ -42,12 +42,17 @@ describeWithControlPlane('EventRateLimit on a real kube-apiserver, and beside th
   let inTreeKubectl: (...args: string[]) => Promise<KubectlResult>;
   /** The same storm in namespace calm. */
   let calmStorm: string;
+  /** Twenty events in namespace flood (well above the burst), two in trickle (well below). */
+  let flood: string;
+  let trickle: string;
 
   beforeAll(async () => {
     cluster = await startRealCluster({ values });
     await cluster.kubectlOk('create', 'namespace', 'storm');
     await cluster.kubectlOk('create', 'namespace', 'calm');
     await cluster.kubectlOk('create', 'namespace', 'updates');
+    await cluster.kubectlOk('create', 'namespace', 'flood');
+    await cluster.kubectlOk('create', 'namespace', 'trickle');
     // The referee reads the very file the chart mounts for the webhook.
     scratch = await mkdtemp(join(tmpdir(), 'admission-chain-event-rate-limit-'));
     const configMap = cluster.rendered.find((o) => o.kind === 'ConfigMap' && o.metadata.name.endsWith('-admission-configuration')) as
@@ -55,6 +60,12 @@ describeWithControlPlane('EventRateLimit on a real kube-apiserver, and beside th
       | undefined;
     calmStorm = join(scratch, 'calm-storm.yaml');
     await writeFile(calmStorm, (await readFile(join(repoRoot, storm), 'utf8')).replaceAll('storm', 'calm'));
+    const stormText = await readFile(join(repoRoot, storm), 'utf8');
+    const eventDocument = stormText.slice(stormText.indexOf('---\n'), stormText.indexOf('---\n', stormText.indexOf('---\n') + 4));
+    flood = join(scratch, 'flood.yaml');
+    await writeFile(flood, eventDocument.replaceAll('storm', 'flood').repeat(20));
+    trickle = join(scratch, 'trickle.yaml');
+    await writeFile(trickle, eventDocument.replaceAll('storm', 'trickle').repeat(2));
     const file = join(scratch, 'admission-configuration.yaml');
     await writeFile(file, Object.values(configMap!.data)[0]!);
     inTree = await startControlPlane({
@@ -63,7 +74,8 @@ describeWithControlPlane('EventRateLimit on a real kube-apiserver, and beside th
     });
     inTreeKubectl = (...args) =>
       runKubectl(join(scratch, 'home'), inTree.kubeconfigPath, args, { cwd: repoRoot, kubectl: inTree.binaries.kubectl });
-    for (const namespace of ['storm', 'calm', 'updates']) expect((await inTreeKubectl('create', 'namespace', namespace)).code).toBe(0);
+    for (const namespace of ['storm', 'calm', 'updates', 'flood', 'trickle'])
+      expect((await inTreeKubectl('create', 'namespace', namespace)).code).toBe(0);
   }, 180_000);
   afterAll(async () => {
     await cluster?.close();
@@ -110,6 +122,22 @@ describeWithControlPlane('EventRateLimit on a real kube-apiserver, and beside th
       theirs.stderr.replace('Too many requests:', 'admission webhook "validate.admission-chain.io" denied the request: Too many requests:'),
     );
     expect(cluster.webhookCalls.at(-1)?.review.request?.operation).toBe('UPDATE');
+  });
+
+  // The count of 429s over a burst well above the limit and one well below, on both servers: all but
+  // the burst and what refilled while the burst ran (1 qps: a token a second) are refused.
+  it('twenty events at once: the burst and the refill pass, the rest are refused, on both; two events: none refused', async () => {
+    for (const kubectl of [inTreeKubectl, cluster.kubectl]) {
+      const start = performance.now();
+      const result = await kubectl('create', '-f', flood);
+      const seconds = (performance.now() - start) / 1000;
+      const passed = result.stdout.split('\n').filter((line) => line.endsWith(' created')).length;
+      const refusals = result.stderr.split('\n').filter((line) => line.includes('limit reached on type Namespace for key flood')).length;
+      expect(passed + refusals).toBe(20);
+      expect(passed).toBeGreaterThanOrEqual(3);
+      expect(passed).toBeLessThanOrEqual(3 + Math.ceil(seconds));
+      expect(stable(await kubectl('create', '-f', trickle))).toEqual({ code: 0, stdout: created(2), stderr: '' });
+    }
   });
 
   it('five events.k8s.io Events at once are all created, and none reaches the webhook', async () => {
