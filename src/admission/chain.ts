@@ -99,7 +99,7 @@ export class AdmissionChain {
       try {
         await step.call(plugin, attributes, contextFor(plugin.name, outcome, deadline));
       } catch (thrown) {
-        const error = asStatusError(plugin.name, thrown);
+        const error = pluginFailure(plugin.name, thrown);
         if (mode === PluginMode.Enforce) {
           outcome.rejection = error;
           outcome.rejectedBy = plugin.name;
@@ -163,7 +163,7 @@ export function annotationKey(pluginName: string, key: string): string {
 }
 
 /** Anything that is not a StatusError is a bug in a plugin: a readable 500, never a crash. */
-function asStatusError(pluginName: string, thrown: unknown): StatusError {
+function pluginFailure(pluginName: string, thrown: unknown): StatusError {
   if (isStatusError(thrown)) return thrown;
   const message = thrown instanceof Error ? thrown.message : String(thrown);
   return internalError(`plugin ${pluginName} failed: ${message}`, thrown);

@@ -16,7 +16,7 @@ import { featureGatesHelp } from '../config/serve-config.ts';
 import type { FeatureGateOverrides } from '../ports/feature-gates.ts';
 import { silentLogger } from '../ports/logger.ts';
 import type { RestMapper } from '../ports/rest-mapper.ts';
-import { type Admission, composeAdmission, StartupError, selectPlugins } from '../wiring/index.ts';
+import { type Admission, composeAdmission, StartupError, selectCatalogPlugins } from '../wiring/index.ts';
 import { type Created, controllerBootstrapRoles, expandWorkload } from '../workloads/index.ts';
 import { type InputDocument, readDocuments } from './inputs.ts';
 import { CliError, type CliIO, parseSingleDocument, readInput } from './io.ts';
@@ -142,11 +142,11 @@ export interface PreparedReview {
 
 /** The chain, the documents and the deadline, from `review`'s options: everything but running them. */
 export async function prepareReview(files: string[], options: ReviewOptions, io: CliIO): Promise<PreparedReview> {
-  let selection: ReturnType<typeof selectPlugins>;
+  let selection: ReturnType<typeof selectCatalogPlugins>;
   let featureGates: FeatureGateOverrides;
   let timeoutMs: number;
   try {
-    selection = selectPlugins({
+    selection = selectCatalogPlugins({
       plugins: options.plugins,
       enable: options.enableAdmissionPlugins,
       disable: options.disableAdmissionPlugins,

@@ -10,7 +10,7 @@ import type { AdmissionMetrics } from '../observability/metrics.ts';
 import type { PluginConfigurations, Ports } from '../ports/index.ts';
 import type { Backend } from './backend.ts';
 
-export interface ChainOptions {
+export interface BuildChainOptions {
   /** The enabled plugins, already in the compiled-in order. */
   enabled: readonly PluginDefinition[];
   modes: Readonly<Record<string, PluginMode>>;
@@ -20,7 +20,7 @@ export interface ChainOptions {
   configuration?: PluginConfigurations | undefined;
 }
 
-export function buildChain(options: ChainOptions): AdmissionChain {
+export function buildChain(options: BuildChainOptions): AdmissionChain {
   const { backend, metrics } = options;
   const instrumented = metrics ? instrumentPorts(backend.ports, metrics) : backend.ports;
   const ports = options.configuration === undefined ? instrumented : { ...instrumented, configuration: options.configuration };

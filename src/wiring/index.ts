@@ -40,7 +40,7 @@ export class StartupError extends Error {
 }
 
 /** Which plugins run, in which mode, from the flags (the order is always the compiled-in one). */
-export function selectPlugins(flags: PluginSelectionFlags): PluginSelection {
+export function selectCatalogPlugins(flags: PluginSelectionFlags): PluginSelection {
   return selectFrom(orderedPlugins, defaultEnabledPlugins, flags);
 }
 
@@ -117,7 +117,7 @@ export async function composeAdmission(options: AdmissionOptions): Promise<Admis
 }
 
 /** Starts the in-cluster management `serve` was asked for (registration, self-managed TLS), if any. */
-export async function startManagement(
+export async function startServeManagement(
   config: ServeConfig,
   logger: Logger,
   overrides?: ManagementOverrides,

@@ -9,9 +9,9 @@ import { join } from 'node:path';
 import { AdmissionregistrationV1Api, KubeConfig } from '@kubernetes/client-node';
 import { afterAll, afterEach, beforeAll, beforeEach, expect, it } from 'vitest';
 import { type ControlPlane, startControlPlane } from '../../control-plane/control-plane.ts';
-import { runServer } from '../../src/cli/serve.ts';
 import { templateAnnotation } from '../../src/registration/template.ts';
 import { generateCertificates } from '../../src/tls/generate.ts';
+import { startWebhook } from '../../src/wiring/server.ts';
 import { capturedLog } from '../support/log.ts';
 import { testServeConfig } from '../support/serve-config.ts';
 import { describeWithControlPlane } from './real-cluster.ts';
@@ -99,11 +99,9 @@ describeWithControlPlane('serve reports whether its webhook configurations are r
     // The Service leads nowhere until the test routes it to the webhook.
     let routed = false;
     let port = 1;
-    const server = await runServer(
-      config,
-      { stdout: log.destination },
-      { redirect: (host, p) => (host === 'ac.admission-chain.svc' ? { host: '127.0.0.1', port: routed ? port : 1 } : { host, port: p }) },
-    );
+    const server = await startWebhook(config, log.destination, {
+      redirect: (host, p) => (host === 'ac.admission-chain.svc' ? { host: '127.0.0.1', port: routed ? port : 1 } : { host, port: p }),
+    });
     stop = () => server.shutdown();
     port = server.port;
     const scrape = async () => series(await (await fetch(`http://127.0.0.1:${server.metricsPort}/metrics`)).text());

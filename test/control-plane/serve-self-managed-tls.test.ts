@@ -13,10 +13,10 @@ import { connect, type PeerCertificate } from 'node:tls';
 import { Command } from 'commander';
 import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
 import { type ControlPlane, startControlPlane } from '../../control-plane/control-plane.ts';
-import { runServer } from '../../src/cli/serve.ts';
 import { addServeOptions, parseServeConfig, type RawServeOptions } from '../../src/config/serve-config.ts';
 import { defaultEnabledPlugins, orderedPlugins } from '../../src/plugins/index.ts';
 import { templateAnnotation } from '../../src/registration/template.ts';
+import { startWebhook } from '../../src/wiring/server.ts';
 import { repoRoot } from '../deploy/tools.ts';
 import { runKubectl } from '../kubectl/kubectl.ts';
 import { describeWithControlPlane } from './real-cluster.ts';
@@ -62,11 +62,9 @@ async function serve(extra: string[], redirectTo: () => number, kubeconfigYaml =
   command.parse(args, { from: 'user' });
   const config = parseServeConfig(command.opts<RawServeOptions>(), orderedPlugins, defaultEnabledPlugins);
   const quiet = new Writable({ write: (_c, _e, done) => done() });
-  const server = await runServer(
-    config,
-    { stdout: quiet },
-    { redirect: (host, port) => (host === 'ac.admission-chain.svc' ? { host: '127.0.0.1', port: redirectTo() } : { host, port }) },
-  );
+  const server = await startWebhook(config, quiet, {
+    redirect: (host, port) => (host === 'ac.admission-chain.svc' ? { host: '127.0.0.1', port: redirectTo() } : { host, port }),
+  });
   stop = () => server.shutdown();
   return server;
 }

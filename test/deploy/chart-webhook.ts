@@ -3,10 +3,10 @@
 // kubeconfig, backend). Shared by the harnesses that stand a cluster behind kubectl.
 import { Writable } from 'node:stream';
 import { Command } from 'commander';
-import { runServer } from '../../src/cli/serve.ts';
 import { addServeOptions, parseServeConfig, type RawServeOptions } from '../../src/config/serve-config.ts';
 import { defaultEnabledPlugins, orderedPlugins } from '../../src/plugins/index.ts';
 import type { Redirect } from '../../src/registration/probe.ts';
+import { startWebhook } from '../../src/wiring/server.ts';
 import type { ProjectedMounts } from './config-map-mounts.ts';
 import { type KubeObject, only } from './helm.ts';
 
@@ -50,7 +50,7 @@ export async function startChartWebhook(rendered: KubeObject[], files: ChartWebh
   serve.parse(args, { from: 'user' });
   const config = parseServeConfig(serve.opts<RawServeOptions>(), orderedPlugins, defaultEnabledPlugins);
   const quiet = new Writable({ write: (_chunk, _encoding, done) => done() });
-  return runServer(config, { stdout: quiet }, redirect === undefined ? {} : { redirect });
+  return startWebhook(config, quiet, redirect === undefined ? {} : { redirect });
 }
 
 /** Chart values over chart values, as helm merges -f files. */

@@ -4,7 +4,7 @@
 // sections for plugins it does not run logged once each.
 import { writeFile } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
-import { runServer } from '../../src/cli/serve.ts';
+import { startWebhook } from '../../src/wiring/server.ts';
 import { writeTestCertificates } from '../support/certs.ts';
 import { runMain } from '../support/cli.ts';
 import { get, post } from '../support/https-client.ts';
@@ -111,7 +111,7 @@ describe('serve --admission-control-config-file', () => {
       admissionControlConfigFile: `${certs.dir}/admission.yaml`,
       logLevel: 'info',
     });
-    const server = await runServer(config, { stdout: log.destination });
+    const server = await startWebhook(config, log.destination);
     const port = server.port;
     try {
       await expect

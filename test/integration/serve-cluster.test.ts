@@ -7,7 +7,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { loadClusterStateFile } from '../../src/adapters/local/cluster-state.ts';
 import { builtInDiscovery } from '../../src/adapters/local/discovery-snapshot.ts';
 import { createRbacAuthorizer } from '../../src/adapters/local/rbac/index.ts';
-import { runServer } from '../../src/cli/serve.ts';
+import { startWebhook } from '../../src/wiring/server.ts';
 import { serveDiscovery } from '../apiserver/discovery-routes.ts';
 import { type ResourceType, type StandInApiServer, startStandInApiServer } from '../apiserver/index.ts';
 import { writeTestCertificates } from '../support/certs.ts';
@@ -156,7 +156,7 @@ describe('serve on the cluster backend', () => {
       kubeconfig: '/nonexistent/kubeconfig',
       logLevel: 'silent',
     });
-    await expect(runServer(config, { stdout: new Writable({ write: (_c, _e, d) => d() }) })).rejects.toThrow(
+    await expect(startWebhook(config, new Writable({ write: (_c, _e, d) => d() }))).rejects.toThrow(
       'cannot load kubeconfig /nonexistent/kubeconfig',
     );
   });

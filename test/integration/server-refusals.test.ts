@@ -5,8 +5,8 @@
 import { Writable } from 'node:stream';
 import { connect } from 'node:tls';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { runServer } from '../../src/cli/serve.ts';
 import { maxDrainBytes } from '../../src/server/refusal-handler.ts';
+import { startWebhook } from '../../src/wiring/server.ts';
 import { writeTestCertificates } from '../support/certs.ts';
 import { podReview } from '../support/reviews.ts';
 import { testServeConfig } from '../support/serve-config.ts';
@@ -26,7 +26,7 @@ describe('a body too large to read', () => {
       clusterState: 'examples/cluster-state.yaml',
       requestTimeout: '30s',
     });
-    const server = await runServer(config, { stdout: new Writable({ write: (_chunk, _encoding, done) => done() }) });
+    const server = await startWebhook(config, new Writable({ write: (_chunk, _encoding, done) => done() }));
     stop = () => server.shutdown();
     const declared = 64 * 1024 * 1024;
     const socket = connect({ host: '127.0.0.1', port: server.port, ca: certs.caCert, servername: 'localhost' });
@@ -124,7 +124,7 @@ function sendChunks(send: (data: Buffer) => void, body: Buffer): void {
 }
 
 describe('a chunked body', () => {
-  let server: Awaited<ReturnType<typeof runServer>>;
+  let server: Awaited<ReturnType<typeof startWebhook>>;
   let ca: string;
   let limit: number;
   beforeAll(async () => {
@@ -134,7 +134,7 @@ describe('a chunked body', () => {
       tlsPrivateKeyFile: certs.keyFile,
       clusterState: 'examples/cluster-state.yaml',
     });
-    server = await runServer(config, { stdout: new Writable({ write: (_chunk, _encoding, done) => done() }) });
+    server = await startWebhook(config, new Writable({ write: (_chunk, _encoding, done) => done() }));
     ca = certs.caCert;
     limit = config.maxRequestBodyBytes;
   });

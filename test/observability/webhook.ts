@@ -1,7 +1,7 @@
-// Starts the real webhook (runServer: the CLI's own wiring, default process metrics included) on
+// Starts the real webhook (startWebhook: the CLI's own wiring, default process metrics included) on
 // loopback with fresh certificates, and sends it AdmissionReview traffic.
 import { Writable } from 'node:stream';
-import { runServer } from '../../src/cli/serve.ts';
+import { startWebhook } from '../../src/wiring/server.ts';
 import { type CertFiles, writeTestCertificates } from '../support/certs.ts';
 import { get, post, type TestResponse } from '../support/https-client.ts';
 import { podReview } from '../support/reviews.ts';
@@ -28,7 +28,7 @@ export async function startTestWebhook(): Promise<TestWebhook> {
     plugins: ['AlwaysPullImages'],
     drainTimeout: '5s',
   });
-  const server = await runServer(config, { stdout: discard });
+  const server = await startWebhook(config, discard);
   return {
     certs,
     port: server.port,

@@ -5,8 +5,8 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'vitest';
-import { runServer } from '../../src/cli/serve.ts';
 import type { RawServeOptions } from '../../src/config/serve-config.ts';
+import { startWebhook } from '../../src/wiring/server.ts';
 import type { StandInApiServer } from '../apiserver/index.ts';
 import { type CertFiles, writeTestCertificates } from './certs.ts';
 import { get } from './https-client.ts';
@@ -14,7 +14,7 @@ import { type CapturedLog, capturedLog } from './log.ts';
 import { testServeConfig } from './serve-config.ts';
 
 export interface ServedAgainst {
-  server: Awaited<ReturnType<typeof runServer>>;
+  server: Awaited<ReturnType<typeof startWebhook>>;
   certs: CertFiles;
   /** Every line the server logged. */
   log: CapturedLog;
@@ -35,9 +35,10 @@ export async function serveWithKubeconfig(kubeconfigYaml: string, flags: Partial
   const kubeconfig = join(dir, 'kubeconfig');
   await writeFile(kubeconfig, kubeconfigYaml, { mode: 0o600 });
   const log = capturedLog();
-  const server = await runServer(testServeConfig({ tlsCertFile: certs.certFile, tlsPrivateKeyFile: certs.keyFile, kubeconfig, ...flags }), {
-    stdout: log.destination,
-  });
+  const server = await startWebhook(
+    testServeConfig({ tlsCertFile: certs.certFile, tlsPrivateKeyFile: certs.keyFile, kubeconfig, ...flags }),
+    log.destination,
+  );
   return {
     server,
     certs,
