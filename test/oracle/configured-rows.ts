@@ -58,6 +58,30 @@ const newGroup = (clusterDefaultNodeSelector: string, defaultTolerations: Tolera
   cases: [],
 });
 
+const canonical = (items: readonly unknown[]) => JSON.stringify(items.map((item) => JSON.stringify(item)).sort());
+
+/** The row's merged node selector, against what the in-tree server made of the pod. */
+const expectNodeSelector =
+  (expected: Record<string, string>) =>
+  (admitted: unknown): string | undefined => {
+    const actual = (admitted as { spec?: { nodeSelector?: Record<string, string> } }).spec?.nodeSelector ?? {};
+    return canonical(Object.entries(actual)) === canonical(Object.entries(expected))
+      ? undefined
+      : `nodeSelector ${JSON.stringify(expected)}, the in-tree server made ${JSON.stringify(actual)}`;
+  };
+
+/** The row's merged tolerations as a set (upstream's test uses ElementsMatch), besides what DefaultTolerationSeconds added. */
+const expectTolerations =
+  (expected: readonly Toleration[]) =>
+  (admitted: unknown): string | undefined => {
+    const added = (t: Toleration) =>
+      addedByDefaultTolerationSeconds.some((d) => d.key === t.key && d.effect === t.effect) && t.tolerationSeconds === 300;
+    const actual = ((admitted as { spec?: { tolerations?: Toleration[] } }).spec?.tolerations ?? []).filter((t) => !added(t));
+    return canonical(actual) === canonical(expected)
+      ? undefined
+      : `tolerations ${JSON.stringify(expected)}, the in-tree server made ${JSON.stringify(actual)}`;
+  };
+
 const podCase = (plugin: OraclePlugin, row: string, namespace: string, spec: object, admit: boolean): OracleCase => ({
   id: `upstream ${plugin}: ${row}`,
   plugin,
@@ -79,7 +103,9 @@ function addNodeSelectorRow(group: GroupBuilder, row: PodNodeSelectorCase, index
   };
   if (row.whitelist !== '') group.nodeSelector.namespaceWhitelists[namespace] = row.whitelist;
   const spec = { nodeSelector: row.podNodeSelector, containers: [{ name: 'main', image: 'busybox' }] };
-  group.cases.push(podCase('PodNodeSelector', row.testName, namespace, spec, row.admit));
+  const rowCase = podCase('PodNodeSelector', row.testName, namespace, spec, row.admit);
+  if (row.mergedNodeSelector !== undefined) rowCase.upstreamResult = expectNodeSelector(row.mergedNodeSelector);
+  group.cases.push(rowCase);
 }
 
 function addTolerationRow(group: GroupBuilder, row: PodTolerationRestrictionCase, index: number): void {
@@ -96,7 +122,9 @@ function addTolerationRow(group: GroupBuilder, row: PodTolerationRestrictionCase
     containers: (pod.spec?.containers ?? []).map((container) => ({ ...container, image: 'busybox' })),
     ...(row.podTolerations.length > 0 ? { tolerations: row.podTolerations } : {}),
   };
-  group.cases.push(podCase('PodTolerationRestriction', row.testName, namespace, spec, row.admit));
+  const rowCase = podCase('PodTolerationRestriction', row.testName, namespace, spec, row.admit);
+  if (row.mergedTolerations !== undefined) rowCase.upstreamResult = expectTolerations(row.mergedTolerations);
+  group.cases.push(rowCase);
 }
 
 /**

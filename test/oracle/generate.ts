@@ -34,6 +34,8 @@ export interface OracleCase {
   request: OracleRequest;
   /** For replayed upstream rows: what upstream's table expects (checked against the in-tree answer). */
   upstreamExpects?: 'admitted' | 'denied';
+  /** For replayed rows that say what admission makes of the object: how the in-tree object misses it, or undefined. */
+  upstreamResult?: (admitted: unknown) => string | undefined;
 }
 
 type Random = () => number;

@@ -15,6 +15,8 @@ export interface CaseResult {
   divergence?: string;
   /** A replayed upstream row whose in-tree answer is not what upstream's table expects (the port is wrong). */
   upstreamMismatch?: boolean;
+  /** How the in-tree object misses what the row expects of it, when admitted as expected. */
+  upstreamDetail?: string;
 }
 
 export interface PluginTally {
@@ -85,6 +87,10 @@ async function runCase(servers: OracleServers, oracleCase: OracleCase): Promise<
   }
   if (oracleCase.upstreamExpects !== undefined && (oracleCase.upstreamExpects === 'admitted') !== inTree.admitted)
     result.upstreamMismatch = true;
+  else if (inTree.admitted && oracleCase.upstreamResult !== undefined) {
+    const detail = oracleCase.upstreamResult(inTree.object);
+    if (detail !== undefined) Object.assign(result, { upstreamMismatch: true, upstreamDetail: detail });
+  }
   return result;
 }
 
@@ -130,7 +136,7 @@ export function formatReport(report: OracleReport): string {
   for (const finding of report.findings) {
     lines.push(
       '',
-      `✗ ${finding.oracleCase.id} (${finding.oracleCase.plugin})${finding.upstreamMismatch ? `: upstream's table expects ${finding.oracleCase.upstreamExpects}, the in-tree server ${finding.inTree.admitted ? 'admitted' : 'denied'}` : ''}`,
+      `✗ ${finding.oracleCase.id} (${finding.oracleCase.plugin})${finding.upstreamDetail !== undefined ? `: upstream's table expects ${finding.upstreamDetail}` : finding.upstreamMismatch ? `: upstream's table expects ${finding.oracleCase.upstreamExpects}, the in-tree server ${finding.inTree.admitted ? 'admitted' : 'denied'}` : ''}`,
     );
     lines.push(`  request: ${JSON.stringify(finding.oracleCase.request)}`);
     if (finding.upstreamMismatch && !finding.inTree.admitted)
