@@ -290,7 +290,7 @@ export function toResult(reviewed: ReviewedObject | DocumentError): ObjectResult
     kind: request.kind.kind,
     ...(request.namespace ? { namespace: request.namespace } : {}),
     name: request.name || (request.object?.metadata?.generateName ?? ''),
-    user: request.userInfo.username ?? '',
+    user: request.userInfo?.username ?? '',
   };
   const rejectedBy = reviewed.handled.find((h) => h.rejectedBy !== undefined)?.rejectedBy;
   const own = objectResult(identity, reviewed.response, rejectedBy);

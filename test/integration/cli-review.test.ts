@@ -42,6 +42,16 @@ describe('review', () => {
     });
   });
 
+  it.each(['review', 'json'])('reviews an AdmissionReview without userInfo (-o %s), as an anonymous request', async (output) => {
+    const review = podReview({ pullPolicy: 'Never' }) as { request: Record<string, unknown> };
+    delete review.request.userInfo;
+    const result = await runMain(['review', '--cluster-state', state, '--phase', 'validating', '-o', output], {
+      stdin: JSON.stringify(review),
+    });
+    expect(result).toMatchObject({ code: 0, stderr: '' });
+    expect(result.stdout).toContain('Unsupported value: \\"Never\\"');
+  });
+
   it('builds the request from a manifest and a user', async () => {
     const manifest = join(dir, 'pvc.yaml');
     await writeFile(
