@@ -6,10 +6,10 @@
 // the same review can be run again against it.
 import { readFile, writeFile } from 'node:fs/promises';
 import { type Command, CommanderError, Option } from 'commander';
-import { type ClusterState, parseClusterState } from '../adapters/local/cluster-state.ts';
 import type { ExplainedRejection } from '../admission/chain.ts';
 import type { KubeObject } from '../api/types.ts';
 import { objectKey, withObjectsAppended } from '../explain/apply.ts';
+import { type ClusterState, parseClusterState } from '../wiring/index.ts';
 import { explanationLines, objectsYaml } from './explanation-text.ts';
 import { CliError, type CliIO } from './io.ts';
 import { flatten, prepareReview, type ReviewedObject, type ReviewOptions, reviewAll, toResult, withReviewOptions } from './review.ts';

@@ -4,7 +4,6 @@
 // create, as those controllers. One AdmissionReview in prints the AdmissionReview with its
 // response, as kube-apiserver would answer it; anything more prints the results per object.
 import { type Command, CommanderError, Option } from 'commander';
-import type { ClusterState } from '../adapters/local/cluster-state.ts';
 import type { AdmissionChain, Phase } from '../admission/chain.ts';
 import type { Deadline } from '../admission/deadline.ts';
 import { type HandledReview, handleAdmission } from '../admission/handler.ts';
@@ -16,7 +15,7 @@ import { featureGatesHelp } from '../config/serve-config.ts';
 import type { FeatureGateOverrides } from '../ports/feature-gates.ts';
 import { silentLogger } from '../ports/logger.ts';
 import type { RestMapper } from '../ports/rest-mapper.ts';
-import { type Admission, composeAdmission, StartupError, selectCatalogPlugins } from '../wiring/index.ts';
+import { type Admission, type ClusterState, composeAdmission, StartupError, selectCatalogPlugins } from '../wiring/index.ts';
 import { type Created, controllerBootstrapRoles, expandWorkload } from '../workloads/index.ts';
 import { type InputDocument, readDocuments } from './inputs.ts';
 import { CliError, type CliIO, parseSingleDocument, readInput } from './io.ts';
@@ -164,7 +163,7 @@ export async function prepareReview(files: string[], options: ReviewOptions, io:
   let admission: Admission;
   try {
     admission = await composeAdmission({
-      backend: offlineBackend(options.clusterState!, featureGates),
+      backend: { kind: 'local', clusterState: options.clusterState!, featureGates },
       selection,
       admissionControlConfigFile: options.admissionControlConfigFile,
       logger: silentLogger,
@@ -329,19 +328,6 @@ function withControllerRoles(state: ClusterState): ClusterState {
     ...state,
     clusterRoles: [...state.clusterRoles, ...missing(state.clusterRoles, bootstrap.clusterRoles)],
     clusterRoleBindings: [...state.clusterRoleBindings, ...missing(state.clusterRoleBindings, bootstrap.clusterRoleBindings)],
-  };
-}
-
-/** The local backend over the cluster-state file; the cluster settings are unused offline. */
-function offlineBackend(clusterState: string, featureGates: FeatureGateOverrides) {
-  return {
-    clusterState,
-    kubeconfig: undefined,
-    sarAllowedTtlMs: 0,
-    sarDeniedTtlMs: 0,
-    discoveryRefreshIntervalMs: 0,
-    requestTimeoutMs: 0,
-    featureGates,
   };
 }
 

@@ -3,6 +3,7 @@
 
 import type { RbacMirrorRecorder } from '../adapters/cluster/rbac-mirror-authorizer.ts';
 import type { ServeConfig } from '../config/serve-config.ts';
+import type { FeatureGateOverrides } from '../ports/feature-gates.ts';
 import type { GrantFinder } from '../ports/grants.ts';
 import type { Ports } from '../ports/index.ts';
 import type { AuthorizationRecorder, DiscoveryRecorder, InformerRecorder } from '../ports/recorders.ts';
@@ -28,8 +29,35 @@ export interface ClusterObservers {
   rbacMirror?: RbacMirrorRecorder;
 }
 
-export type BackendConfig = Pick<
-  ServeConfig,
-  'clusterState' | 'kubeconfig' | 'sarAllowedTtlMs' | 'sarDeniedTtlMs' | 'discoveryRefreshIntervalMs' | 'requestTimeoutMs'
-> &
-  Partial<Pick<ServeConfig, 'maxSubjectAccessReviewsPerRequest' | 'authorizer' | 'featureGates'>>;
+/** The local backend: a cluster-state file answers everything; only --feature-gates is read besides it. */
+export interface LocalBackendConfig {
+  readonly kind: 'local';
+  /** The cluster-state file. */
+  readonly clusterState: string;
+  readonly featureGates?: FeatureGateOverrides;
+}
+
+/** The cluster backend: what its SubjectAccessReviews, discovery, feature gates and informers are built with. */
+export type ClusterBackendConfig = { readonly kind: 'cluster' } & Readonly<
+  Pick<ServeConfig, 'kubeconfig' | 'sarAllowedTtlMs' | 'sarDeniedTtlMs' | 'discoveryRefreshIntervalMs' | 'requestTimeoutMs'> &
+    Partial<Pick<ServeConfig, 'maxSubjectAccessReviewsPerRequest' | 'authorizer' | 'featureGates'>>
+>;
+
+/** Which backend answers, and its settings. */
+export type BackendConfig = LocalBackendConfig | ClusterBackendConfig;
+
+/** `serve`'s backend: the local one when --cluster-state is given (whatever else is), else the cluster. */
+export function serveBackendConfig(config: ServeConfig): BackendConfig {
+  if (config.clusterState !== undefined) return { kind: 'local', clusterState: config.clusterState, featureGates: config.featureGates };
+  return {
+    kind: 'cluster',
+    kubeconfig: config.kubeconfig,
+    sarAllowedTtlMs: config.sarAllowedTtlMs,
+    sarDeniedTtlMs: config.sarDeniedTtlMs,
+    discoveryRefreshIntervalMs: config.discoveryRefreshIntervalMs,
+    requestTimeoutMs: config.requestTimeoutMs,
+    maxSubjectAccessReviewsPerRequest: config.maxSubjectAccessReviewsPerRequest,
+    ...(config.authorizer !== undefined ? { authorizer: config.authorizer } : {}),
+    featureGates: config.featureGates,
+  };
+}

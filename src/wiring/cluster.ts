@@ -15,7 +15,7 @@ import type { GrantFinder } from '../ports/grants.ts';
 import type { Lookups, Ports } from '../ports/index.ts';
 import type { Logger } from '../ports/logger.ts';
 import type { LookupResource } from '../ports/recorders.ts';
-import type { Backend, BackendConfig, ClusterObservers } from './backend.ts';
+import type { Backend, ClusterBackendConfig, ClusterObservers } from './backend.ts';
 
 /** --kubeconfig when given; otherwise KUBECONFIG, ~/.kube/config, then the in-cluster service account. */
 export function loadKubeConfig(path: string | undefined): KubeConfig {
@@ -43,7 +43,7 @@ const lookupResources: Record<keyof Lookups, LookupResource> = {
 
 export function createClusterBackend(
   kubeConfig: KubeConfig,
-  config: BackendConfig,
+  config: ClusterBackendConfig,
   logger: Logger,
   enabled: readonly PluginDefinition[],
   observers: ClusterObservers = {},

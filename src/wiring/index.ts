@@ -19,8 +19,9 @@ import type { Backend, BackendConfig, ClusterObservers } from './backend.ts';
 import { buildChain } from './chain.ts';
 import { loadLocalBackend } from './local.ts';
 
-export type { Management, ManagementOverrides } from '../registration/manager.ts';
-export type { Backend, BackendConfig } from './backend.ts';
+export type { ClusterState } from '../adapters/local/cluster-state.ts';
+export { parseClusterState } from '../adapters/local/cluster-state.ts';
+export type { ManagementOverrides } from '../registration/manager.ts';
 export { type LocalAuthorizer, loadLocalAuthorizer } from './local.ts';
 
 /** The compiled-in plugin list and the default set, for the flag parsers. */
@@ -56,7 +57,7 @@ async function createBackend(
   observers: ClusterObservers = {},
   completeState?: (state: ClusterState) => ClusterState,
 ): Promise<Backend> {
-  if (config.clusterState !== undefined) return loadLocalBackend(config.clusterState, logger, config.featureGates, completeState);
+  if (config.kind === 'local') return loadLocalBackend(config, logger, completeState);
   const cluster = await import('./cluster.ts');
   return cluster.createClusterBackend(cluster.loadKubeConfig(config.kubeconfig), config, logger, enabled, observers);
 }
@@ -94,7 +95,10 @@ export async function composeAdmission(options: AdmissionOptions): Promise<Admis
     throw new StartupError(error.message, true);
   });
   for (const warning of admission.warnings) options.warn(warning);
-  const mirrorsRbac = options.backend.authorizer === 'rbac-mirror' && enabled.some((p) => p.needs.includes('authorizer'));
+  const mirrorsRbac =
+    options.backend.kind === 'cluster' &&
+    options.backend.authorizer === 'rbac-mirror' &&
+    enabled.some((p) => p.needs.includes('authorizer'));
   const observers: ClusterObservers = metrics
     ? {
         authorization: metrics.recorders.authorization,

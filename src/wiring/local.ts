@@ -11,7 +11,7 @@ import { systemClock, systemRandom } from '../ports/clock.ts';
 import { type FeatureGateOverrides, featureGatesAt } from '../ports/feature-gates.ts';
 import type { Ports } from '../ports/index.ts';
 import type { Logger } from '../ports/logger.ts';
-import type { Backend } from './backend.ts';
+import type { Backend, LocalBackendConfig } from './backend.ts';
 
 export function createLocalBackend(state: ClusterState, logger: Logger, featureGates: FeatureGateOverrides = {}): Backend {
   const authorizer = createRbacAuthorizer(state);
@@ -37,12 +37,11 @@ export function createLocalBackend(state: ClusterState, logger: Logger, featureG
 }
 
 export async function loadLocalBackend(
-  path: string,
+  config: LocalBackendConfig,
   logger: Logger,
-  featureGates: FeatureGateOverrides = {},
   complete: (state: ClusterState) => ClusterState = (state) => state,
 ): Promise<Backend> {
-  return createLocalBackend(complete(await loadClusterStateFile(path)), logger, featureGates);
+  return createLocalBackend(complete(await loadClusterStateFile(config.clusterState)), logger, config.featureGates);
 }
 
 /** The embedded RBAC evaluator, and the nearest grants it knows, over a cluster-state file's roles and bindings (`authorize`). */

@@ -9,6 +9,7 @@ import { createMetrics } from '../observability/metrics.ts';
 import { registrationRecorder } from '../observability/registration-metrics.ts';
 import { ConfigurationKind } from '../ports/webhook-configuration-store.ts';
 import { type RunningServer, startServer } from '../server/server.ts';
+import { serveBackendConfig } from './backend.ts';
 import { composeAdmission, type ManagementOverrides, StartupError, startServeManagement } from './index.ts';
 
 /** Wires everything from the config and starts listening. Fails with a StartupError saying why. */
@@ -23,7 +24,7 @@ export async function startWebhook(
   });
   const metrics = createMetrics();
   const admission = await composeAdmission({
-    backend: config,
+    backend: serveBackendConfig(config),
     selection: config.plugins,
     admissionControlConfigFile: config.admissionControlConfigFile,
     logger,

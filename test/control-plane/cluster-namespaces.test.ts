@@ -161,11 +161,11 @@ describeWithControlPlane('namespace lookups on the cluster backend, against a re
     backend = createClusterBackend(
       reader,
       {
+        kind: 'cluster',
         requestTimeoutMs: 5_000,
         sarAllowedTtlMs: 0,
         sarDeniedTtlMs: 0,
         discoveryRefreshIntervalMs: 0,
-        clusterState: undefined,
         kubeconfig: undefined,
       },
       silentLogger,

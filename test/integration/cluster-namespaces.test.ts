@@ -79,11 +79,11 @@ describe('the cluster backend for the namespace plugins', () => {
     backend = createClusterBackend(
       api.kubeConfig,
       {
+        kind: 'cluster',
         requestTimeoutMs: 5_000,
         sarAllowedTtlMs: 0,
         sarDeniedTtlMs: 0,
         discoveryRefreshIntervalMs: 0,
-        clusterState: undefined,
         kubeconfig: undefined,
       },
       silentLogger,
