@@ -72,7 +72,7 @@ export function createAuthorizationMetrics(registry: Registry): AuthorizationMet
     }),
     decisionDuration: new HotHistogram({
       name: 'admission_chain_authorization_duration_seconds',
-      help: 'Time plugins waited for an authorization answer in seconds, retries included (an answer at hand, such as a cached one, counts as 0), by decision.',
+      help: 'Time plugins waited for an authorization answer in seconds, retries included (a cached answer takes microseconds), by decision.',
       labelNames: ['decision'],
       buckets: authorizationBuckets,
       registers,

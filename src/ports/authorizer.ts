@@ -61,9 +61,6 @@ export interface AuthorizationResult {
 }
 
 export interface Authorizer {
-  /**
-   * The answer, directly when it is at hand (an in-memory evaluator, a cached SubjectAccessReview)
-   * or as a promise when it must be fetched. Callers treat a thrown error and a rejection alike.
-   */
-  authorize(attributes: AuthorizationAttributes, signal?: AbortSignal): AuthorizationResult | Promise<AuthorizationResult>;
+  /** The answer to one question; a failure to answer rejects (callers fail closed on it). */
+  authorize(attributes: AuthorizationAttributes, signal?: AbortSignal): Promise<AuthorizationResult>;
 }

@@ -16,14 +16,8 @@ export interface RestMapping {
 export interface RestMapper {
   /**
    * All mappings for a group and kind, narrowed to the given versions when any are given
-   * (upstream RESTMappings(groupKind, versions...)). Throws when there is no match or when
-   * discovery cannot answer within the signal's deadline. The answer comes directly when discovery
-   * already knows the kind, as a promise when it must be fetched; callers treat a thrown error and
-   * a rejection alike.
+   * (upstream RESTMappings(groupKind, versions...)). Rejects when there is no match or when
+   * discovery cannot answer within the signal's deadline.
    */
-  mappingsFor(
-    groupKind: { group: string; kind: string },
-    versions: readonly string[],
-    signal?: AbortSignal,
-  ): RestMapping[] | Promise<RestMapping[]>;
+  mappingsFor(groupKind: { group: string; kind: string }, versions: readonly string[], signal?: AbortSignal): Promise<RestMapping[]>;
 }

@@ -9,7 +9,6 @@ import type { AdmissionHandler } from '../admission/handler.ts';
 import { BadReviewError, decodeReview, responseReview } from '../admission/review.ts';
 import type { Budget, Release } from '../util/budget.ts';
 import { maxNestingDepth } from '../util/go-json-syntax.ts';
-import { isPromiseLike } from '../util/maybe-async.ts';
 import { requestDeadline, requestTimeoutMs } from './deadline.ts';
 import { jsonShape, requestWeight } from './json-weight.ts';
 import type { LoopLoad } from './loop-load.ts';
@@ -129,12 +128,12 @@ function weigh(bytes: Buffer, phase: Phase, capacity: number): number {
 }
 
 /** A share of a budget: at once when it fits and nobody waits (most requests), else when its turn comes before the deadline. */
-function room(budget: Budget, amount: number, untilCollected: boolean, deadline: Deadline): Release | Promise<Release> {
-  const granted = budget.acquire(amount, deadline.signal, { untilCollected });
-  if (!isPromiseLike(granted)) return granted;
-  return granted.then(undefined, () => {
+async function room(budget: Budget, amount: number, untilCollected: boolean, deadline: Deadline): Promise<Release> {
+  try {
+    return await budget.acquire(amount, deadline.signal, { untilCollected });
+  } catch {
     throw noRoom();
-  });
+  }
 }
 
 function parseAndDecode(body: ReadBody): ReturnType<typeof decodeReview> {

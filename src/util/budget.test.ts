@@ -1,30 +1,32 @@
 import { describe, expect, it } from 'vitest';
-import { Budget, type Release } from './budget.ts';
-import { isPromiseLike } from './maybe-async.ts';
+import { Budget } from './budget.ts';
 
 const never = new AbortController().signal;
 
 describe('Budget', () => {
-  it('grants at once, without a promise, while there is room', () => {
+  it('takes the share before acquire returns while there is room; a second release does nothing', async () => {
     const budget = new Budget(10);
     const a = budget.acquire(6, never);
     const b = budget.acquire(4, never);
-    expect(isPromiseLike(a) || isPromiseLike(b)).toBe(false);
     expect(budget.used).toBe(10);
-    (a as Release)();
-    (a as Release)();
+    expect(budget.waiting).toBe(0);
+    const release = await a;
+    release();
+    release();
     expect(budget.used).toBe(4);
+    (await b)();
+    expect(budget.used).toBe(0);
   });
 
   it('makes later requests wait their turn, in arrival order, even small ones behind a large one', async () => {
     const budget = new Budget(10);
-    const first = budget.acquire(8, never) as Release;
+    const first = await budget.acquire(8, never);
     const order: string[] = [];
-    const large = Promise.resolve(budget.acquire(9, never)).then((r) => {
+    const large = budget.acquire(9, never).then((r) => {
       order.push('large');
       return r;
     });
-    const small = Promise.resolve(budget.acquire(1, never)).then((r) => {
+    const small = budget.acquire(1, never).then((r) => {
       order.push('small');
       return r;
     });
@@ -41,7 +43,7 @@ describe('Budget', () => {
 
   it('gives up on a waiter whose signal aborts, and lets those behind it in', async () => {
     const budget = new Budget(10);
-    const held = budget.acquire(5, never) as Release;
+    const held = await budget.acquire(5, never);
     const controller = new AbortController();
     const blocked = budget.acquire(8, controller.signal);
     const behind = budget.acquire(5, never);
@@ -64,7 +66,7 @@ describe('Budget', () => {
 
   it('keeps its queue small while thousands pass through it', async () => {
     const budget = new Budget(1);
-    let release = budget.acquire(1, never) as Release;
+    let release = await budget.acquire(1, never);
     const waiting = Array.from({ length: 5000 }, () => budget.acquire(1, never));
     for (const next of waiting) {
       release();
@@ -81,16 +83,17 @@ describe('Budget', () => {
     it('stays counted after its release until the collector has run, and the collector runs only when the first in line needs its room', async () => {
       const collections: number[] = [];
       const budget = new Budget(10, { collect: () => collections.push(budget.uncollected) });
-      (budget.acquire(6, never, { untilCollected: true }) as Release)();
+      (await budget.acquire(6, never, { untilCollected: true }))();
       expect(budget.used).toBe(6);
       expect(budget.uncollected).toBe(6);
       // 4 fits beside what is uncollected: no collection for it.
-      const small = budget.acquire(4, never) as Release;
+      const small = budget.acquire(4, never);
+      expect(budget.waiting).toBe(0);
       expect(collections).toEqual([]);
-      small();
+      (await small)();
       // 7 fits only once the 6 are collected: it waits for the collection, which runs in a turn of its own.
       const large = budget.acquire(7, never, { untilCollected: true });
-      expect(isPromiseLike(large)).toBe(true);
+      expect(budget.waiting).toBe(1);
       expect(collections).toEqual([]);
       await turn();
       expect(collections).toEqual([6]);
@@ -102,8 +105,8 @@ describe('Budget', () => {
     it('waits for work still in flight when collecting would not make room, and collects once it would', async () => {
       let collections = 0;
       const budget = new Budget(10, { collect: () => collections++ });
-      (budget.acquire(4, never, { untilCollected: true }) as Release)();
-      const working = budget.acquire(6, never) as Release;
+      (await budget.acquire(4, never, { untilCollected: true }))();
+      const working = await budget.acquire(6, never);
       const next = budget.acquire(7, never);
       await turn();
       expect(collections).toBe(0);
@@ -114,9 +117,9 @@ describe('Budget', () => {
       expect(budget.used).toBe(0);
     });
 
-    it('comes back on release when the budget has no collector', () => {
+    it('comes back on release when the budget has no collector', async () => {
       const budget = new Budget(10);
-      (budget.acquire(6, never, { untilCollected: true }) as Release)();
+      (await budget.acquire(6, never, { untilCollected: true }))();
       expect(budget.used).toBe(0);
       expect(budget.uncollected).toBe(0);
     });

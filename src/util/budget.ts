@@ -63,15 +63,15 @@ export class Budget {
   }
 
   /**
-   * Takes `amount`: at once (no promise) when it fits and nobody waits before it, else when its
-   * turn comes. Rejects with the signal's reason if the signal aborts first. An amount beyond the
-   * capacity can never fit: it is the caller's to refuse.
+   * Takes `amount`: before it returns when it fits and nobody waits before it, else when its turn
+   * comes. Rejects with the signal's reason if the signal aborts first. An amount beyond the
+   * capacity can never fit: it is the caller's to refuse (a RangeError, thrown at once).
    */
-  acquire(amount: number, signal: AbortSignal, options: AcquireOptions = {}): Release | Promise<Release> {
+  acquire(amount: number, signal: AbortSignal, options: AcquireOptions = {}): Promise<Release> {
     if (amount > this.capacity) throw new RangeError(`${amount} is more than the whole budget (${this.capacity})`);
     if (signal.aborted) return Promise.reject(signal.reason);
     const untilCollected = options.untilCollected === true && this.#collect !== undefined;
-    if (this.waiting === 0 && this.#used + amount <= this.capacity) return this.#take(amount, untilCollected);
+    if (this.waiting === 0 && this.#used + amount <= this.capacity) return Promise.resolve(this.#take(amount, untilCollected));
     return new Promise<Release>((resolve, reject) => {
       const waiter: Waiter = {
         amount,

@@ -27,5 +27,5 @@ export function storeRbacAuthorizer(store: ObjectStore): Authorizer {
     }
     return built.evaluator;
   };
-  return { authorize: (attributes) => current().evaluate(attributes) };
+  return { authorize: async (attributes) => current().evaluate(attributes) };
 }

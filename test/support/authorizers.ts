@@ -1,7 +1,6 @@
 // An Authorizer that records every question and answer, passing them through as the inner one
-// gives them: directly when it answers at once, as a promise when it does.
+// gives them.
 import type { AuthorizationAttributes, AuthorizationResult, Authorizer } from '../../src/ports/authorizer.ts';
-import { isPromiseLike } from '../../src/util/maybe-async.ts';
 
 export interface RecordingAuthorizer extends Authorizer {
   readonly calls: AuthorizationAttributes[];
@@ -14,14 +13,11 @@ export function recordingAuthorizer(inner: Authorizer): RecordingAuthorizer {
   return {
     calls,
     results,
-    authorize(attributes, signal) {
+    async authorize(attributes, signal) {
       calls.push(structuredClone(attributes));
-      const record = (result: AuthorizationResult) => {
-        results.push(result);
-        return result;
-      };
-      const answer = inner.authorize(attributes, signal);
-      return isPromiseLike(answer) ? answer.then(record) : record(answer);
+      const result = await inner.authorize(attributes, signal);
+      results.push(result);
+      return result;
     },
   };
 }

@@ -17,7 +17,7 @@ export interface KnownResource {
  */
 export function fixedRestMapper(known: readonly KnownResource[]): RestMapper {
   return {
-    mappingsFor({ group, kind }, versions) {
+    async mappingsFor({ group, kind }, versions) {
       const wanted = versions.filter((v) => v !== '');
       const found = known.filter((r) => r.group === group && r.kind === kind && (wanted.length === 0 || wanted.includes(r.version)));
       if (found.length === 0)
@@ -39,7 +39,7 @@ export function recordingRestMapper(inner: RestMapper): RecordingRestMapper {
   const calls: RecordingRestMapper['calls'] = [];
   return {
     calls,
-    mappingsFor(groupKind, versions, signal): RestMapping[] | Promise<RestMapping[]> {
+    mappingsFor(groupKind, versions, signal): Promise<RestMapping[]> {
       calls.push({ ...groupKind, versions: [...versions] });
       return inner.mappingsFor(groupKind, versions, signal);
     },

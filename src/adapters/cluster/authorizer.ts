@@ -211,9 +211,8 @@ export function createClusterAuthorizer(options: ClusterAuthorizerOptions): Clus
   }
 
   return {
-    // A cached answer is returned as it is, without a promise: a narrowly scoped user's request
-    // asks a dozen questions, nearly always all cached.
-    authorize(attributes: AuthorizationAttributes, signal?: AbortSignal): AuthorizationResult | Promise<AuthorizationResult> {
+    // A narrowly scoped user's request asks a dozen questions, nearly always all cached.
+    async authorize(attributes: AuthorizationAttributes, signal?: AbortSignal): Promise<AuthorizationResult> {
       const key = keys.keyFor(attributes);
       const cacheable = controlledAttributesSize(attributes) < maxControlledAttributesCacheSize;
       const now = clock.now();

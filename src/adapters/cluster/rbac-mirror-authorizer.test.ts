@@ -1,6 +1,6 @@
 // The mirror in front of SubjectAccessReview: the mirror's allow is final and asks nothing more;
 // anything else is the fallback's answer, exactly (decision, reason, error), marked as its, given
-// the caller's signal, at hand when the fallback's is and a promise when it is one.
+// the caller's signal.
 import { describe, expect, it } from 'vitest';
 import type { AuthorizationAttributes, AuthorizationResult, Authorizer } from '../../ports/authorizer.ts';
 import type { MirrorVerdict } from './rbac-mirror.ts';
@@ -19,43 +19,39 @@ const allowed = {
 } as const;
 const denied: AuthorizationResult = { decision: 'deny', reason: 'webhook says no', error: 'evaluation failed' };
 
-function fallback(answer: AuthorizationResult, async: boolean) {
+function fallback(answer: AuthorizationResult) {
   const asked: Array<{ attributes: AuthorizationAttributes; signal: AbortSignal | undefined }> = [];
   const authorizer: Authorizer = {
-    authorize(attributes, signal) {
+    async authorize(attributes, signal) {
       asked.push({ attributes, signal });
-      return async ? Promise.resolve(answer) : answer;
+      return answer;
     },
   };
   return { authorizer, asked };
 }
 
 describe('mirrorFirst', () => {
-  it('an allow from the mirror is the answer: the fallback is not asked', () => {
+  it('an allow from the mirror is the answer: the fallback is not asked', async () => {
     const outcomes: string[] = [];
-    const { authorizer, asked } = fallback(denied, false);
+    const { authorizer, asked } = fallback(denied);
     const composed = mirrorFirst({ evaluate: () => allowed }, authorizer, { question: (o) => outcomes.push(o) });
-    expect(composed.authorize(question)).toBe(allowed.allowed);
+    expect(await composed.authorize(question)).toBe(allowed.allowed);
     expect(asked).toEqual([]);
     expect(outcomes).toEqual(['allowed']);
   });
 
-  it.each<[MirrorVerdict & string, boolean]>([
-    ['not-allowed', false],
-    ['not-allowed', true],
-    ['not-synced', false],
-    ['not-synced', true],
-  ])("%s: the fallback answers, word for word, with the caller's signal (async fallback: %s)", async (verdict, async) => {
-    const outcomes: string[] = [];
-    const { authorizer, asked } = fallback(denied, async);
-    const composed = mirrorFirst({ evaluate: () => verdict }, authorizer, { question: (o) => outcomes.push(o) });
-    const signal = new AbortController().signal;
-    const answer = composed.authorize(question, signal);
-    expect(answer instanceof Promise).toBe(async);
-    expect(await answer).toEqual({ ...denied, answeredBy: 'subjectaccessreview' });
-    expect(asked).toEqual([{ attributes: question, signal }]);
-    expect(outcomes).toEqual([verdict]);
-  });
+  it.each<MirrorVerdict & string>(['not-allowed', 'not-synced'])(
+    "%s: the fallback answers, word for word, with the caller's signal",
+    async (verdict) => {
+      const outcomes: string[] = [];
+      const { authorizer, asked } = fallback(denied);
+      const composed = mirrorFirst({ evaluate: () => verdict }, authorizer, { question: (o) => outcomes.push(o) });
+      const signal = new AbortController().signal;
+      expect(await composed.authorize(question, signal)).toEqual({ ...denied, answeredBy: 'subjectaccessreview' });
+      expect(asked).toEqual([{ attributes: question, signal }]);
+      expect(outcomes).toEqual([verdict]);
+    },
+  );
 
   it('a fallback that rejects rejects the question (callers fail closed on it)', async () => {
     const composed = mirrorFirst(

@@ -8,7 +8,6 @@
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { AuthorizationAttributes, AuthorizationResult, Authorizer } from '../../ports/authorizer.ts';
 import type { GrantFinder } from '../../ports/grants.ts';
-import { isPromiseLike } from '../../util/maybe-async.ts';
 import { createRbacInformers, type RbacInformerRecorder, type RbacInformersOptions } from './rbac-informers.ts';
 import { createRbacMirror, type RbacMirror, type RbacMirrorOptions, type RbacMirrorState } from './rbac-mirror.ts';
 
@@ -25,17 +24,15 @@ export interface RbacMirrorRecorder extends RbacInformerRecorder {
 
 /** The mirror in front of the SubjectAccessReview authorizer. */
 export function mirrorFirst(mirror: Pick<RbacMirror, 'evaluate'>, fallback: Authorizer, recorder: RbacMirrorRecorder = {}): Authorizer {
-  const delegated = (result: AuthorizationResult): AuthorizationResult => ({ ...result, answeredBy: answeredBySubjectAccessReview });
   return {
-    authorize(attributes: AuthorizationAttributes, signal?: AbortSignal): AuthorizationResult | Promise<AuthorizationResult> {
+    async authorize(attributes: AuthorizationAttributes, signal?: AbortSignal): Promise<AuthorizationResult> {
       const verdict = mirror.evaluate(attributes);
       if (typeof verdict === 'object') {
         recorder.question?.('allowed');
         return verdict.allowed;
       }
       recorder.question?.(verdict);
-      const answer = fallback.authorize(attributes, signal);
-      return isPromiseLike(answer) ? Promise.resolve(answer).then(delegated) : delegated(answer);
+      return { ...(await fallback.authorize(attributes, signal)), answeredBy: answeredBySubjectAccessReview };
     },
   };
 }

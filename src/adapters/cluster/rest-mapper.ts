@@ -232,8 +232,8 @@ export function createClusterRestMapper(options: ClusterRestMapperOptions): Clus
   }
 
   return {
-    // A known kind is answered at once, without a promise (ORPE asks once per owner kind).
-    mappingsFor: (groupKind, versions, signal) => lookup(groupKind, versions) ?? mappingsAfterRefresh(groupKind, versions, signal),
+    // A known kind is answered from what discovery already holds; only an unknown one refreshes.
+    mappingsFor: async (groupKind, versions, signal) => lookup(groupKind, versions) ?? mappingsAfterRefresh(groupKind, versions, signal),
 
     ready,
 

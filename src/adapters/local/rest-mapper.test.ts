@@ -74,7 +74,7 @@ resources: [{ name: pods, namespaced: true, kind: Pod }]
 `);
     const mapper = createLocalRestMapper(state);
     expect((await mapper.mappingsFor({ group: '', kind: 'Pod' }, ['v1'])).length).toBe(1);
-    expect(() => mapper.mappingsFor({ group: 'apps', kind: 'Deployment' }, ['v1'])).toThrow(
+    await expect(mapper.mappingsFor({ group: 'apps', kind: 'Deployment' }, ['v1'])).rejects.toThrow(
       'no matches for kind "Deployment" in version "apps/v1"',
     );
   });

@@ -12,7 +12,7 @@ export function createLocalRestMapper(state: ClusterState): RestMapper {
   const lists = state.apiResourceLists.length > 0 ? state.apiResourceLists : builtInDiscovery;
   const mapping = new DiscoveryRestMapping(withCustomResources(groupsFromResourceLists(lists), state.customResourceDefinitions));
   return {
-    // Everything is in memory: the answer (or the no-match error) is immediate, without a promise.
-    mappingsFor: (groupKind, versions) => mapping.mappingsFor(groupKind, versions),
+    // Everything is in memory; a kind it does not know rejects with the no-match error.
+    mappingsFor: async (groupKind, versions) => mapping.mappingsFor(groupKind, versions),
   };
 }

@@ -31,7 +31,7 @@ const finalizers = "cannot set blockOwnerDeletion if an ownerReference refers to
 
 describe('after the first denial', () => {
   it('asks at most the bounded number of further questions, and says the explanation is incomplete', async () => {
-    const authorizer = recordingAuthorizer({ authorize: () => no });
+    const authorizer = recordingAuthorizer({ authorize: async () => no });
     const plugin = ownerReferencesPermissionEnforcement(authorizer, mapper);
     const error = await outcome(() =>
       plugin.validate(attributesFor({ username: 'u', resource: 'pods', newObj: pod(100) }), requestContext()),
@@ -47,7 +47,7 @@ describe('after the first denial', () => {
   it('stops waiting when answers stop coming, and still rejects long before the request deadline', async () => {
     let asked = 0;
     const stalls: Authorizer = {
-      authorize: (a) => (a.resourceAttributes?.resource === '*' ? no : asked++ === 0 ? no : new Promise(() => {})),
+      authorize: (a) => (a.resourceAttributes?.resource === '*' || asked++ === 0 ? Promise.resolve(no) : new Promise(() => {})),
     };
     const plugin = ownerReferencesPermissionEnforcement(stalls, mapper);
     const started = performance.now();
@@ -67,7 +67,7 @@ describe('after the first denial', () => {
     const signals: AbortSignal[] = [];
     const stalls: Authorizer = {
       authorize: (a, signal) => {
-        if (a.resourceAttributes?.resource === '*' || asked++ === 0) return no;
+        if (a.resourceAttributes?.resource === '*' || asked++ === 0) return Promise.resolve(no);
         signals.push(signal!);
         return new Promise(() => {});
       },
@@ -89,7 +89,7 @@ describe('after the first denial', () => {
   it('gives the explanation at most half of what is left before the deadline', async () => {
     let asked = 0;
     const stalls: Authorizer = {
-      authorize: (a) => (a.resourceAttributes?.resource === '*' ? no : asked++ === 0 ? Promise.resolve(no) : new Promise(() => {})),
+      authorize: (a) => (a.resourceAttributes?.resource === '*' || asked++ === 0 ? Promise.resolve(no) : new Promise(() => {})),
     };
     const plugin = ownerReferencesPermissionEnforcement(stalls, mapper);
     const started = performance.now();
@@ -101,7 +101,7 @@ describe('after the first denial', () => {
 
   it('before any denial nothing is bounded or raced: every owner is asked about as upstream asks', async () => {
     const authorizer = recordingAuthorizer({
-      authorize: (a) => (a.resourceAttributes?.resource === '*' ? no : { decision: 'allow', reason: '' }),
+      authorize: async (a) => (a.resourceAttributes?.resource === '*' ? no : { decision: 'allow', reason: '' }),
     });
     await ownerReferencesPermissionEnforcement(authorizer, mapper).validate(
       attributesFor({ username: 'u', resource: 'pods', newObj: pod(40) }),
@@ -116,7 +116,7 @@ describe('as serve wires it, behind the metrics decorators', () => {
   // time is left to explain the denial, so no further question may be asked. A decorator that lost
   // the deadline would let the plugin ask about every owner.
   const passesTheDeadline = (expiresAt: number): Authorizer => ({
-    authorize: (a) => {
+    authorize: async (a) => {
       if (a.resourceAttributes?.resource === '*') return no;
       while (performance.now() < expiresAt);
       return no;

@@ -5,7 +5,6 @@
 
 import { type DenialFact, explained } from '../../admission/explanation.ts';
 import type { StatusError } from '../../api/status-error.ts';
-import { isPromiseLike, type MaybePromise } from '../../util/maybe-async.ts';
 import { narrowed } from '../../util/signals.ts';
 
 /** Questions (authorizations and REST mapping look-ups) asked after the first denial, at most. */
@@ -67,18 +66,18 @@ export class Denials {
   }
 
   /**
-   * Before a denial, the answer as it is. After one, a pending answer waits only for what is left of
-   * the time given to explaining: undefined when that runs out first (the question, asked with
-   * signal(), is aborted then).
+   * Before a denial, the answer as it is. After one, the answer is waited for only as long as is
+   * left of the time given to explaining: undefined when that runs out first (the question, asked
+   * with signal(), is aborted then).
    */
-  inTime<T>(answer: MaybePromise<T>): MaybePromise<T | undefined> {
-    if (this.#first === undefined || !isPromiseLike(answer)) return answer;
+  inTime<T>(answer: Promise<T>): Promise<T | undefined> {
+    if (this.#first === undefined) return answer;
     const left = this.#stopAt - performance.now();
     if (left <= 0) {
       // Nobody waits for it: its failure must not go unhandled.
-      Promise.resolve(answer).catch(() => {});
+      answer.catch(() => {});
       this.#stopAsking();
-      return undefined;
+      return Promise.resolve(undefined);
     }
     let timer: NodeJS.Timeout | undefined;
     const outOfTime = new Promise<undefined>((resolve) => {
@@ -88,7 +87,7 @@ export class Denials {
       }, left);
       timer.unref();
     });
-    return Promise.race([Promise.resolve(answer), outOfTime]).finally(() => clearTimeout(timer));
+    return Promise.race([answer, outOfTime]).finally(() => clearTimeout(timer));
   }
 
   #stopAsking(): void {

@@ -12,7 +12,6 @@ import { goErrorString } from '../../api/go-format.ts';
 import { parseGroupVersion } from '../../api/types.ts';
 import { type AuthorizationAttributes, type AuthorizationResult, type Authorizer, Decision } from '../../ports/authorizer.ts';
 import type { RestMapper, RestMapping } from '../../ports/rest-mapper.ts';
-import { isPromiseLike, type MaybePromise } from '../../util/maybe-async.ts';
 import { deleteDependentRecord, finalizeAnythingRecord, ownerFinalizersRecord } from './authorization-records.ts';
 import { Denials } from './denials.ts';
 import {
@@ -64,8 +63,8 @@ class OwnerReferencesPermissionEnforcement implements AdmissionPlugin {
     return operation === Operation.Create || operation === Operation.Update;
   }
 
-  /** The cheap exits (most requests) answer at once; a request that must ask anything, as a promise. */
-  validate(attributes: Attributes, context: RequestContext): void | Promise<void> {
+  /** The cheap exits (most requests) ask nothing; the rest ask the authorizer, and the REST mapper for owners. */
+  async validate(attributes: Attributes, context: RequestContext): Promise<void> {
     // The path is recorded as soon as it is known, so a rejection on it is recorded too.
     const took = (path: DecisionPath) => context.annotate('path', path);
 
@@ -94,8 +93,7 @@ class OwnerReferencesPermissionEnforcement implements AdmissionPlugin {
     // delete permission on it. The owner check below still applies to creates.
     if (attributes.operation !== Operation.Create) {
       const record = deleteDependentRecord(attributes);
-      const answer = this.#authorize(record, signal);
-      const result = noted(await answer);
+      const result = noted(await this.#authorize(record, signal));
       if (result.decision !== Decision.Allow) {
         denials.record(
           forbidden(attributes, `cannot set an ownerRef on a resource you can't delete: ${result.reason}, ${goErrorString(result.error)}`),
@@ -113,8 +111,7 @@ class OwnerReferencesPermissionEnforcement implements AdmissionPlugin {
     // Discovery can hang when the network is down, and inside admission a hang looks like a dead
     // API server; one question settles every owner for users who may finalize anything.
     if (!denials.mayAsk()) return denials.finish();
-    const answer = denials.inTime(this.#authorize(finalizeAnythingRecord(attributes.userInfo), denials.signal(signal)));
-    const probe = await answer;
+    const probe = await denials.inTime(this.#authorize(finalizeAnythingRecord(attributes.userInfo), denials.signal(signal)));
     if (probe !== undefined) noted(probe);
     if (probe?.decision === Decision.Allow) {
       tookUnlessDenied(DecisionPath.WildcardProbe);
@@ -124,7 +121,7 @@ class OwnerReferencesPermissionEnforcement implements AdmissionPlugin {
     tookUnlessDenied(DecisionPath.PerReference);
     // Owners of one kind (a Deployment's ReplicaSets) share one REST mapping look-up per request,
     // and an owner listed twice is asked about once: the same question has the same answer.
-    const kinds = new Map<string, KindMappings>();
+    const kinds = new Map<string, Promise<RestMapping[]>>();
     for (const ref of distinctOwners(blockingRefs)) {
       if (!denials.mayAsk()) return denials.finish();
       const unmapped = (error: unknown) =>
@@ -135,35 +132,20 @@ class OwnerReferencesPermissionEnforcement implements AdmissionPlugin {
           ),
           { type: FactType.UnmappedOwner, apiVersion: ref.apiVersion, kind: ref.kind, name: ref.name, error: errorMessage(error) },
         );
-      let kind: KindMappings;
+      let mappings: RestMapping[] | undefined;
       try {
-        kind = this.#kindOf(ref, kinds, denials.signal(signal));
+        mappings = await denials.inTime(this.#mappingsOf(ref, kinds, denials.signal(signal)));
       } catch (error) {
         unmapped(error);
         continue;
       }
-      let mappings: RestMapping[] | undefined;
-      if (isPromiseLike(kind.mappings)) {
-        try {
-          const arrived = denials.inTime(kind.mappings);
-          mappings = await arrived;
-        } catch (error) {
-          unmapped(error);
-          continue;
-        }
-        // Out of time while explaining: what was gathered is the explanation.
-        if (mappings === undefined) return denials.finish();
-        // Once they arrive, the next owner of this kind takes them without waiting on them again.
-        kind.mappings = mappings;
-      } else {
-        mappings = kind.mappings;
-      }
+      // Out of time while explaining: what was gathered is the explanation.
+      if (mappings === undefined) return denials.finish();
       // A kind may map to several resources; the user must be allowed on every one of them.
       for (const mapping of mappings) {
         if (!denials.mayAsk()) return denials.finish();
         const record = ownerFinalizersRecord(attributes, ref, mapping);
-        const answer = denials.inTime(this.#authorize(record, denials.signal(signal)));
-        const result = await answer;
+        const result = await denials.inTime(this.#authorize(record, denials.signal(signal)));
         if (result === undefined) return denials.finish();
         noted(result);
         if (result.decision !== Decision.Allow) {
@@ -180,32 +162,26 @@ class OwnerReferencesPermissionEnforcement implements AdmissionPlugin {
     denials.finish();
   }
 
-  /** The owner kind's REST mappings, looked up once per request (the look-up may still be pending). */
-  #kindOf(ref: NormalisedOwnerReference, kinds: Map<string, KindMappings>, signal: AbortSignal): KindMappings {
+  /** The owner kind's REST mappings, looked up once per request: its other owners share the look-up. */
+  #mappingsOf(ref: NormalisedOwnerReference, kinds: Map<string, Promise<RestMapping[]>>, signal: AbortSignal): Promise<RestMapping[]> {
     const key = `${ref.apiVersion.length}:${ref.apiVersion}${ref.kind}`;
-    const known = kinds.get(key);
-    if (known !== undefined) return known;
-    const { group, version } = parseGroupVersion(ref.apiVersion);
-    const kind: KindMappings = { mappings: this.#restMapper.mappingsFor({ group, kind: ref.kind }, [version], signal) };
-    kinds.set(key, kind);
-    return kind;
+    let mappings = kinds.get(key);
+    if (mappings === undefined) {
+      const { group, version } = parseGroupVersion(ref.apiVersion);
+      mappings = this.#restMapper.mappingsFor({ group, kind: ref.kind }, [version], signal);
+      kinds.set(key, mappings);
+    }
+    return mappings;
   }
 
   /** An authorizer that fails is an authorizer that did not allow: fail closed, keep the error. */
-  #authorize(record: AuthorizationAttributes, signal: AbortSignal): MaybePromise<AuthorizationResult> {
-    const failed = (error: unknown): AuthorizationResult => ({ decision: Decision.NoOpinion, reason: '', error: errorMessage(error) });
+  async #authorize(record: AuthorizationAttributes, signal: AbortSignal): Promise<AuthorizationResult> {
     try {
-      const answer = this.#authorizer.authorize(record, signal);
-      return isPromiseLike(answer) ? Promise.resolve(answer).catch(failed) : answer;
+      return await this.#authorizer.authorize(record, signal);
     } catch (error) {
-      return failed(error);
+      return { decision: Decision.NoOpinion, reason: '', error: errorMessage(error) };
     }
   }
-}
-
-/** The REST mappings of one owner kind, shared by its owners within a request. */
-interface KindMappings {
-  mappings: MaybePromise<RestMapping[]>;
 }
 
 /** The references in order with repeats of an owner (same apiVersion, kind and name) left out. */

@@ -11,7 +11,6 @@ import { type LabelSet, labelsConflict } from '../../api/labels.ts';
 import { newForbidden } from '../../api/status-error.ts';
 import type { Logger } from '../../ports/logger.ts';
 import type { Namespace, ResourceLookup } from '../../ports/lookups.ts';
-import { isPromiseLike } from '../../util/maybe-async.ts';
 import { type PodNodeSelectorConfiguration, parseConfiguration } from './configuration.ts';
 import { namespaceNodeSelector } from './namespace-selector.ts';
 import { asPod, nodeSelectorOf } from './pod.ts';
@@ -39,14 +38,12 @@ export function podNodeSelector(
     return pod;
   };
 
-  const withNamespaceSelector = (
+  const withNamespaceSelector = async (
     attributes: Attributes,
     context: RequestContext,
     check: (selector: LabelSet) => void,
-  ): void | Promise<void> => {
-    const selector = namespaceNodeSelector(namespaces, attributes.namespace, configuration, context.deadline.signal);
-    if (isPromiseLike(selector)) return selector.then(check);
-    check(selector);
+  ): Promise<void> => {
+    check(await namespaceNodeSelector(namespaces, attributes.namespace, configuration, context.deadline.signal));
   };
 
   return {

@@ -6,35 +6,32 @@ import { abortedError } from '../../admission/errors.ts';
 import { convertSelectorToLabelsMap, type LabelSet, SelectorError } from '../../api/labels.ts';
 import { internalError, nonStatusError } from '../../api/status-error.ts';
 import type { Namespace, ResourceLookup } from '../../ports/lookups.ts';
-import { isPromiseLike, type MaybePromise } from '../../util/maybe-async.ts';
 import type { PodNodeSelectorConfiguration } from './configuration.ts';
 
 const nodeSelectorAnnotation = 'scheduler.alpha.kubernetes.io/node-selector';
 
-export function namespaceNodeSelector(
+export async function namespaceNodeSelector(
   namespaces: ResourceLookup<Namespace>,
   name: string,
   configuration: PodNodeSelectorConfiguration,
   signal: AbortSignal,
-): MaybePromise<LabelSet> {
-  const found = readNamespace(namespaces, name, signal);
-  return isPromiseLike(found) ? found.then((namespace) => selectorOf(namespace, configuration)) : selectorOf(found, configuration);
+): Promise<LabelSet> {
+  return selectorOf(await readNamespace(namespaces, name, signal), configuration);
 }
 
-function readNamespace(namespaces: ResourceLookup<Namespace>, name: string, signal: AbortSignal): MaybePromise<Namespace> {
+async function readNamespace(namespaces: ResourceLookup<Namespace>, name: string, signal: AbortSignal): Promise<Namespace> {
   const cached = namespaces.cached('', name);
   if (cached !== undefined) return cached;
   const doesNotExist = () => internalError(`namespace ${name} does not exist`);
-  return namespaces.live('', name, signal).then(
-    (live) => {
-      if (live === undefined) throw doesNotExist();
-      return live;
-    },
-    () => {
-      if (signal.aborted) throw abortedError(signal.reason, ` while reading namespace ${name}`);
-      throw doesNotExist();
-    },
-  );
+  let live: Namespace | undefined;
+  try {
+    live = await namespaces.live('', name, signal);
+  } catch {
+    if (signal.aborted) throw abortedError(signal.reason, ` while reading namespace ${name}`);
+    throw doesNotExist();
+  }
+  if (live === undefined) throw doesNotExist();
+  return live;
 }
 
 function selectorOf(namespace: Namespace, configuration: PodNodeSelectorConfiguration): LabelSet {

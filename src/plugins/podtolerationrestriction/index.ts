@@ -13,7 +13,6 @@ import { fieldsOf, tolerationJson } from '../../api/tolerations/toleration.ts';
 import { uncoveredTolerations } from '../../api/tolerations/uncovered.ts';
 import type { Logger } from '../../ports/logger.ts';
 import type { Namespace, ResourceLookup } from '../../ports/lookups.ts';
-import type { MaybePromise } from '../../util/maybe-async.ts';
 import { type PodTolerationRestrictionConfiguration, parseConfiguration } from './configuration.ts';
 import {
   annotatedTolerations,
@@ -26,7 +25,7 @@ import { isBestEffort } from './qos.ts';
 
 export const pluginName = 'PodTolerationRestriction';
 
-type NamespaceSource = () => MaybePromise<Namespace>;
+type NamespaceSource = () => Promise<Namespace>;
 
 /** Every pod that is not BestEffort tolerates memory pressure, as upstream's Admit adds. */
 const memoryPressureToleration: Toleration = { key: 'node.kubernetes.io/memory-pressure', operator: 'Exists', effect: 'NoSchedule' };

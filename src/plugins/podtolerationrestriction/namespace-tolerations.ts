@@ -6,39 +6,29 @@ import { abortedError } from '../../admission/errors.ts';
 import type { Toleration } from '../../api/core.ts';
 import { internalError, newNotFound, nonStatusError } from '../../api/status-error.ts';
 import type { Namespace, ResourceLookup } from '../../ports/lookups.ts';
-import { isPromiseLike, type MaybePromise } from '../../util/maybe-async.ts';
 import { decodeTolerations, TolerationJsonError } from './toleration-json.ts';
 
 export const defaultTolerationsAnnotation = 'scheduler.alpha.kubernetes.io/defaultTolerations';
 export const tolerationsWhitelistAnnotation = 'scheduler.alpha.kubernetes.io/tolerationsWhitelist';
 
-export function readNamespace(namespaces: ResourceLookup<Namespace>, name: string, signal: AbortSignal): MaybePromise<Namespace> {
+export async function readNamespace(namespaces: ResourceLookup<Namespace>, name: string, signal: AbortSignal): Promise<Namespace> {
   const cached = namespaces.cached('', name);
   if (cached !== undefined) return cached;
-  return namespaces.live('', name, signal).then(
-    (live) => {
-      if (live === undefined) throw newNotFound({ group: '', resource: 'namespaces' }, name);
-      return live;
-    },
-    (error: unknown) => {
-      if (signal.aborted) throw abortedError(signal.reason, ` while reading namespace ${name}`);
-      throw internalError(error instanceof Error ? error.message : String(error), error);
-    },
-  );
+  let live: Namespace | undefined;
+  try {
+    live = await namespaces.live('', name, signal);
+  } catch (error) {
+    if (signal.aborted) throw abortedError(signal.reason, ` while reading namespace ${name}`);
+    throw internalError(error instanceof Error ? error.message : String(error), error);
+  }
+  if (live === undefined) throw newNotFound({ group: '', resource: 'namespaces' }, name);
+  return live;
 }
 
 /** The namespace, read at most once per plugin call, and only if asked for. */
-export function namespaceOnce(namespaces: ResourceLookup<Namespace>, name: string, signal: AbortSignal): () => MaybePromise<Namespace> {
-  let read: MaybePromise<Namespace> | undefined;
-  return () => {
-    read ??= readNamespace(namespaces, name, signal);
-    if (isPromiseLike(read))
-      read.then(
-        (namespace) => (read = namespace),
-        () => {},
-      );
-    return read;
-  };
+export function namespaceOnce(namespaces: ResourceLookup<Namespace>, name: string, signal: AbortSignal): () => Promise<Namespace> {
+  let read: Promise<Namespace> | undefined;
+  return () => (read ??= readNamespace(namespaces, name, signal));
 }
 
 /** The annotation's tolerations; undefined when the annotation is not set. Malformed JSON fails the request (a 500, as upstream's plain error). */

@@ -437,29 +437,27 @@ function restricted(resource: string, a: NonNullable<AuthorizationAttributes['re
   return allow;
 }
 
-/** upstream gc_admission_test.go fakeAuthorizer, by user name, answering at once (as a cache hit does). */
-export const upstreamFakeAuthorizerAtHand: Authorizer = {
-  authorize(attributes) {
-    const a = attributes.resourceAttributes;
-    if (a === undefined) return allow;
-    switch (attributes.user.username) {
-      case 'non-deleter':
-        return restricted('', a);
-      case 'non-pod-deleter':
-        return restricted('pods', a);
-      case 'non-rc-deleter':
-        return restricted('replicationcontrollers', a);
-      case 'non-node-deleter':
-        return restricted('nodes', a);
-      default:
-        return allow;
-    }
-  },
-};
+/** upstream gc_admission_test.go fakeAuthorizer's answer, by user name. */
+function upstreamFakeAnswer(attributes: AuthorizationAttributes): AuthorizationResult {
+  const a = attributes.resourceAttributes;
+  if (a === undefined) return allow;
+  switch (attributes.user.username) {
+    case 'non-deleter':
+      return restricted('', a);
+    case 'non-pod-deleter':
+      return restricted('pods', a);
+    case 'non-rc-deleter':
+      return restricted('replicationcontrollers', a);
+    case 'non-node-deleter':
+      return restricted('nodes', a);
+    default:
+      return allow;
+  }
+}
 
-/** The same answers, each one a promise (as a SubjectAccessReview on the wire gives them). */
+/** upstream gc_admission_test.go fakeAuthorizer. */
 export const upstreamFakeAuthorizer: Authorizer = {
-  authorize: async (attributes) => upstreamFakeAuthorizerAtHand.authorize(attributes),
+  authorize: async (attributes) => upstreamFakeAnswer(attributes),
 };
 
 export function attributesFor(
