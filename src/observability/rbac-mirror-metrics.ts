@@ -3,9 +3,9 @@
 // rebuilding its evaluator takes. Its four informers count in the lookup caches' informer metrics,
 // under their own resource label (roles, clusterroles, rolebindings, clusterrolebindings).
 import { Gauge, Histogram, type Registry } from 'prom-client';
-import type { RbacMirrorState } from '../adapters/cluster/rbac-mirror.ts';
-import type { RbacMirrorRecorder } from '../adapters/cluster/rbac-mirror-authorizer.ts';
-import { type RbacResource, rbacResources } from '../adapters/cluster/rbac-resources.ts';
+import type { RbacMirrorState } from '../adapters/cluster/rbac-mirror/rbac-mirror.ts';
+import type { RbacMirrorRecorder } from '../adapters/cluster/rbac-mirror/rbac-mirror-authorizer.ts';
+import { type RbacResource, rbacResources } from '../adapters/cluster/rbac-mirror/rbac-resources.ts';
 import { HotCounter } from './hot-metrics.ts';
 import { informerRecorder, type LookupMetrics } from './lookup-metrics.ts';
 

@@ -1,7 +1,7 @@
 // What a backend gives the chain: the ports its adapters fill in, whether its caches are ready, and
 // how to stop it. The local cluster-state file and the cluster are the two (local.ts, cluster.ts).
 
-import type { RbacMirrorRecorder } from '../adapters/cluster/rbac-mirror-authorizer.ts';
+import type { RbacMirrorRecorder } from '../adapters/cluster/rbac-mirror/rbac-mirror-authorizer.ts';
 import type { ServeConfig } from '../config/serve-config.ts';
 import type { FeatureGateOverrides } from '../ports/feature-gates.ts';
 import type { GrantFinder } from '../ports/grants.ts';

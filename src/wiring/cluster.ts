@@ -3,11 +3,11 @@
 // RBAC (and holds no cache) for the rest.
 // Loaded only when used (wiring/index.ts imports it on demand).
 import { KubeConfig } from '@kubernetes/client-node';
-import { createClusterAuthorizer } from '../adapters/cluster/authorizer.ts';
+import { createClusterAuthorizer } from '../adapters/cluster/authorization/authorizer.ts';
 import { createClusterFeatureGates } from '../adapters/cluster/feature-gates.ts';
-import { createClusterLookups } from '../adapters/cluster/lookups.ts';
-import { createRbacMirrorAuthorizer } from '../adapters/cluster/rbac-mirror-authorizer.ts';
-import { createClusterRestMapper } from '../adapters/cluster/rest-mapper.ts';
+import { createClusterLookups } from '../adapters/cluster/lookups/lookups.ts';
+import { createRbacMirrorAuthorizer } from '../adapters/cluster/rbac-mirror/rbac-mirror-authorizer.ts';
+import { createClusterRestMapper } from '../adapters/cluster/rest-mapping/rest-mapper.ts';
 import type { PluginDefinition } from '../admission/plugin.ts';
 import { systemClock, systemRandom } from '../ports/clock.ts';
 import { featureGatesFromOverrides } from '../ports/feature-gates.ts';

@@ -1,8 +1,8 @@
 // The cluster side of what `serve` manages (registration, self-managed TLS) and of `unregister`:
 // the stores through client-node. Loaded only when a flag or command asks for it.
-import { clusterCertificateSecret } from '../adapters/cluster/certificate-secret.ts';
-import { createKubeRequests } from '../adapters/cluster/kube.ts';
-import { clusterWebhookConfigurations } from '../adapters/cluster/webhook-configurations.ts';
+import { createKubeRequests } from '../adapters/cluster/client/kube.ts';
+import { clusterCertificateSecret } from '../adapters/cluster/registration/certificate-secret.ts';
+import { clusterWebhookConfigurations } from '../adapters/cluster/registration/webhook-configurations.ts';
 import type { ServeConfig } from '../config/serve-config.ts';
 import type { Logger } from '../ports/logger.ts';
 import { type Management, type ManagementOverrides, startManagement } from '../registration/manager.ts';

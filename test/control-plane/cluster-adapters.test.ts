@@ -5,8 +5,8 @@
 import { ApiextensionsV1Api, CoreV1Api, KubeConfig, NodeV1Api } from '@kubernetes/client-node';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { type ControlPlane, startControlPlane } from '../../control-plane/control-plane.ts';
-import { type ClusterLookups, createClusterLookups } from '../../src/adapters/cluster/lookups.ts';
-import { type ClusterRestMapper, createClusterRestMapper } from '../../src/adapters/cluster/rest-mapper.ts';
+import { type ClusterLookups, createClusterLookups } from '../../src/adapters/cluster/lookups/lookups.ts';
+import { type ClusterRestMapper, createClusterRestMapper } from '../../src/adapters/cluster/rest-mapping/rest-mapper.ts';
 import { RestScope } from '../../src/ports/rest-mapper.ts';
 import { describeWithControlPlane } from './real-cluster.ts';
 

@@ -7,7 +7,7 @@
 import { CoreV1Api, KubeConfig, RbacAuthorizationV1Api } from '@kubernetes/client-node';
 import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
 import { type ControlPlane, startControlPlane } from '../../control-plane/control-plane.ts';
-import { type ClusterLookups, createClusterLookups } from '../../src/adapters/cluster/lookups.ts';
+import { type ClusterLookups, createClusterLookups } from '../../src/adapters/cluster/lookups/lookups.ts';
 import { createPlugin } from '../../src/admission/plugin.ts';
 import type { Pod } from '../../src/api/core.ts';
 import { isStatusError, StatusError } from '../../src/api/status-error.ts';

@@ -35,10 +35,10 @@
 import { AuthorizationV1Api, CoreV1Api, KubeConfig, RbacAuthorizationV1Api } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ControlPlane, startControlPlane } from '../../control-plane/control-plane.ts';
-import { type ClusterAuthorizer, createClusterAuthorizer } from '../../src/adapters/cluster/authorizer.ts';
-import { createKubeRequests, type KubeRequests } from '../../src/adapters/cluster/kube.ts';
-import { createRbacMirrorAuthorizer, type RbacMirrorAuthorizer } from '../../src/adapters/cluster/rbac-mirror-authorizer.ts';
-import { type ClusterRestMapper, createClusterRestMapper } from '../../src/adapters/cluster/rest-mapper.ts';
+import { type ClusterAuthorizer, createClusterAuthorizer } from '../../src/adapters/cluster/authorization/authorizer.ts';
+import { createKubeRequests, type KubeRequests } from '../../src/adapters/cluster/client/kube.ts';
+import { createRbacMirrorAuthorizer, type RbacMirrorAuthorizer } from '../../src/adapters/cluster/rbac-mirror/rbac-mirror-authorizer.ts';
+import { type ClusterRestMapper, createClusterRestMapper } from '../../src/adapters/cluster/rest-mapping/rest-mapper.ts';
 import { createRbacAuthorizer } from '../../src/adapters/local/rbac/index.ts';
 import { type RbacRequest, rbacRequestFrom } from '../../src/adapters/local/rbac/request.ts';
 import { ruleAllows } from '../../src/adapters/local/rbac/rule-matching.ts';

@@ -7,7 +7,7 @@ import {
   type ClusterAuthorizerOptions,
   createClusterAuthorizer,
   subjectAccessReviewSpec,
-} from '../../src/adapters/cluster/authorizer.ts';
+} from '../../src/adapters/cluster/authorization/authorizer.ts';
 import { createRbacAuthorizer } from '../../src/adapters/local/rbac/index.ts';
 import { attributesFromSpec } from '../../src/authorization/conversion.ts';
 import type { AuthorizationAttributes, AuthorizationResult } from '../../src/ports/authorizer.ts';

@@ -4,7 +4,7 @@
 // and from a hanging watch (the watchdog relists), readiness, Secrets held without their data,
 // clean shutdown, and the ServiceAccount and RuntimeClass plugins running on top.
 import { afterEach, describe, expect, it } from 'vitest';
-import { type ClusterLookups, type ClusterLookupsOptions, createClusterLookups } from '../../src/adapters/cluster/lookups.ts';
+import { type ClusterLookups, type ClusterLookupsOptions, createClusterLookups } from '../../src/adapters/cluster/lookups/lookups.ts';
 import type { RequestContext } from '../../src/admission/attributes.ts';
 import type { Pod } from '../../src/api/core.ts';
 import { isForbidden, isStatusError, type StatusError } from '../../src/api/status-error.ts';

@@ -4,7 +4,7 @@
 // asks for namespaces and nothing else. What the lookup and the plugins answer is tested against a
 // real kube-apiserver in test/control-plane/cluster-namespaces.test.ts.
 import { afterEach, describe, expect, it } from 'vitest';
-import { type ClusterLookups, createClusterLookups } from '../../src/adapters/cluster/lookups.ts';
+import { type ClusterLookups, createClusterLookups } from '../../src/adapters/cluster/lookups/lookups.ts';
 import type { RequestContext } from '../../src/admission/attributes.ts';
 import { createPlugin } from '../../src/admission/plugin.ts';
 import type { Pod } from '../../src/api/core.ts';

@@ -2,7 +2,11 @@
 // @kubernetes/client-node: loading, caching, refresh on a miss (rate-limited, one in flight), and
 // discovery that is slow, down, or down for one group version only.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { type ClusterRestMapper, type ClusterRestMapperOptions, createClusterRestMapper } from '../../src/adapters/cluster/rest-mapper.ts';
+import {
+  type ClusterRestMapper,
+  type ClusterRestMapperOptions,
+  createClusterRestMapper,
+} from '../../src/adapters/cluster/rest-mapping/rest-mapper.ts';
 import type { APIResourceList } from '../../src/adapters/local/cluster-state.ts';
 import { isStatusError } from '../../src/api/status-error.ts';
 import { ownerReferencesPermissionEnforcement } from '../../src/plugins/ownerreferences/index.ts';

@@ -1,4 +1,4 @@
-// The transport under every typed client-node call (src/adapters/cluster/kube.ts, undiciRequests):
+// The transport under every typed client-node call (src/adapters/cluster/client/kube.ts, undiciRequests):
 // client-node's own library sends with fetch, ours with undici's request(). Both are given the same
 // requests, built and authenticated by client-node, against the stand-in API server, and must hand
 // client-node the same response: status, headers, and the body as text, bytes and a stream.
@@ -13,8 +13,8 @@ import {
   ServerConfiguration,
 } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createClusterAuthorizer } from '../../src/adapters/cluster/authorizer.ts';
-import { undiciRequests } from '../../src/adapters/cluster/kube.ts';
+import { createClusterAuthorizer } from '../../src/adapters/cluster/authorization/authorizer.ts';
+import { undiciRequests } from '../../src/adapters/cluster/client/kube.ts';
 import { ruleTableAuthorizer, type StandInApiServer, startStandInApiServer, subjectAccessReviewRouteName } from '../apiserver/index.ts';
 
 let api: StandInApiServer;

@@ -2,8 +2,8 @@
 // @kubernetes/client-node asking the stand-in API server's SubjectAccessReview endpoint (answered
 // by the embedded RBAC evaluator over the translated fixture) and its discovery endpoints.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { type ClusterAuthorizer, createClusterAuthorizer } from '../../src/adapters/cluster/authorizer.ts';
-import { type ClusterRestMapper, createClusterRestMapper } from '../../src/adapters/cluster/rest-mapper.ts';
+import { type ClusterAuthorizer, createClusterAuthorizer } from '../../src/adapters/cluster/authorization/authorizer.ts';
+import { type ClusterRestMapper, createClusterRestMapper } from '../../src/adapters/cluster/rest-mapping/rest-mapper.ts';
 import { createRbacAuthorizer } from '../../src/adapters/local/rbac/index.ts';
 import { explanationOf } from '../../src/admission/explanation.ts';
 import type { OwnerReference } from '../../src/api/types.ts';

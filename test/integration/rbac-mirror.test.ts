@@ -3,8 +3,8 @@
 // SubjectAccessReview, everything else sent to SubjectAccessReview exactly as --authorizer=sar
 // sends it (cached), events followed, and SAR-only while a cache relists after its watch dropped.
 import { afterEach, describe, expect, it } from 'vitest';
-import { type ClusterAuthorizer, createClusterAuthorizer } from '../../src/adapters/cluster/authorizer.ts';
-import { createRbacMirrorAuthorizer, type RbacMirrorAuthorizer } from '../../src/adapters/cluster/rbac-mirror-authorizer.ts';
+import { type ClusterAuthorizer, createClusterAuthorizer } from '../../src/adapters/cluster/authorization/authorizer.ts';
+import { createRbacMirrorAuthorizer, type RbacMirrorAuthorizer } from '../../src/adapters/cluster/rbac-mirror/rbac-mirror-authorizer.ts';
 import type { AuthorizationAttributes } from '../../src/ports/authorizer.ts';
 import {
   clusterRoleBindingType,

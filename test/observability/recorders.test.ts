@@ -2,7 +2,7 @@
 // authorizer through client-node against the stand-in API server, the local lookups over a
 // cluster-state file, and the embedded RBAC evaluator.
 import { afterEach, describe, expect, it } from 'vitest';
-import { type ClusterAuthorizer, createClusterAuthorizer } from '../../src/adapters/cluster/authorizer.ts';
+import { type ClusterAuthorizer, createClusterAuthorizer } from '../../src/adapters/cluster/authorization/authorizer.ts';
 import { parseClusterState } from '../../src/adapters/local/cluster-state.ts';
 import { createLocalLookups } from '../../src/adapters/local/lookups.ts';
 import { createRbacAuthorizer } from '../../src/adapters/local/rbac/index.ts';

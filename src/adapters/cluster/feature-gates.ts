@@ -15,8 +15,8 @@ import {
 import { type Clock, systemClock } from '../../ports/clock.ts';
 import { type FeatureGateOverrides, type FeatureGates, featureGatesAt } from '../../ports/feature-gates.ts';
 import { type Logger, silentLogger } from '../../ports/logger.ts';
-import { boundedCall } from './bounded-call.ts';
-import { createKubeRequests } from './kube.ts';
+import { boundedCall } from './client/bounded-call.ts';
+import { createKubeRequests } from './client/kube.ts';
 
 /** A blip at start-up costs little; a long outage is retried every retryMs. */
 const firstRetryMs = 250;

@@ -2,7 +2,7 @@
 // anything else is the fallback's answer, exactly (decision, reason, error), marked as its, given
 // the caller's signal.
 import { describe, expect, it } from 'vitest';
-import type { AuthorizationAttributes, AuthorizationResult, Authorizer } from '../../ports/authorizer.ts';
+import type { AuthorizationAttributes, AuthorizationResult, Authorizer } from '../../../ports/authorizer.ts';
 import type { MirrorVerdict } from './rbac-mirror.ts';
 import { mirrorFirst } from './rbac-mirror-authorizer.ts';
 

@@ -3,8 +3,8 @@
 // StatusErrors carrying the server's own Status, so a plugin sees what client-go would hand
 // upstream's plugin (a Forbidden stays a Forbidden).
 import { ApiException, type ConfigurationOptions, type ObservableMiddleware } from '@kubernetes/client-node';
-import { StatusError } from '../../api/status-error.ts';
-import type { Status } from '../../api/types.ts';
+import { StatusError } from '../../../api/status-error.ts';
+import type { Status } from '../../../api/types.ts';
 import { type BoundedCall, boundedCall, KubeCallError } from './bounded-call.ts';
 import { statusOf } from './kube.ts';
 

@@ -4,8 +4,8 @@
 // they arrive, so a cluster's labels, annotations and managedFields never reach the cache.
 // aggregationRule is left out on purpose: the aggregation controller has already written an
 // aggregated ClusterRole's rules, and kube-apiserver's RBAC authorizer reads only those.
-import type { ClusterRole, ClusterRoleBinding, PolicyRule, Role, RoleBinding, RoleRef, Subject } from '../../api/rbac.ts';
-import type { ObjectMeta } from '../../api/types.ts';
+import type { ClusterRole, ClusterRoleBinding, PolicyRule, Role, RoleBinding, RoleRef, Subject } from '../../../api/rbac.ts';
+import type { ObjectMeta } from '../../../api/types.ts';
 
 type Loose = Record<string, unknown> | undefined;
 

@@ -14,9 +14,9 @@ import {
   type LiveConfiguration,
   type WebhookConfigurationStore,
   type WebhookJson,
-} from '../../ports/webhook-configuration-store.ts';
-import { boundedCall, KubeCallError } from './bounded-call.ts';
-import type { KubeRequests } from './kube.ts';
+} from '../../../ports/webhook-configuration-store.ts';
+import { boundedCall, KubeCallError } from '../client/bounded-call.ts';
+import type { KubeRequests } from '../client/kube.ts';
 
 const resources = {
   [ConfigurationKind.Mutating]: 'mutatingwebhookconfigurations',

@@ -17,15 +17,15 @@ import {
   type V1SubjectAccessReviewSpec,
   type V1SubjectAccessReviewStatus,
 } from '@kubernetes/client-node';
-import type { AuthorizationAttributes, AuthorizationResult, Authorizer, ResourceAttributes } from '../../ports/authorizer.ts';
-import { type Clock, type Random, systemClock, systemRandom } from '../../ports/clock.ts';
-import { type Logger, silentLogger } from '../../ports/logger.ts';
-import type { AuthorizationRecorder } from '../../ports/recorders.ts';
-import { requestOf, withTimeout } from '../../util/signals.ts';
-import { createKubeRequests, describeKubeError, errorCode, raceWithSignal, retryHint } from './kube.ts';
+import type { AuthorizationAttributes, AuthorizationResult, Authorizer, ResourceAttributes } from '../../../ports/authorizer.ts';
+import { type Clock, type Random, systemClock, systemRandom } from '../../../ports/clock.ts';
+import { type Logger, silentLogger } from '../../../ports/logger.ts';
+import type { AuthorizationRecorder } from '../../../ports/recorders.ts';
+import { requestOf, withTimeout } from '../../../util/signals.ts';
+import { createKubeRequests, describeKubeError, errorCode, raceWithSignal, retryHint } from '../client/kube.ts';
+import { SingleFlight } from '../client/singleflight.ts';
+import { TtlCache } from '../client/ttl-cache.ts';
 import { flatKey, identitySpec, type ReviewKey, ReviewKeys, selectorSpec } from './review-keys.ts';
-import { SingleFlight } from './singleflight.ts';
-import { TtlCache } from './ttl-cache.ts';
 
 export interface ClusterAuthorizerOptions {
   kubeConfig: KubeConfig;

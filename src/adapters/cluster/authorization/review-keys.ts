@@ -17,9 +17,9 @@
 // holds. Equal keys ⇔ equal specs: an identity that falls out of the table gets a new number, which
 // only costs its cached answers, never answers someone else.
 import { createHash } from 'node:crypto';
-import type { UserInfo } from '../../api/types.ts';
-import type { AuthorizationAttributes, ResourceAttributes, SelectorAttributes } from '../../ports/authorizer.ts';
-import { TtlCache } from './ttl-cache.ts';
+import type { UserInfo } from '../../../api/types.ts';
+import type { AuthorizationAttributes, ResourceAttributes, SelectorAttributes } from '../../../ports/authorizer.ts';
+import { TtlCache } from '../client/ttl-cache.ts';
 
 /** Where a question's answer is cached: its family's key, then the object's name. */
 export interface ReviewKey {

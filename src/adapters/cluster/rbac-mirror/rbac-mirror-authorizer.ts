@@ -6,8 +6,8 @@
 // another authorizer may still allow. RBAC never denies, so nothing the mirror says can take an
 // allow away.
 import type { KubeConfig } from '@kubernetes/client-node';
-import type { AuthorizationAttributes, AuthorizationResult, Authorizer } from '../../ports/authorizer.ts';
-import type { GrantFinder } from '../../ports/grants.ts';
+import type { AuthorizationAttributes, AuthorizationResult, Authorizer } from '../../../ports/authorizer.ts';
+import type { GrantFinder } from '../../../ports/grants.ts';
 import { createRbacInformers, type RbacInformerRecorder, type RbacInformersOptions } from './rbac-informers.ts';
 import { createRbacMirror, type RbacMirror, type RbacMirrorOptions, type RbacMirrorState } from './rbac-mirror.ts';
 

@@ -11,8 +11,8 @@ import {
   type V1APIGroupList,
   type V1APIVersions,
 } from '@kubernetes/client-node';
-import type { APIResource } from '../local/cluster-state.ts';
-import { describeKubeError, type KubeRequests, raceWithSignal, undiciRequests } from './kube.ts';
+import type { APIResource } from '../../local/cluster-state.ts';
+import { describeKubeError, type KubeRequests, raceWithSignal, undiciRequests } from '../client/kube.ts';
 
 export interface GroupVersionRef {
   group: string;

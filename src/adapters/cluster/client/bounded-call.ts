@@ -2,7 +2,7 @@
 // signal), the abandoned request aborted on the wire; failures become errors that read like
 // client-go's, with the HTTP code kept for callers that branch on it (404, 409).
 import { ApiException, type ConfigurationOptions, type ObservableMiddleware } from '@kubernetes/client-node';
-import { withTimeout } from '../../util/signals.ts';
+import { withTimeout } from '../../../util/signals.ts';
 import { describeKubeError, type KubeRequests, raceWithSignal } from './kube.ts';
 
 export class KubeCallError extends Error {

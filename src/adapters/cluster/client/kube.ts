@@ -177,7 +177,7 @@ function tlsFingerprint(kubeConfig: KubeConfig): string {
   ]);
 }
 
-export { raceWithSignal } from '../../util/signals.ts';
+export { raceWithSignal } from '../../../util/signals.ts';
 
 export function isTimeout(error: unknown): boolean {
   return error instanceof Error && error.name === 'TimeoutError';

@@ -1,12 +1,13 @@
 // Informer caches that run as one: the same settings for each (page size, timeouts, backoff), one
 // connection pool, one watchdog, ready when every cache has listed, closed together. The lookup
-// caches (lookups.ts) and the RBAC mirror's caches (rbac-informers.ts) are each one set.
+// caches (../lookups/lookups.ts) and the RBAC mirror's caches (../rbac-mirror/rbac-informers.ts)
+// are each one set.
 import type { KubeConfig, V1ListMeta } from '@kubernetes/client-node';
-import type { KubeObject } from '../../api/types.ts';
-import { type Clock, type Random, systemClock, systemRandom } from '../../ports/clock.ts';
-import type { Logger } from '../../ports/logger.ts';
-import type { InformerRestartReason } from '../../ports/recorders.ts';
-import { withTimeout } from '../../util/signals.ts';
+import type { KubeObject } from '../../../api/types.ts';
+import { type Clock, type Random, systemClock, systemRandom } from '../../../ports/clock.ts';
+import type { Logger } from '../../../ports/logger.ts';
+import type { InformerRestartReason } from '../../../ports/recorders.ts';
+import { withTimeout } from '../../../util/signals.ts';
 import { Informer, type ListResult } from './informer.ts';
 import { createKubeRequests, type KubeRequests } from './kube.ts';
 import { runWatchdog } from './watchdog.ts';

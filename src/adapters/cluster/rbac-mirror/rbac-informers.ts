@@ -1,11 +1,11 @@
 // The four informer caches the RBAC mirror reads, as kube-apiserver's own RBAC authorizer reads its
 // shared informers: Roles, ClusterRoles, RoleBindings and ClusterRoleBindings, listed in pages and
-// watched (read-only list/watch across all namespaces), run as one informer set (informer-set.ts)
+// watched (read-only list/watch across all namespaces), run as one informer set (../client/informer-set.ts)
 // like the lookup caches. The mirror may answer only while every one of them follows the server.
 import { type KubeConfig, RbacAuthorizationV1Api } from '@kubernetes/client-node';
-import type { ClusterRole, ClusterRoleBinding, Role, RoleBinding } from '../../api/rbac.ts';
-import { type Logger, silentLogger } from '../../ports/logger.ts';
-import { createInformerSet, type InformerSetRecorder, type InformerSettings } from './informer-set.ts';
+import type { ClusterRole, ClusterRoleBinding, Role, RoleBinding } from '../../../api/rbac.ts';
+import { type Logger, silentLogger } from '../../../ports/logger.ts';
+import { createInformerSet, type InformerSetRecorder, type InformerSettings } from '../client/informer-set.ts';
 import { projectClusterRole, projectClusterRoleBinding, projectRole, projectRoleBinding } from './rbac-objects.ts';
 import type { RbacResource } from './rbac-resources.ts';
 

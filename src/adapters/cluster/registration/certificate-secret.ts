@@ -2,9 +2,9 @@
 // by a JSON merge patch that carries that resourceVersion, so the API server refuses (409) a write
 // over someone else's (optimistic concurrency), and touches no other field of the Secret.
 import { CoreV1Api, type KubeConfig, PatchStrategy, setHeaderOptions, type V1Secret } from '@kubernetes/client-node';
-import type { CertificateSecretStore, SecretContents, StoredSecret } from '../../ports/certificate-secret-store.ts';
-import { boundedCall, KubeCallError } from './bounded-call.ts';
-import type { KubeRequests } from './kube.ts';
+import type { CertificateSecretStore, SecretContents, StoredSecret } from '../../../ports/certificate-secret-store.ts';
+import { boundedCall, KubeCallError } from '../client/bounded-call.ts';
+import type { KubeRequests } from '../client/kube.ts';
 
 export function clusterCertificateSecret(
   kubeConfig: KubeConfig,

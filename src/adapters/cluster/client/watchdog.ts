@@ -3,7 +3,7 @@
 // (kubernetes-client/javascript #364, #596, #958). The watchdog notices the silence — nothing
 // listed, connected, delivered or bookmarked for stallTimeoutMs — and forces a relist; it also
 // relists every resyncMs regardless, so a missed event cannot stay missed for long.
-import type { Clock } from '../../ports/clock.ts';
+import type { Clock } from '../../../ports/clock.ts';
 
 export interface WatchedInformer {
   readonly lastActivity: number;

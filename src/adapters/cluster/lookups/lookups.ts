@@ -1,15 +1,15 @@
 // The in-cluster Lookups: ServiceAccounts, Secrets (names and types only), RuntimeClasses and
-// Namespaces (names and annotations) from one set of informer caches (informer-set.ts), and live GETs
+// Namespaces (names and annotations) from one set of informer caches (../client/informer-set.ts), and live GETs
 // through the typed APIs for what the plugins read when the cache misses. Readiness waits for
 // every cache's first LIST, so a fresh replica does not turn every lookup into a live GET.
 import { type ConfigurationOptions, CoreV1Api, type KubeConfig, NodeV1Api, type ObservableMiddleware } from '@kubernetes/client-node';
-import type { KubeObject } from '../../api/types.ts';
-import { type Logger, silentLogger } from '../../ports/logger.ts';
-import type { Lookups, ResourceLookup } from '../../ports/lookups.ts';
-import type { InformerRecorder, LookupResource } from '../../ports/recorders.ts';
-import type { Informer } from './informer.ts';
-import { createInformerSet, type InformerSettings } from './informer-set.ts';
-import { liveRead } from './live-read.ts';
+import type { KubeObject } from '../../../api/types.ts';
+import { type Logger, silentLogger } from '../../../ports/logger.ts';
+import type { Lookups, ResourceLookup } from '../../../ports/lookups.ts';
+import type { InformerRecorder, LookupResource } from '../../../ports/recorders.ts';
+import type { Informer } from '../client/informer.ts';
+import { createInformerSet, type InformerSettings } from '../client/informer-set.ts';
+import { liveRead } from '../client/live-read.ts';
 import { projectNamespace, projectRuntimeClass, projectSecret, projectServiceAccount } from './lookup-objects.ts';
 
 export interface ClusterLookupsOptions extends InformerSettings {

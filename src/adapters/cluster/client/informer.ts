@@ -7,10 +7,10 @@
 // is ours, outside the generations, so it keeps answering while a new generation relists, and
 // each LIST replaces it whole (objects deleted while no watch ran disappear).
 import { ApiException, type KubeConfig, type KubernetesObject, ListWatch } from '@kubernetes/client-node';
-import type { KubeObject } from '../../api/types.ts';
-import type { Clock, Random } from '../../ports/clock.ts';
-import type { Logger } from '../../ports/logger.ts';
-import type { InformerRestartReason } from '../../ports/recorders.ts';
+import type { KubeObject } from '../../../api/types.ts';
+import type { Clock, Random } from '../../../ports/clock.ts';
+import type { Logger } from '../../../ports/logger.ts';
+import type { InformerRestartReason } from '../../../ports/recorders.ts';
 import { statusOf } from './kube.ts';
 import { InformerWatch } from './watch.ts';
 

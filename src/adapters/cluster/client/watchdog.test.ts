@@ -1,7 +1,7 @@
 // The watchdog's decisions on a manual clock: a quiet informer is relisted once stallTimeoutMs
 // has passed without activity, a healthy one every resyncMs, an unsynced one never for resync.
 import { describe, expect, it } from 'vitest';
-import type { Clock } from '../../ports/clock.ts';
+import type { Clock } from '../../../ports/clock.ts';
 import { runWatchdog, type WatchedInformer } from './watchdog.ts';
 
 /** Time moves only when the watchdog sleeps; after `limit` sleeps it waits for the abort. */

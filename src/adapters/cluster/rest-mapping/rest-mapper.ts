@@ -6,16 +6,16 @@
 // One group version failing or hanging (an aggregated API down) keeps its last known resources
 // and does not hold up lookups in other groups: each group is usable as soon as its lists arrive.
 import type { KubeConfig } from '@kubernetes/client-node';
-import { type Clock, systemClock } from '../../ports/clock.ts';
-import { type Logger, silentLogger } from '../../ports/logger.ts';
-import type { DiscoveryRecorder } from '../../ports/recorders.ts';
-import type { RestMapper, RestMapping } from '../../ports/rest-mapper.ts';
-import type { DiscoveredGroup } from '../discovery/documents.ts';
-import { isNoMatchError } from '../discovery/errors.ts';
-import { DiscoveryRestMapping } from '../discovery/rest-mapping.ts';
-import type { APIResource } from '../local/cluster-state.ts';
+import { type Clock, systemClock } from '../../../ports/clock.ts';
+import { type Logger, silentLogger } from '../../../ports/logger.ts';
+import type { DiscoveryRecorder } from '../../../ports/recorders.ts';
+import type { RestMapper, RestMapping } from '../../../ports/rest-mapper.ts';
+import type { DiscoveredGroup } from '../../discovery/documents.ts';
+import { isNoMatchError } from '../../discovery/errors.ts';
+import { DiscoveryRestMapping } from '../../discovery/rest-mapping.ts';
+import type { APIResource } from '../../local/cluster-state.ts';
+import { createKubeRequests, describeKubeError, raceWithSignal } from '../client/kube.ts';
 import { DiscoveryClient, type DiscoveryPass, type GroupVersionRef, groupVersionKey } from './discovery.ts';
-import { createKubeRequests, describeKubeError, raceWithSignal } from './kube.ts';
 
 export interface ClusterRestMapperOptions {
   kubeConfig: KubeConfig;

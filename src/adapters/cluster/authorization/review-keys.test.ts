@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { UserInfo } from '../../api/types.ts';
-import type { AuthorizationAttributes, ResourceAttributes } from '../../ports/authorizer.ts';
+import type { UserInfo } from '../../../api/types.ts';
+import type { AuthorizationAttributes, ResourceAttributes } from '../../../ports/authorizer.ts';
 import { subjectAccessReviewSpec } from './authorizer.ts';
 import { flatKey, identitySpec, maxIdentitySpecLength, ReviewKeys } from './review-keys.ts';
 

@@ -3,8 +3,8 @@
 // stream of changes rebuilds it. The caches here are plain arrays (the informers themselves are
 // exercised against the stand-in API server in test/integration/rbac-mirror.test.ts).
 import { describe, expect, it } from 'vitest';
-import type { RoleBinding } from '../../api/rbac.ts';
-import type { AuthorizationAttributes } from '../../ports/authorizer.ts';
+import type { RoleBinding } from '../../../api/rbac.ts';
+import type { AuthorizationAttributes } from '../../../ports/authorizer.ts';
 import type { RbacObjects } from './rbac-informers.ts';
 import { createRbacMirror } from './rbac-mirror.ts';
 

@@ -14,14 +14,14 @@
 // received, and a question asked meanwhile goes to SubjectAccessReview. Each evaluator's verdicts
 // are kept until the next rebuild, under the keys the SubjectAccessReview cache uses: a narrowly
 // scoped user's request asks a dozen questions, nearly all asked before.
-import type { AuthorizationAttributes, AuthorizationResult } from '../../ports/authorizer.ts';
-import { type Clock, systemClock } from '../../ports/clock.ts';
-import type { ClosestGrant } from '../../ports/grants.ts';
-import { createRbacAuthorizer, type RbacAuthorizer } from '../local/rbac/index.ts';
+import type { AuthorizationAttributes, AuthorizationResult } from '../../../ports/authorizer.ts';
+import { type Clock, systemClock } from '../../../ports/clock.ts';
+import type { ClosestGrant } from '../../../ports/grants.ts';
+import { createRbacAuthorizer, type RbacAuthorizer } from '../../local/rbac/index.ts';
+import { ReviewKeys } from '../authorization/review-keys.ts';
+import { TtlCache } from '../client/ttl-cache.ts';
 import type { RbacInformers } from './rbac-informers.ts';
 import type { RbacResource } from './rbac-resources.ts';
-import { ReviewKeys } from './review-keys.ts';
-import { TtlCache } from './ttl-cache.ts';
 
 /** What the mirror says about one question. */
 export type MirrorVerdict = { readonly allowed: AuthorizationResult } | 'not-allowed' | 'not-synced';

@@ -3,8 +3,8 @@
 // both are projected here the moment they arrive. For Secrets that means name, namespace, uid,
 // resourceVersion, annotations and type — `data` and `stringData` are never copied, and neither
 // is kubectl's last-applied-configuration annotation, which carries the whole applied Secret.
-import type { ObjectMeta } from '../../api/types.ts';
-import type { Namespace, RuntimeClass, SecretReference, ServiceAccount } from '../../ports/lookups.ts';
+import type { ObjectMeta } from '../../../api/types.ts';
+import type { Namespace, RuntimeClass, SecretReference, ServiceAccount } from '../../../ports/lookups.ts';
 
 const lastAppliedAnnotation = 'kubectl.kubernetes.io/last-applied-configuration';
 
