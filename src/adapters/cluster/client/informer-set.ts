@@ -20,9 +20,11 @@ export interface InformerSettings {
   resyncMs?: number;
   /**
    * Relist a cache that has seen no LIST, watch answer, event or bookmark for this long
-   * (default 3 min). client-node re-watches a quiet resource every 30 s, so this must be longer.
+   * (default 3 min). A quiet watch is resumed every watchTimeoutMs, so this must be longer.
    */
   stallTimeoutMs?: number;
+  /** Give up a watch that brings no answer, event or data for this long and resume it (default 30 s). */
+  watchTimeoutMs?: number;
   /** Restart delay after an informer error: doubles per failure up to maxMs (default 1 s .. 30 s). */
   backoff?: { initialMs?: number; maxMs?: number };
   /** LIST page size (default 500): a large list arrives in bounded pieces. */
@@ -97,6 +99,7 @@ export function createInformerSet<R extends string>(options: InformerSetOptions<
         random,
         logger,
         backoff,
+        watchTimeoutMs: options.watchTimeoutMs,
         observer: {
           listed: () => recorder.informerList?.(resource),
           failed: () => recorder.informerError?.(resource),

@@ -1,18 +1,19 @@
-// One informer cache (list + watch) for one resource, built on client-node's ListWatch, kept alive
-// where ListWatch alone would stop: ListWatch gives up for good after any error other than a
-// timeout or 410 (it only emits 'error'), and it never notices a LIST or watch that hangs. So the
-// cache runs in generations: each generation is a fresh ListWatch that LISTs and then WATCHes;
-// an error ends it and, after an exponential backoff, a new generation relists; the watchdog
-// (watchdog.ts) ends a generation that has gone quiet and relists the same way. The cache itself
-// is ours, outside the generations, so it keeps answering while a new generation relists, and
-// each LIST replaces it whole (objects deleted while no watch ran disappear).
-import { ApiException, type KubeConfig, type KubernetesObject, ListWatch } from '@kubernetes/client-node';
+// One informer cache (list + watch) for one resource, kept alive through whatever the API server or
+// the network does. The cache runs in generations: each generation LISTs, then WATCHes from the
+// list's resourceVersion (watch.ts), watching again from the last resourceVersion seen whenever a
+// watch ends or goes quiet, and relisting when the server says that resourceVersion is too old
+// (410 Gone). Any other error ends the generation and, after an exponential backoff, a new one
+// relists; the watchdog (watchdog.ts) ends a generation that has gone quiet and relists the same
+// way. The cache itself is ours, outside the generations, so it keeps answering while a new
+// generation relists, and each LIST replaces it whole (objects deleted while no watch ran disappear).
+import { ApiException, type KubeConfig } from '@kubernetes/client-node';
 import type { KubeObject } from '../../../api/types.ts';
 import type { Clock, Random } from '../../../ports/clock.ts';
 import type { Logger } from '../../../ports/logger.ts';
 import type { InformerRestartReason } from '../../../ports/recorders.ts';
+import { raceWithSignal } from '../../../util/signals.ts';
 import { statusOf } from './kube.ts';
-import { InformerWatch } from './watch.ts';
+import { type WatchEvent, WatchStatusError, watchOnce } from './watch.ts';
 
 /** One LIST: the items, already projected, and the resourceVersion to watch from. */
 export interface ListResult<T> {
@@ -42,13 +43,26 @@ export interface InformerOptions<T extends KubeObject> {
   logger: Logger;
   /** Delay before restarting after an error: doubles per consecutive failure, with jitter. */
   backoff: { initialMs: number; maxMs: number };
+  /**
+   * A watch that brings no answer, event or data for this long is given up and watched again from
+   * where it stopped (default 30 s). A real API server sends bookmarks well within that.
+   */
+  watchTimeoutMs?: number;
   observer?: InformerObserver;
 }
 
+/**
+ * Pause before watching again after a watch ended by itself: none the first time, then 1 s doubling
+ * to 30 s while watches keep ending without an event; any event, or a watch given up for silence
+ * (which already waited its timeout), starts over from none.
+ */
+const rewatchDelay = { initialMs: 1_000, maxMs: 30_000 };
+const defaultWatchTimeoutMs = 30_000;
+
 interface Generation {
   stop: AbortController;
-  listWatch: ListWatch<KubernetesObject>;
-  watch: InformerWatch;
+  /** Settles when the generation's list-watch loop has ended and its connections are closed. */
+  ended: Promise<void>;
 }
 
 export class Informer<T extends KubeObject> {
@@ -144,6 +158,7 @@ export class Informer<T extends KubeObject> {
     this.#startGeneration();
   }
 
+  /** Stops the informer: no LIST or watch starts after this, and it resolves once every connection has closed. */
   async close(): Promise<void> {
     if (!this.#closed.signal.aborted) {
       this.#closed.abort();
@@ -154,57 +169,68 @@ export class Informer<T extends KubeObject> {
   }
 
   #startGeneration(): void {
-    const { kubeConfig, path, clock, project } = this.#options;
     const stop = new AbortController();
     const signal = stop.signal;
-    const touch = () => {
-      if (!signal.aborted) this.#lastActivity = clock.now();
-    };
-    const watch = new InformerWatch(kubeConfig, {
-      stopped: signal,
-      project,
-      onActivity: () => {
-        touch();
-        if (!signal.aborted) this.#failures = 0;
-      },
-    });
-    const listWatch = new ListWatch<KubernetesObject>(path, watch, () => this.#list(signal), false, undefined, undefined, {
-      // ListWatch's own pause before re-watching: cut short when the generation stops (the
-      // InformerWatch then refuses to start another watch).
-      delayFn: (ms) => clock.sleep(ms, signal).catch(() => {}),
-    });
-    // After each LIST, ListWatch replays every listed item as 'add' (the very objects #list stored)
-    // and every object it held but the LIST lacks as 'delete' (already gone from the new cache):
-    // #list has reported that change once, so only watched events that change the cache count.
-    const store = (object: KubernetesObject) => {
-      if (signal.aborted) return;
-      const key = keyOf(object);
-      if (this.#objects.get(key) === (object as unknown as T)) return;
-      this.#objects.set(key, object as unknown as T);
-      this.#options.observer?.changed?.();
-    };
-    listWatch.on('add', store);
-    listWatch.on('update', store);
-    listWatch.on('delete', (object) => {
-      if (signal.aborted) return;
-      if (!this.#objects.delete(keyOf(object))) return;
-      this.#options.observer?.changed?.();
-    });
-    listWatch.on('error', (error) => {
+    this.#touch(signal);
+    const ended = this.#run(signal).catch((error: unknown) => {
       if (!signal.aborted) this.#failed(error);
     });
-    this.#generation = { stop, listWatch, watch };
-    touch();
-    void listWatch.start().catch((error: unknown) => {
-      if (!signal.aborted) this.#failed(error);
-    });
+    this.#generation = { stop, ended };
   }
 
-  async #list(signal: AbortSignal): Promise<{ metadata: { resourceVersion: string }; items: KubernetesObject[] }> {
-    const listed = await this.#options.list(signal);
-    if (signal.aborted) throw signal.reason;
-    const items = listed.items;
-    this.#objects = new Map(items.map((item) => [keyOf(item), item]));
+  /** One generation: LIST, then WATCH again and again; returns only by throwing (an error or the stop). */
+  async #run(signal: AbortSignal): Promise<never> {
+    const { clock } = this.#options;
+    const timeoutMs = this.#options.watchTimeoutMs ?? defaultWatchTimeoutMs;
+    // Empty until a LIST gives one, and again once the server says it is too old: then relist.
+    let resourceVersion = '';
+    let delayMs = 0;
+    let watched = false;
+    for (;;) {
+      if (resourceVersion === '') resourceVersion = await this.#list(signal);
+      if (delayMs > 0 && watched) await clock.sleep(delayMs, signal);
+      if (watched) delayMs = delayMs > 0 ? Math.min(rewatchDelay.maxMs, delayMs * 2) : rewatchDelay.initialMs;
+      watched = true;
+      signal.throwIfAborted();
+      let expired = false;
+      try {
+        await watchOnce({
+          kubeConfig: this.#options.kubeConfig,
+          path: this.#options.path,
+          resourceVersion,
+          signal,
+          timeoutMs,
+          opened: () => this.#active(signal),
+          event: (event) => {
+            if (signal.aborted) return false;
+            this.#active(signal);
+            if (event.type === 'ERROR') {
+              // 410 Gone: the resourceVersion is too old to resume from; the server ends the watch.
+              expired = (event.object as { code?: unknown } | undefined)?.code === 410;
+              return !expired;
+            }
+            delayMs = 0;
+            const seen = resourceVersionOf(event.object);
+            if (seen !== undefined) resourceVersion = seen;
+            this.#apply(event);
+            return true;
+          },
+        });
+      } catch (error) {
+        signal.throwIfAborted();
+        if (error instanceof WatchStatusError && error.statusCode === 410) expired = true;
+        else if (error instanceof Error && error.name === 'TimeoutError') delayMs = 0;
+        else throw error;
+      }
+      if (expired) resourceVersion = '';
+    }
+  }
+
+  /** LISTs and replaces the cache whole; returns the resourceVersion to watch from. */
+  async #list(signal: AbortSignal): Promise<string> {
+    const listed = await raceWithSignal(this.#options.list(signal), signal);
+    signal.throwIfAborted();
+    this.#objects = new Map(listed.items.map((item) => [keyOf(item), item]));
     this.#lastListed = this.#lastActivity = this.#options.clock.now();
     this.#lastError = undefined;
     this.#current = true;
@@ -214,7 +240,34 @@ export class Informer<T extends KubeObject> {
       this.#synced = true;
       this.#resolveSynced();
     }
-    return { metadata: { resourceVersion: listed.resourceVersion }, items: items as unknown as KubernetesObject[] };
+    return listed.resourceVersion;
+  }
+
+  /** A watched ADDED, MODIFIED or DELETED event into the cache; what does not change it is not a change. */
+  #apply(event: WatchEvent): void {
+    if (event.type === 'ADDED' || event.type === 'MODIFIED') {
+      const object = this.#options.project(event.object);
+      const id = keyOf(object);
+      const held = this.#objects.get(id);
+      const version = object.metadata?.resourceVersion;
+      if (held !== undefined && version !== undefined && held.metadata?.resourceVersion === version) return;
+      this.#objects.set(id, object);
+      this.#options.observer?.changed?.();
+    } else if (event.type === 'DELETED') {
+      if (!this.#objects.delete(keyOf(event.object as KubeObject))) return;
+      this.#options.observer?.changed?.();
+    }
+  }
+
+  /** The watch answered or delivered something: the connection is alive, and failures are behind. */
+  #active(signal: AbortSignal): void {
+    if (signal.aborted) return;
+    this.#touch(signal);
+    this.#failures = 0;
+  }
+
+  #touch(signal: AbortSignal): void {
+    if (!signal.aborted) this.#lastActivity = this.#options.clock.now();
   }
 
   #failed(error: unknown): void {
@@ -250,10 +303,7 @@ export class Informer<T extends KubeObject> {
     if (generation === undefined) return;
     this.#generation = undefined;
     generation.stop.abort(new Error(`${this.resource} informer generation stopped`));
-    const stopping = generation.listWatch
-      .stop()
-      .catch(() => {})
-      .then(() => generation.watch.close());
+    const stopping = generation.ended;
     this.#stopping.add(stopping);
     void stopping.then(() => this.#stopping.delete(stopping));
   }
@@ -263,8 +313,13 @@ function key(namespace: string, name: string): string {
   return `${namespace}/${name}`;
 }
 
-function keyOf(object: KubernetesObject | KubeObject): string {
+function keyOf(object: KubeObject): string {
   return key(object.metadata?.namespace ?? '', object.metadata?.name ?? '');
+}
+
+function resourceVersionOf(object: unknown): string | undefined {
+  const version = (object as KubeObject | undefined)?.metadata?.resourceVersion;
+  return typeof version === 'string' && version !== '' ? version : undefined;
 }
 
 /** A short description of a failure: status code and message, or the error's own message. */

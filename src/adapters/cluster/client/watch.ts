@@ -1,116 +1,128 @@
-// The watch an informer generation runs on: client-node's Watch, made stoppable at any moment.
-// client-node's ListWatch can only abort a watch once its response headers arrived (Watch.watch
-// resolves with the AbortController only then), so a watch that hangs before answering outlives
-// stop() for up to the client's 30 s timeout, and a ListWatch that is stopped while it sleeps
-// before reconnecting starts one more watch afterwards. Here the controller is handed back at
-// once, a stopped generation never starts a watch, and each request's own connection pool is
-// destroyed when the watch ends, so nothing lingers after close().
-import { type KubeConfig, type RequestContext, Watch } from '@kubernetes/client-node';
+// One WATCH request of an informer (informer.ts): the events of one collection from a resourceVersion,
+// until the server ends the stream, the connection fails, nothing arrives for timeoutMs, or the
+// caller's signal aborts. Sent with undici over the connection pool client-node's public
+// applySecurityAuthentication builds for it (the kubeconfig's TLS identity and credentials), and
+// that pool is destroyed when the watch ends, however it ends: nothing lingers after a stop, a
+// watch that hangs before answering included.
+import { STATUS_CODES } from 'node:http';
+import { HttpMethod, type KubeConfig, RequestContext } from '@kubernetes/client-node';
+import { type Dispatcher, request } from 'undici';
+import { raceWithSignal } from '../../../util/signals.ts';
 
-type Dispatcher = NonNullable<ReturnType<RequestContext['getDispatcher']>>;
-// biome-ignore lint/suspicious/noExplicitAny: client-node's Watch declares its callbacks with any; the override must match
-type WatchCallback = (phase: string, apiObj: any, watchObj?: any) => void;
-type WatchQuery = Record<string, string | number | boolean | undefined>;
-
-export interface InformerWatchOptions {
-  /** Aborted when the informer generation this watch belongs to is stopped. */
-  stopped: AbortSignal;
-  /** Applied to every object before the ListWatch sees it (keeps only what the cache may hold). */
-  project(object: unknown): unknown;
-  /** A watch answered 200, or delivered an event or bookmark: the connection is alive. */
-  onActivity(): void;
+/** One watch event as the API server sends it: ADDED, MODIFIED, DELETED, BOOKMARK or ERROR. */
+export interface WatchEvent {
+  type: string;
+  object: unknown;
 }
 
-export class InformerWatch extends Watch {
-  readonly #kubeConfig: KubeConfig;
-  readonly #options: InformerWatchOptions;
-  readonly #pools = new Set<Dispatcher>();
-  readonly #closing = new Set<Promise<void>>();
+export interface WatchOptions {
+  kubeConfig: KubeConfig;
+  /** The collection path, across all namespaces: "/api/v1/serviceaccounts". */
+  path: string;
+  /** Where to resume ("" for now). */
+  resourceVersion: string;
+  /** Ends the watch; the returned promise then rejects with the signal's reason. */
+  signal: AbortSignal;
+  /** Gives up (a TimeoutError) when no answer, event or data arrives for this long. */
+  timeoutMs: number;
+  /** The server answered 200: the watch is open. */
+  opened(): void;
+  /** Each event as it arrives; returning false ends the watch (the promise resolves). */
+  event(event: WatchEvent): boolean;
+}
 
-  constructor(kubeConfig: KubeConfig, options: InformerWatchOptions) {
-    super(kubeConfig);
-    this.#kubeConfig = kubeConfig;
-    this.#options = options;
+/** A watch the server refused: its HTTP status (410 Gone: the resourceVersion is too old). */
+export class WatchStatusError extends Error {
+  readonly statusCode: number;
+  constructor(statusCode: number) {
+    super(STATUS_CODES[statusCode] ?? `status ${statusCode}`);
+    this.name = 'WatchStatusError';
+    this.statusCode = statusCode;
   }
+}
 
-  // biome-ignore lint/suspicious/noExplicitAny: the same signature as client-node's Watch.watch
-  override async watch(path: string, queryParams: WatchQuery, callback: WatchCallback, done: (err: any) => void): Promise<AbortController> {
-    const controller = new AbortController();
-    const { stopped, project, onActivity } = this.#options;
-    if (stopped.aborted) {
-      controller.abort();
-      return controller;
+/**
+ * Runs one watch. Resolves when the server ends the stream cleanly (or event() returned false);
+ * rejects with a WatchStatusError for any answer but 200, a TimeoutError after timeoutMs of
+ * silence, the signal's reason once it aborts, or the connection's own error.
+ */
+export async function watchOnce(options: WatchOptions): Promise<void> {
+  const { kubeConfig, signal } = options;
+  signal.throwIfAborted();
+  const cluster = kubeConfig.getCurrentCluster();
+  if (!cluster) throw new Error('No currently active cluster');
+  const url = new URL(cluster.server + options.path);
+  url.searchParams.set('watch', 'true');
+  url.searchParams.set('allowWatchBookmarks', 'true');
+  if (options.resourceVersion !== '') url.searchParams.set('resourceVersion', options.resourceVersion);
+  const context = new RequestContext(url.toString(), HttpMethod.GET);
+  // Credentials (an exec plugin may take its time) never hold up a stop; a connection pool built
+  // for them after the stop is destroyed unused.
+  const authenticated = kubeConfig.applySecurityAuthentication(context);
+  try {
+    await raceWithSignal(authenticated, signal);
+  } catch (error) {
+    void authenticated.then(() => (context.getDispatcher() as Dispatcher | undefined)?.destroy()).catch(() => {});
+    throw error;
+  }
+  const pool = context.getDispatcher() as Dispatcher | undefined;
+
+  const cancel = new AbortController();
+  const onAbort = () => cancel.abort(signal.reason);
+  signal.addEventListener('abort', onAbort, { once: true });
+  let timer: NodeJS.Timeout | undefined;
+  const arm = () => {
+    clearTimeout(timer);
+    timer = setTimeout(
+      () => cancel.abort(new DOMException(`no answer or event from ${options.path} for ${options.timeoutMs} ms`, 'TimeoutError')),
+      options.timeoutMs,
+    );
+    timer.unref();
+  };
+  try {
+    signal.throwIfAborted();
+    arm();
+    const response = await request(url, { method: 'GET', headers: context.getHeaders(), dispatcher: pool, signal: cancel.signal });
+    if (response.statusCode !== 200) {
+      await response.body.dump().catch(() => {});
+      throw new WatchStatusError(response.statusCode);
     }
-    // Ours to abort: ListWatch (stop, reconnect) or the generation stopping. Either way nobody
-    // waits for this watch's end any more, so `done` is not called for it.
-    const cancelled = AbortSignal.any([controller.signal, stopped]);
-    let pool: Dispatcher | undefined;
-    let ended = false;
-    const release = () => {
-      if (pool === undefined) return;
-      this.#destroy(pool);
-      pool = undefined;
-    };
-    const onCancel = () => release();
-    cancelled.addEventListener('abort', onCancel, { once: true });
-
-    // Watch.watch reads `this.config` synchronously up to its first await, which is this call:
-    // a per-request view of the kubeconfig lets us learn the connection pool it builds.
-    const kubeConfig = this.#kubeConfig;
-    this.config = Object.create(kubeConfig, {
-      applySecurityAuthentication: {
-        value: async (context: RequestContext) => {
-          await kubeConfig.applySecurityAuthentication(context);
-          pool = context.getDispatcher();
-          if (pool !== undefined) this.#pools.add(pool);
-          if (cancelled.aborted) release();
-        },
-      },
-    }) as KubeConfig;
-
-    const started = super.watch(
-      path,
-      { ...queryParams, allowWatchBookmarks: true },
-      (phase, apiObj) => {
-        if (cancelled.aborted) return;
-        onActivity();
-        // The raw event (third argument) is withheld: it still holds the unprojected object.
-        callback(phase, phase === 'ADDED' || phase === 'MODIFIED' || phase === 'DELETED' ? project(apiObj) : apiObj);
-      },
-      (err) => {
-        ended = true;
-        cancelled.removeEventListener('abort', onCancel);
-        release();
-        if (!cancelled.aborted) done(err);
-      },
-    );
-    this.config = kubeConfig;
-    void started.then(
-      (inner) => {
-        if (cancelled.aborted) inner.abort();
-        else {
-          cancelled.addEventListener('abort', () => inner.abort(), { once: true });
-          if (!ended) onActivity();
-        }
-      },
-      (error: unknown) => {
-        release();
-        if (!cancelled.aborted) done(error);
-      },
-    );
-    return controller;
+    arm();
+    options.opened();
+    const decoder = new TextDecoder();
+    let pending = '';
+    for await (const chunk of response.body) {
+      arm();
+      pending += decoder.decode(chunk as Uint8Array, { stream: true });
+      let start = 0;
+      for (let end = pending.indexOf('\n'); end >= 0; end = pending.indexOf('\n', start)) {
+        const event = parse(pending.slice(start, end));
+        start = end + 1;
+        if (event !== undefined && !cancel.signal.aborted && !options.event(event)) return;
+      }
+      pending = pending.slice(start);
+    }
+    const last = parse(pending + decoder.decode());
+    if (last !== undefined && !cancel.signal.aborted) options.event(last);
+  } catch (error) {
+    // Aborted by the caller or timed out: say so, not how undici reports the torn-down request.
+    if (cancel.signal.aborted) throw cancel.signal.reason;
+    throw error;
+  } finally {
+    clearTimeout(timer);
+    signal.removeEventListener('abort', onAbort);
+    cancel.abort();
+    await pool?.destroy().catch(() => {});
   }
+}
 
-  /** Destroys every connection pool still open (hanging requests included) and waits for it. */
-  async close(): Promise<void> {
-    for (const pool of this.#pools) this.#destroy(pool);
-    await Promise.all(this.#closing);
-  }
-
-  #destroy(pool: Dispatcher): void {
-    if (!this.#pools.delete(pool)) return;
-    const closing = pool.destroy().catch(() => {});
-    this.#closing.add(closing);
-    void closing.then(() => this.#closing.delete(closing));
+/** One line of the stream as an event; anything else (a blank or garbled line) is skipped. */
+function parse(line: string): WatchEvent | undefined {
+  if (line.trim() === '') return undefined;
+  try {
+    const value = JSON.parse(line) as { type?: unknown; object?: unknown };
+    return typeof value?.type === 'string' ? { type: value.type, object: value.object } : undefined;
+  } catch {
+    return undefined;
   }
 }
