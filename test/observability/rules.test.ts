@@ -143,6 +143,19 @@ describe('Grafana dashboard', () => {
     }
   });
 
+  it('plots every way a request is refused or fails outside admission (monitoring/README.md, Refused requests)', () => {
+    const plotted = exprs().map(({ expr }) => expr);
+    for (const metric of [
+      'admission_chain_bad_requests_total',
+      'admission_chain_unavailable_requests_total',
+      'admission_chain_internal_errors_total',
+    ])
+      expect(
+        plotted.some((expr) => expr.includes(metric)),
+        metric,
+      ).toBe(true);
+  });
+
   it.skipIf(!hasPromtool)(`has queries that are valid PromQL${needs('promtool')}`, async () => {
     // promtool parses PromQL only inside rule files: each query becomes a recording rule, with
     // Grafana's variables replaced by what they expand to.
