@@ -2,7 +2,8 @@
 // server, for what a real API server will not do on demand: a watch that ends cleanly is resumed
 // from the last resourceVersion seen, without a LIST; a resourceVersion the server calls too old
 // (410 Gone, as the watch's answer or as an ERROR event) is relisted, not counted as a failure; a
-// watch that goes silent is given up and resumed; and after close() no request is sent.
+// watch that goes silent is given up and resumed; a line that is not an event fails the generation,
+// which relists; and after close() no request is sent.
 import { CoreV1Api } from '@kubernetes/client-node';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createInformerSet, type InformerSet, type InformerSettings } from '../../src/adapters/cluster/client/informer-set.ts';
@@ -143,6 +144,29 @@ describe('the informer loop', () => {
     expect(api.calls.count('watch configmaps expired')).toBe(1);
     await eventually(() => api.calls.count('watch configmaps') >= 2, 'a watch after the relist');
     expect(events).toEqual(['list configmaps', 'list configmaps']);
+  });
+
+  it('fails the generation on a line that is not a watch event, and relists rather than lose the change', async () => {
+    const { api, informer, events } = await setUp();
+    await eventually(() => api.calls.count('watch configmaps') >= 1, 'the first watch');
+    let garble = 1;
+    api.addRoute({
+      name: 'watch configmaps garbled',
+      method: 'GET',
+      pattern: '/api/v1/configmaps',
+      when: (query) => query.get('watch') === 'true' && garble > 0,
+      handle(_request, respond) {
+        garble -= 1;
+        // Valid JSON, but no event: the change it stood for would be lost if it were skipped.
+        respond.stream().send({ object: { metadata: { name: 'lost', namespace: 'ns' } } });
+      },
+    });
+    api.store.dropWatches();
+    api.store.put(configMapType, { metadata: { name: 'lost', namespace: 'ns' } });
+    await eventually(() => api.calls.count('list configmaps') >= 2, 'the relist');
+    await eventually(() => informer.get('ns', 'lost'), 'the object from the relist');
+    expect(api.calls.count('watch configmaps garbled')).toBe(1);
+    expect(events.slice(0, 3)).toEqual(['list configmaps', 'error configmaps', 'restart configmaps error']);
   });
 
   it('gives up a silent watch after watchTimeoutMs and resumes it where it stopped, without a LIST', async () => {

@@ -45,7 +45,9 @@ export interface InformerOptions<T extends KubeObject> {
   backoff: { initialMs: number; maxMs: number };
   /**
    * A watch that brings no answer, event or data for this long is given up and watched again from
-   * where it stopped (default 30 s). A real API server sends bookmarks well within that.
+   * where it stopped (default 30 s). kube-apiserver's watch cache sends a watch that asked for
+   * bookmarks one about once a minute, so a watch on a quiet collection may be re-opened: one
+   * request from the same resourceVersion, no relist.
    */
   watchTimeoutMs?: number;
   observer?: InformerObserver;

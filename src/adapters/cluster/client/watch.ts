@@ -9,6 +9,13 @@ import { HttpMethod, type KubeConfig, RequestContext } from '@kubernetes/client-
 import { type Dispatcher, request } from 'undici';
 import { raceWithSignal } from '../../../util/signals.ts';
 
+/**
+ * The longest event a watch may send, in characters: well above what etcd stores for one object
+ * (1.5 MiB by default) in JSON, so only a broken stream reaches it, and it cannot grow the heap
+ * without a bound.
+ */
+const maxEventLength = 64 * 1024 * 1024;
+
 /** One watch event as the API server sends it: ADDED, MODIFIED, DELETED, BOOKMARK or ERROR. */
 export interface WatchEvent {
   type: string;
@@ -90,17 +97,22 @@ export async function watchOnce(options: WatchOptions): Promise<void> {
     arm();
     options.opened();
     const decoder = new TextDecoder();
+    // What has arrived after the last newline: an event still coming in.
     let pending = '';
     for await (const chunk of response.body) {
       arm();
+      // Only the new text can hold a newline: each byte is searched once, however many chunks an event spans.
+      const searchFrom = pending.length;
       pending += decoder.decode(chunk as Uint8Array, { stream: true });
       let start = 0;
-      for (let end = pending.indexOf('\n'); end >= 0; end = pending.indexOf('\n', start)) {
+      for (let end = pending.indexOf('\n', searchFrom); end >= 0; end = pending.indexOf('\n', start)) {
         const event = parse(pending.slice(start, end));
         start = end + 1;
         if (event !== undefined && !cancel.signal.aborted && !options.event(event)) return;
       }
       pending = pending.slice(start);
+      if (pending.length > maxEventLength)
+        throw new Error(`a watch event from ${options.path} is longer than ${maxEventLength} characters`);
     }
     const last = parse(pending + decoder.decode());
     if (last !== undefined && !cancel.signal.aborted) options.event(last);
@@ -116,13 +128,19 @@ export async function watchOnce(options: WatchOptions): Promise<void> {
   }
 }
 
-/** One line of the stream as an event; anything else (a blank or garbled line) is skipped. */
+/**
+ * One line of the stream as an event; a blank line is skipped. A line that is not an event ends the
+ * watch with an error, as client-go's stream watcher stops on a decoding error: skipping it would
+ * lose a change for good, while the informer's restart lists again.
+ */
 function parse(line: string): WatchEvent | undefined {
   if (line.trim() === '') return undefined;
+  let value: { type?: unknown; object?: unknown } | null;
   try {
-    const value = JSON.parse(line) as { type?: unknown; object?: unknown };
-    return typeof value?.type === 'string' ? { type: value.type, object: value.object } : undefined;
+    value = JSON.parse(line) as { type?: unknown; object?: unknown } | null;
   } catch {
-    return undefined;
+    throw new Error('a watch event that is not JSON');
   }
+  if (typeof value?.type !== 'string') throw new Error('a watch event without a type');
+  return { type: value.type, object: value.object };
 }
