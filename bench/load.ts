@@ -20,7 +20,14 @@ export interface LoadResult {
   requests: number;
 }
 
-export async function runLoad(options: LoadOptions): Promise<LoadResult> {
+/** A saturating run's figures, and every 2xx response time (ms), ascending, for pooling runs. */
+export interface SaturatingLoadResult extends LoadResult {
+  latencies: readonly number[];
+  /** How long the run took (autocannon ends a run on its next whole-second sample). */
+  seconds: number;
+}
+
+export async function runLoad(options: LoadOptions): Promise<SaturatingLoadResult> {
   const headers = { 'content-type': 'application/json' };
   const { body } = options;
   // autocannon's own histogram keeps whole milliseconds; loopback latencies are sub-millisecond,
@@ -49,6 +56,8 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
     p99Ms: percentile(latencies, 0.99),
     failures: result.non2xx + result.errors + result.timeouts,
     requests: result.requests.total,
+    latencies,
+    seconds: result.duration,
   };
 }
 

@@ -20,7 +20,7 @@ import { generateCertificates } from '../src/tls/generate.ts';
 import { benchUsers, deploymentOwnerUpdate, largePodCreate, podCreate } from './bodies.ts';
 import { runHostileScenario } from './hostile.ts';
 import { ratioInterval } from './interval.ts';
-import { type LoadResult, runLoad } from './load.ts';
+import { type LoadResult, percentile, runLoad, type SaturatingLoadResult } from './load.ts';
 import { chartMemoryLimitMiB, createMemoryCgroup, type MemoryCgroup } from './memory-cgroup.ts';
 import { PacedLoad } from './paced.ts';
 import { runPeersScenario } from './peers/scenario.ts';
@@ -177,6 +177,8 @@ interface Measured {
 /** A saturating run, and the server's CPU time per request it answered in it. */
 interface Saturated extends LoadResult {
   cpuMicrosPerRequest: number;
+  /** CPU per request in each round of saturatingRounds, in round order. */
+  roundCpuMicros?: readonly number[];
 }
 
 /**
@@ -189,6 +191,57 @@ async function measure(running: Running, path: string, body: string): Promise<Sa
   const cpuBefore = running.process.cpuMs();
   const result = await runLoad({ url, body, connections, durationSeconds });
   return { ...result, cpuMicrosPerRequest: ((running.process.cpuMs() - cpuBefore) * 1000) / result.requests };
+}
+
+/**
+ * Saturating runs that take turns: after a warm-up each, the sides run at full load one at a time
+ * in rounds of whole seconds (autocannon ends a run on a whole second), every side in every place
+ * of the turn equally often (every order of the sides, once), about durationSeconds a side in all. A shared machine's speed drifts over seconds, and a stretch of load
+ * that fell on one side's single run moved a row's ratios by a third; in short alternating rounds it
+ * falls on all of them. Throughput is the requests over the time, latencies are pooled over the
+ * rounds, and CPU per request is the server's CPU over its requests in all rounds; each round's CPU
+ * per request is kept, for the ratio's range over the rounds.
+ */
+async function saturatingRounds<S extends string>(running: Record<S, Running>, path: string, body: string): Promise<Record<S, Saturated>> {
+  const sides = Object.keys(running) as S[];
+  const url = (side: S) => `${running[side].base}${path}`;
+  for (const side of sides) await runLoad({ url: url(side), body, connections, durationSeconds: Math.min(3, durationSeconds) });
+  const turns = permutations(sides);
+  const roundSeconds = Math.max(1, Math.round(durationSeconds / turns.length));
+  const runs = Object.fromEntries(sides.map((side) => [side, [] as Array<{ result: SaturatingLoadResult; cpuMs: number }>])) as Record<
+    S,
+    Array<{ result: SaturatingLoadResult; cpuMs: number }>
+  >;
+  for (const turn of turns) {
+    for (const side of turn) {
+      const cpuBefore = running[side].process.cpuMs();
+      const result = await runLoad({ url: url(side), body, connections, durationSeconds: roundSeconds });
+      runs[side].push({ result, cpuMs: running[side].process.cpuMs() - cpuBefore });
+    }
+  }
+  const pooled = (side: S): Saturated => {
+    const requests = runs[side].reduce((sum, run) => sum + run.result.requests, 0);
+    const cpuMs = runs[side].reduce((sum, run) => sum + run.cpuMs, 0);
+    const latencies = runs[side].flatMap((run) => run.result.latencies).sort((a, b) => a - b);
+    return {
+      requestsPerSecond: requests / runs[side].reduce((sum, run) => sum + run.result.seconds, 0),
+      p50Ms: percentile(latencies, 0.5),
+      p99Ms: percentile(latencies, 0.99),
+      failures: runs[side].reduce((sum, run) => sum + run.result.failures, 0),
+      requests,
+      cpuMicrosPerRequest: (cpuMs * 1000) / requests,
+      roundCpuMicros: runs[side].map((run) => (run.cpuMs * 1000) / run.result.requests),
+    };
+  };
+  return Object.fromEntries(sides.map((side) => [side, pooled(side)])) as Record<S, Saturated>;
+}
+
+/** The lowest and highest of the rounds' CPU-per-request ratios, ours over the baseline's. */
+function roundRatioRange(baseline: Saturated, ours: Saturated): [number, number] | undefined {
+  const [b, o] = [baseline.roundCpuMicros, ours.roundCpuMicros];
+  if (b === undefined || o === undefined || b.length !== o.length) return undefined;
+  const ratios = o.map((micros, i) => micros / b[i]!);
+  return [Math.min(...ratios), Math.max(...ratios)];
 }
 
 /** One side's fixed-rate figures, and its latencies slice by slice (for the ratio's interval). */
@@ -266,23 +319,21 @@ async function sideBySide(
   let extraRows: Row[] = [];
   const running: Partial<Record<Side, Running>> = {};
   try {
-    // One side at a time at full load; the other is started only once the first is done with it.
-    const saturated: Partial<Record<Side, Saturated>> = {};
     for (const side of ['baseline', 'ours'] as const) {
       const started = await start(side, body, path, options.kubeconfig);
       running[side] = started;
       if (side === 'ours' && options.extra !== undefined) extraRows = await options.extra(started);
-      saturated[side] = await measure(started, path, body);
     }
-    // For reference, the baseline without express, alone on the core for its saturating run.
+    // For reference, the baseline without express takes the same saturating turns.
     const plainRunning = await startBaseline(true);
-    let plain: Saturated;
+    let saturated: Record<Side | 'plain', Saturated>;
     try {
       await waitForWebhook(`${plainRunning.base}${path}`, body, certs.caCert);
-      plain = await measure(plainRunning, path, body);
+      saturated = await saturatingRounds({ baseline: running.baseline!, ours: running.ours!, plain: plainRunning }, path, body);
     } finally {
       await plainRunning.process.stop();
     }
+    const plain = saturated.plain;
     const both = running as Record<Side, Running>;
     // Steady state first: the cold-cache burst comes last, because what it leaves behind (a heap
     // grown to hundreds of MiB, a full answer cache) is not the steady state and is reported apart.
@@ -311,7 +362,7 @@ async function sideBySide(
     for (const side of ['baseline', 'ours'] as const) {
       const coldRun = cold[side];
       results[side] = {
-        throughput: saturated[side]!,
+        throughput: saturated[side],
         ...(side === 'baseline' && { plain }),
         ...(coldRun && { cold: coldRun, warmPeakRssMiB: warmPeak[side] }),
         ...(fixed && { fixed: fixed[side] }),
@@ -326,10 +377,11 @@ async function sideBySide(
   const rows: Row[] = [
     { measure: 'throughput (req/s)', baseline: b.throughput.requestsPerSecond, ours: o.throughput.requestsPerSecond, digits: 0 },
     {
-      measure: "CPU per request at saturation (µs: the server's user and system time over the requests it answered)",
+      measure: `CPU per request at saturation (µs: the server's user and system time over the requests it answered; ratio's range over the ${permutations(['baseline', 'ours', 'plain']).length} rounds)`,
       baseline: b.throughput.cpuMicrosPerRequest,
       ours: o.throughput.cpuMicrosPerRequest,
       digits: 0,
+      ...rangeOf(b.throughput, o.throughput),
     },
     { measure: 'p50 latency (ms)', baseline: b.throughput.p50Ms, ours: o.throughput.p50Ms, digits: 2 },
     { measure: 'p99 latency (ms)', baseline: b.throughput.p99Ms, ours: o.throughput.p99Ms, digits: 2 },
@@ -378,6 +430,7 @@ async function sideBySide(
         baseline: b.plain.cpuMicrosPerRequest,
         ours: o.throughput.cpuMicrosPerRequest,
         digits: 0,
+        ...rangeOf(b.plain, o.throughput),
       },
     );
   }
@@ -407,6 +460,11 @@ function controlSummary(baseline: Fixed, control: Fixed, ours: Fixed): string {
   const [low, high] = p99Interval(baseline, control);
   const [oursLow, oursHigh] = p99Interval(control, ours);
   return `Control (BENCH_CONTROL=1): a second baseline process took the same fixed-rate turns: p50 ${control.p50Ms.toFixed(2)} ms, p99 ${control.p99Ms.toFixed(2)} ms, p99 ratio to the baseline ${(control.p99Ms / baseline.p99Ms).toFixed(2)} (${low.toFixed(2)}–${high.toFixed(2)})${control.failures > 0 ? `, ${control.failures} failed requests` : ''}. Two identical servers differ this much by this method in this run. Our p99 against the control's: ${(ours.p99Ms / control.p99Ms).toFixed(2)} (${oursLow.toFixed(2)}–${oursHigh.toFixed(2)}).`;
+}
+
+function rangeOf(baseline: Saturated, ours: Saturated): { interval?: [number, number] } {
+  const range = roundRatioRange(baseline, ours);
+  return range === undefined ? {} : { interval: range };
 }
 
 function sumFailures(m: Measured): number {
