@@ -198,7 +198,9 @@ async function measure(running: Running, path: string, body: string): Promise<Sa
  * in rounds of whole seconds (autocannon ends a run on a whole second), every side in every place
  * of the turn equally often (every order of the sides, once), about durationSeconds a side in all. A shared machine's speed drifts over seconds, and a stretch of load
  * that fell on one side's single run moved a row's ratios by a third; in short alternating rounds it
- * falls on all of them. Throughput is the requests over the time, latencies are pooled over the
+ * falls on all of them. Each counted round follows a second uncounted on the same side: while a
+ * server sits out the others' rounds, V8's memory reducer shrinks its young generation, and a round
+ * counted straight after the idle gap measured that regrowth, which steady traffic never pays. Throughput is the requests over the time, latencies are pooled over the
  * rounds, and CPU per request is the server's CPU over its requests in all rounds; each round's CPU
  * per request is kept, for the ratio's range over the rounds.
  */
@@ -214,6 +216,7 @@ async function saturatingRounds<S extends string>(running: Record<S, Running>, p
   >;
   for (const turn of turns) {
     for (const side of turn) {
+      await runLoad({ url: url(side), body, connections, durationSeconds: 1 });
       const cpuBefore = running[side].process.cpuMs();
       const result = await runLoad({ url: url(side), body, connections, durationSeconds: roundSeconds });
       runs[side].push({ result, cpuMs: running[side].process.cpuMs() - cpuBefore });
