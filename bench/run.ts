@@ -196,13 +196,14 @@ async function measure(running: Running, path: string, body: string): Promise<Sa
 /**
  * Saturating runs that take turns: after a warm-up each, the sides run at full load one at a time
  * in rounds of whole seconds (autocannon ends a run on a whole second), every side in every place
- * of the turn equally often (every order of the sides, once), about durationSeconds a side in all. A shared machine's speed drifts over seconds, and a stretch of load
- * that fell on one side's single run moved a row's ratios by a third; in short alternating rounds it
- * falls on all of them. Each counted round follows a second uncounted on the same side: while a
- * server sits out the others' rounds, V8's memory reducer shrinks its young generation, and a round
- * counted straight after the idle gap measured that regrowth, which steady traffic never pays. Throughput is the requests over the time, latencies are pooled over the
- * rounds, and CPU per request is the server's CPU over its requests in all rounds; each round's CPU
- * per request is kept, for the ratio's range over the rounds.
+ * of the turn equally often (every order of the sides, once), about durationSeconds a side in all.
+ * A shared machine's speed drifts over seconds; in short alternating rounds a stretch of load falls
+ * on every side rather than on one side's single run. Each counted round follows a second uncounted
+ * on the same side: while a server sits out the others' rounds, V8's memory reducer shrinks its
+ * young generation, and a round counted straight after the idle gap would measure that regrowth,
+ * which steady traffic never pays. Throughput is the requests over the time, latencies are pooled
+ * over the rounds, and CPU per request is the server's CPU over its requests in all rounds; each
+ * round's CPU per request is kept, for the ratio's range over the rounds.
  */
 async function saturatingRounds<S extends string>(running: Record<S, Running>, path: string, body: string): Promise<Record<S, Saturated>> {
   const sides = Object.keys(running) as S[];
@@ -239,12 +240,12 @@ async function saturatingRounds<S extends string>(running: Record<S, Running>, p
   return Object.fromEntries(sides.map((side) => [side, pooled(side)])) as Record<S, Saturated>;
 }
 
-/** The lowest and highest of the rounds' CPU-per-request ratios, ours over the baseline's. */
-function roundRatioRange(baseline: Saturated, ours: Saturated): [number, number] | undefined {
+/** The lowest and highest of the rounds' CPU-per-request ratios, ours over the baseline's, as a Row's interval. */
+function roundRange(baseline: Saturated, ours: Saturated): { interval?: [number, number] } {
   const [b, o] = [baseline.roundCpuMicros, ours.roundCpuMicros];
-  if (b === undefined || o === undefined || b.length !== o.length) return undefined;
+  if (b === undefined || o === undefined || b.length !== o.length) return {};
   const ratios = o.map((micros, i) => micros / b[i]!);
-  return [Math.min(...ratios), Math.max(...ratios)];
+  return { interval: [Math.min(...ratios), Math.max(...ratios)] };
 }
 
 /** One side's fixed-rate figures, and its latencies slice by slice (for the ratio's interval). */
@@ -380,11 +381,11 @@ async function sideBySide(
   const rows: Row[] = [
     { measure: 'throughput (req/s)', baseline: b.throughput.requestsPerSecond, ours: o.throughput.requestsPerSecond, digits: 0 },
     {
-      measure: `CPU per request at saturation (µs: the server's user and system time over the requests it answered; ratio's range over the ${permutations(['baseline', 'ours', 'plain']).length} rounds)`,
+      measure: `CPU per request at saturation (µs: the server's user and system time over the requests it answered; ratio's range over the ${o.throughput.roundCpuMicros?.length ?? 0} rounds)`,
       baseline: b.throughput.cpuMicrosPerRequest,
       ours: o.throughput.cpuMicrosPerRequest,
       digits: 0,
-      ...rangeOf(b.throughput, o.throughput),
+      ...roundRange(b.throughput, o.throughput),
     },
     { measure: 'p50 latency (ms)', baseline: b.throughput.p50Ms, ours: o.throughput.p50Ms, digits: 2 },
     { measure: 'p99 latency (ms)', baseline: b.throughput.p99Ms, ours: o.throughput.p99Ms, digits: 2 },
@@ -433,7 +434,7 @@ async function sideBySide(
         baseline: b.plain.cpuMicrosPerRequest,
         ours: o.throughput.cpuMicrosPerRequest,
         digits: 0,
-        ...rangeOf(b.plain, o.throughput),
+        ...roundRange(b.plain, o.throughput),
       },
     );
   }
@@ -463,11 +464,6 @@ function controlSummary(baseline: Fixed, control: Fixed, ours: Fixed): string {
   const [low, high] = p99Interval(baseline, control);
   const [oursLow, oursHigh] = p99Interval(control, ours);
   return `Control (BENCH_CONTROL=1): a second baseline process took the same fixed-rate turns: p50 ${control.p50Ms.toFixed(2)} ms, p99 ${control.p99Ms.toFixed(2)} ms, p99 ratio to the baseline ${(control.p99Ms / baseline.p99Ms).toFixed(2)} (${low.toFixed(2)}–${high.toFixed(2)})${control.failures > 0 ? `, ${control.failures} failed requests` : ''}. Two identical servers differ this much by this method in this run. Our p99 against the control's: ${(ours.p99Ms / control.p99Ms).toFixed(2)} (${oursLow.toFixed(2)}–${oursHigh.toFixed(2)}).`;
-}
-
-function rangeOf(baseline: Saturated, ours: Saturated): { interval?: [number, number] } {
-  const range = roundRatioRange(baseline, ours);
-  return range === undefined ? {} : { interval: range };
 }
 
 function sumFailures(m: Measured): number {
