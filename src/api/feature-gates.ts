@@ -5,6 +5,8 @@
 export const Feature = {
   /** StorageObjectInUseProtection protects VolumeAttributesClasses only with this gate on. */
   VolumeAttributesClass: 'VolumeAttributesClass',
+  /** PodTopologyLabels copies a node's topology labels only with this gate on. */
+  PodTopologyLabelsAdmission: 'PodTopologyLabelsAdmission',
 } as const;
 export type Feature = (typeof Feature)[keyof typeof Feature];
 
@@ -40,6 +42,8 @@ const stage = (minor: number, enabled: boolean, locked = false): Stage => ({ sin
 const stages: Record<Feature, readonly Stage[]> = {
   // Alpha in 1.29, beta (still off) in 1.31, GA and on in 1.34, locked on in 1.36.
   VolumeAttributesClass: [stage(29, false), stage(31, false), stage(34, true), stage(36, true, true)],
+  // Alpha in 1.33, beta and on in 1.35.
+  PodTopologyLabelsAdmission: [stage(33, false), stage(35, true)],
 };
 
 export interface FeatureDefault {

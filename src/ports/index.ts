@@ -28,7 +28,7 @@ export type { AuthorizationAttributes, AuthorizationResult, Authorizer, Decision
 export type { Clock, Random } from './clock.ts';
 export type { FeatureGateOverrides, FeatureGates } from './feature-gates.ts';
 export type { Logger } from './logger.ts';
-export type { Lookups, Namespace, ResourceLookup } from './lookups.ts';
+export type { Lookups, Namespace, Node, ResourceLookup } from './lookups.ts';
 export type { PluginConfiguration, PluginConfigurations } from './plugin-configuration.ts';
 export type { EventRateLimitRecorder, PluginRecorders } from './recorders.ts';
 export type { RestMapper, RestMapping, RestScope } from './rest-mapper.ts';

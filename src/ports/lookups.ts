@@ -1,5 +1,5 @@
-// Reads of cluster objects plugins need (service accounts, secrets, runtime classes, namespaces):
-// a cache first, then a live read only where upstream does one.
+// Reads of cluster objects plugins need (service accounts, secrets, runtime classes, namespaces,
+// nodes): a cache first, then a live read only where upstream does one.
 import type { KubeObject } from '../api/types.ts';
 
 export interface ResourceLookup<T extends KubeObject> {
@@ -7,6 +7,12 @@ export interface ResourceLookup<T extends KubeObject> {
   cached(namespace: string, name: string): T | undefined;
   /** A live read from the API server: undefined on NotFound; throws on any other error. */
   live(namespace: string, name: string, signal?: AbortSignal): Promise<T | undefined>;
+  /**
+   * Whether the cache has completed its first LIST, waiting up to waitMs for it (upstream
+   * admission.Handler.WaitForReady); false also when the signal aborts first. Absent where the
+   * cache is complete from the start (the local cluster state).
+   */
+  synced?(waitMs: number, signal: AbortSignal): Promise<boolean>;
 }
 
 export interface ServiceAccount extends KubeObject {
@@ -32,6 +38,9 @@ export interface RuntimeClass extends KubeObject {
 /** A Namespace as the plugins read it: its name and annotations (node selector, tolerations). */
 export type Namespace = KubeObject;
 
+/** A Node as the plugins read it: its name and labels (the topology labels PodTopologyLabels copies). */
+export type Node = KubeObject;
+
 export interface Lookups {
   serviceAccounts: ResourceLookup<ServiceAccount>;
   secrets: ResourceLookup<SecretReference>;
@@ -39,4 +48,6 @@ export interface Lookups {
   runtimeClasses: ResourceLookup<RuntimeClass>;
   /** Namespaces are cluster-scoped: the namespace argument is "". */
   namespaces: ResourceLookup<Namespace>;
+  /** Nodes are cluster-scoped: the namespace argument is "". */
+  nodes: ResourceLookup<Node>;
 }

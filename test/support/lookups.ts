@@ -19,6 +19,8 @@ export interface LookupOptions<T extends KubeObject> {
   liveError?: unknown;
   /** The live answers attempt by attempt (the last repeats); the server's objects when empty. */
   liveScript?: ReadonlyArray<LiveAnswer<T>>;
+  /** The cache's readiness as the cluster backend reports it; absent: complete from the start, as local state. */
+  synced?: (waitMs: number, signal: AbortSignal) => Promise<boolean>;
 }
 
 export function recordingLookup<T extends KubeObject>(cache: readonly T[], options: LookupOptions<T> = {}): RecordingLookup<T> {
@@ -28,6 +30,7 @@ export function recordingLookup<T extends KubeObject>(cache: readonly T[], optio
   const calls = { cached: [] as string[], live: [] as string[] };
   return {
     calls,
+    ...(options.synced === undefined ? {} : { synced: options.synced }),
     cached(namespace, name) {
       calls.cached.push(`${namespace}/${name}`);
       return copy(cached.get(`${namespace}/${name}`));
@@ -58,6 +61,7 @@ export function lookupsOf(given: Partial<Lookups>): Lookups {
     secrets: given.secrets ?? refuse('secret'),
     runtimeClasses: given.runtimeClasses ?? refuse('runtime class'),
     namespaces: given.namespaces ?? refuse('namespace'),
+    nodes: given.nodes ?? refuse('node'),
   };
 }
 
