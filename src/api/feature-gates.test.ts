@@ -21,6 +21,16 @@ describe('feature gate defaults per Kubernetes version (upstream kube_features.g
     expect(featureGatesAt(version).enabled(Feature.VolumeAttributesClass)).toBe(enabled);
   });
 
+  it.each([
+    { version: v(32), enabled: false }, // no such gate yet
+    { version: v(33), enabled: false }, // alpha
+    { version: v(34), enabled: false },
+    { version: v(35), enabled: true }, // beta, on
+    { version: v(37), enabled: true },
+  ])('PodTopologyLabelsAdmission at $version.major.$version.minor: enabled $enabled, never locked', ({ version, enabled }) => {
+    expect(featureDefault(Feature.PodTopologyLabelsAdmission, version)).toEqual({ enabled, locked: false });
+  });
+
   it('lets an override win over the default, either way', () => {
     expect(featureGatesAt(v(33), { VolumeAttributesClass: true }).enabled(Feature.VolumeAttributesClass)).toBe(true);
     expect(featureGatesAt(v(35), { VolumeAttributesClass: false }).enabled(Feature.VolumeAttributesClass)).toBe(false);
@@ -28,8 +38,11 @@ describe('feature gate defaults per Kubernetes version (upstream kube_features.g
 
   it('knows when the overrides alone answer, so the version need not be read', () => {
     expect(featureGatesFromOverrides({})).toBeUndefined();
-    expect(featureGatesFromOverrides({ VolumeAttributesClass: false })?.enabled(Feature.VolumeAttributesClass)).toBe(false);
-    expect(featureGatesFromOverrides({ VolumeAttributesClass: true })?.enabled(Feature.VolumeAttributesClass)).toBe(true);
+    expect(featureGatesFromOverrides({ VolumeAttributesClass: true })).toBeUndefined();
+    const both = { VolumeAttributesClass: false, PodTopologyLabelsAdmission: true };
+    expect(featureGatesFromOverrides(both)?.enabled(Feature.VolumeAttributesClass)).toBe(false);
+    expect(featureGatesFromOverrides(both)?.enabled(Feature.PodTopologyLabelsAdmission)).toBe(true);
+    expect(featureGatesFromOverrides({ ...both, VolumeAttributesClass: true })?.enabled(Feature.VolumeAttributesClass)).toBe(true);
   });
 });
 

@@ -20,6 +20,7 @@ export function instrumentLookups(lookups: Lookups, recorder: LookupRecorder, op
     secrets: instrumentLookup(lookups.secrets, 'secrets', recorder, options),
     runtimeClasses: instrumentLookup(lookups.runtimeClasses, 'runtimeclasses', recorder, options),
     namespaces: instrumentLookup(lookups.namespaces, 'namespaces', recorder, options),
+    nodes: instrumentLookup(lookups.nodes, 'nodes', recorder, options),
   };
 }
 
@@ -42,6 +43,8 @@ function instrumentLookup<T extends KubeObject>(
   };
 
   return {
+    // Waiting for the cache is not a read: passed on as it is, uncounted.
+    ...(inner.synced === undefined ? {} : { synced: inner.synced.bind(inner) }),
     cached(namespace, name) {
       const found = inner.cached(namespace, name);
       recorder.cacheRead({ resource, found: found !== undefined });

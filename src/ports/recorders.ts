@@ -25,7 +25,7 @@ export interface DiscoveryRecorder {
 }
 
 /** The lookups a plugin may make (the keys of the Lookups port), as plural resource names. */
-export type LookupResource = 'serviceaccounts' | 'secrets' | 'runtimeclasses' | 'namespaces';
+export type LookupResource = 'serviceaccounts' | 'secrets' | 'runtimeclasses' | 'namespaces' | 'nodes';
 
 /** Reads through the Lookups port, as its decorator (src/observability/instrument-lookups.ts) sees them. */
 export interface LookupRecorder {

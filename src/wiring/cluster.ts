@@ -39,6 +39,7 @@ const lookupResources: Record<keyof Lookups, LookupResource> = {
   secrets: 'secrets',
   runtimeClasses: 'runtimeclasses',
   namespaces: 'namespaces',
+  nodes: 'nodes',
 };
 
 export function createClusterBackend(

@@ -148,7 +148,10 @@ describe('serve: StorageObjectInUseProtection on the cluster backend', () => {
   it('with --feature-gates naming every gate, never reads /version', async () => {
     const stand = await standIn();
     serveVersion(stand, 'v1.33.5');
-    served = await serveAgainst(stand, { plugins: ['StorageObjectInUseProtection'], featureGates: ['VolumeAttributesClass=true'] });
+    served = await serveAgainst(stand, {
+      plugins: ['StorageObjectInUseProtection'],
+      featureGates: ['VolumeAttributesClass=true', 'PodTopologyLabelsAdmission=false'],
+    });
     await served.ready(5000);
     expect(await mutatePatch(served)).toEqual([{ op: 'add', path: '/metadata/finalizers', value: ['kubernetes.io/vac-protection'] }]);
     expect(stand.calls.count(versionRoute)).toBe(0);

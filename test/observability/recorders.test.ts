@@ -201,6 +201,34 @@ handler: runsc
     ).toBe(1);
   });
 
+  it("counts node cache reads, and passes a cache's readiness wait on uncounted", async () => {
+    const metrics = createMetrics({ defaultMetrics: false });
+    const nodeState = parseClusterState(
+      'apiVersion: v1\nkind: Node\nmetadata: { name: n1, labels: { topology.kubernetes.io/zone: z1 } }\n',
+    );
+    const local = createLocalLookups(nodeState);
+    const waits: number[] = [];
+    const syncing = {
+      ...local,
+      nodes: {
+        ...local.nodes,
+        synced: async (waitMs: number) => {
+          waits.push(waitMs);
+          return true;
+        },
+      },
+    };
+    const lookups = instrumentLookups(syncing, metrics.recorders.lookups);
+    expect(lookups.nodes.cached('', 'n1')?.metadata?.labels).toEqual({ 'topology.kubernetes.io/zone': 'z1' });
+    expect(lookups.nodes.cached('', 'n2')).toBeUndefined();
+    expect(await lookups.nodes.synced?.(10_000, new AbortController().signal)).toBe(true);
+    expect(waits).toEqual([10_000]);
+    expect(instrumentLookups(local, metrics.recorders.lookups).nodes.synced).toBeUndefined();
+    const { registry } = metrics;
+    expect(await sampleValue(registry, 'admission_chain_lookups_total', { resource: 'nodes', source: 'cache', result: 'hit' })).toBe(1);
+    expect(await sampleValue(registry, 'admission_chain_lookups_total', { resource: 'nodes', source: 'cache', result: 'miss' })).toBe(1);
+  });
+
   it('counts a failing live read as an error and rethrows it', async () => {
     const metrics = createMetrics({ defaultMetrics: false });
     const local = createLocalLookups(state);

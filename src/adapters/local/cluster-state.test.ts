@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ClusterStateError, parseClusterState } from './cluster-state.ts';
+import { createLocalLookups } from './lookups.ts';
 
 describe('parseClusterState', () => {
   it('reads multi-document YAML into collections', () => {
@@ -43,6 +44,17 @@ resources: [{name: pods, namespaced: true, kind: Pod}]
       'apiVersion: v1\nkind: Secret\nmetadata: {name: s, namespace: n}\ntype: Opaque\ndata: {password: aHVudGVyMg==}\nstringData: {x: y}\n',
     );
     expect(state.secrets).toEqual([{ apiVersion: 'v1', kind: 'Secret', metadata: { name: 's', namespace: 'n' }, type: 'Opaque' }]);
+  });
+
+  it('reads Nodes, which the lookups find by name alone', () => {
+    const state = parseClusterState(
+      'apiVersion: v1\nkind: Node\nmetadata: {name: n1, namespace: stray, labels: {topology.kubernetes.io/zone: z1}}\nstatus: {capacity: {cpu: "4"}}\n',
+    );
+    expect(state.nodes.map((n) => n.metadata?.labels)).toEqual([{ 'topology.kubernetes.io/zone': 'z1' }]);
+    const nodes = createLocalLookups(state).nodes;
+    expect(nodes.cached('', 'n1')?.metadata?.labels).toEqual({ 'topology.kubernetes.io/zone': 'z1' });
+    expect(nodes.cached('', 'n2')).toBeUndefined();
+    expect(nodes.synced).toBeUndefined();
   });
 
   it('accepts an empty file', () => {
@@ -98,6 +110,10 @@ describe('parseClusterState: shapes that answer authorization questions', () => 
       'automountServiceAccountToken must be true or false',
     ],
     ['apiVersion: node.k8s.io/v1\nkind: RuntimeClass\nmetadata: {name: rc}\n', 'handler must be a non-empty string'],
+    [
+      'apiVersion: v1\nkind: Node\nmetadata: {name: n, labels: {zone: [a]}}\n',
+      'document 1 (Node "n"): metadata.labels must be a map of strings',
+    ],
   ])('rejects %j', (text, message) => {
     expect(() => parseClusterState(text, 'state.yaml')).toThrow(message);
   });

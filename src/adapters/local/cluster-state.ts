@@ -4,7 +4,7 @@ import { readFile } from 'node:fs/promises';
 import { parseAllDocuments } from 'yaml';
 import type { ClusterRole, ClusterRoleBinding, Role, RoleBinding } from '../../api/rbac.ts';
 import type { KubeObject } from '../../api/types.ts';
-import type { RuntimeClass, SecretReference, ServiceAccount } from '../../ports/lookups.ts';
+import type { Node, RuntimeClass, SecretReference, ServiceAccount } from '../../ports/lookups.ts';
 
 export interface APIResource {
   name: string;
@@ -41,6 +41,8 @@ export interface ClusterState {
   secrets: SecretReference[];
   namespaces: KubeObject[];
   runtimeClasses: RuntimeClass[];
+  /** Nodes, for their labels (PodTopologyLabels). */
+  nodes: Node[];
   customResourceDefinitions: CustomResourceDefinition[];
   apiResourceLists: APIResourceList[];
 }
@@ -62,6 +64,7 @@ export function emptyClusterState(): ClusterState {
     secrets: [],
     namespaces: [],
     runtimeClasses: [],
+    nodes: [],
     customResourceDefinitions: [],
     apiResourceLists: [],
   };
@@ -76,6 +79,7 @@ const accepted: Record<string, { apiVersions: string[]; collection: keyof Cluste
   Secret: { apiVersions: ['v1'], collection: 'secrets' },
   Namespace: { apiVersions: ['v1'], collection: 'namespaces' },
   RuntimeClass: { apiVersions: ['node.k8s.io/v1'], collection: 'runtimeClasses' },
+  Node: { apiVersions: ['v1'], collection: 'nodes' },
   CustomResourceDefinition: { apiVersions: ['apiextensions.k8s.io/v1'], collection: 'customResourceDefinitions' },
   APIResourceList: { apiVersions: ['v1'], collection: 'apiResourceLists' },
 };
@@ -233,6 +237,11 @@ function checkShape(kind: string, obj: Record<string, unknown>, label: string): 
         objectList(scheduling.tolerations, 'scheduling.tolerations');
       }
       if (obj.overhead !== undefined && !isObject(obj.overhead)) fail('overhead', 'an object');
+      return;
+    }
+    case 'Node': {
+      if (obj.metadata !== undefined && !isObject(obj.metadata)) fail('metadata', 'an object');
+      stringMap((obj.metadata as Record<string, unknown> | undefined)?.labels, 'metadata.labels');
       return;
     }
     default:

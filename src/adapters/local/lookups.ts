@@ -11,6 +11,7 @@ export function createLocalLookups(state: ClusterState): Lookups {
     runtimeClasses: indexLookup(state.runtimeClasses),
     // Namespaces are cluster-scoped: indexed by name alone, whatever metadata.namespace says.
     namespaces: indexLookup(state.namespaces.map((namespace) => ({ ...namespace, metadata: { ...namespace.metadata, namespace: '' } }))),
+    nodes: indexLookup(state.nodes.map((node) => ({ ...node, metadata: { ...node.metadata, namespace: '' } }))),
   };
 }
 

@@ -1,9 +1,9 @@
 // Projections keep only what admission reads, from typed client-node models (LIST, GET) and raw
 // watch JSON alike; a Secret never keeps its data, stringData or kubectl's applied copy.
 
-import { V1ObjectMeta, V1Secret, V1ServiceAccount } from '@kubernetes/client-node';
+import { V1Node, V1ObjectMeta, V1Secret, V1ServiceAccount } from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
-import { projectRuntimeClass, projectSecret, projectServiceAccount } from './lookup-objects.ts';
+import { projectNode, projectRuntimeClass, projectSecret, projectServiceAccount } from './lookup-objects.ts';
 
 function typedMeta(fields: Partial<V1ObjectMeta>): V1ObjectMeta {
   const meta = new V1ObjectMeta();
@@ -65,6 +65,27 @@ describe('lookup object projections', () => {
       imagePullSecrets: [{ name: 'registry' }],
     });
     expect(Object.keys(projected.secrets![0]!)).toEqual(['name']);
+  });
+
+  it('a Node keeps name, resourceVersion and labels only, from a typed model and from raw watch JSON', () => {
+    const typed = new V1Node();
+    typed.metadata = typedMeta({
+      name: 'n1',
+      uid: 'u-2',
+      resourceVersion: '9',
+      labels: { 'topology.kubernetes.io/zone': 'z1', 'kubernetes.io/hostname': 'n1' },
+      annotations: { 'node.alpha.kubernetes.io/ttl': '0' },
+    });
+    typed.spec = { podCIDR: '10.0.0.0/24' };
+    typed.status = { capacity: { cpu: '4' }, images: [{ names: ['nginx'], sizeBytes: 1 }] };
+    const expected = {
+      apiVersion: 'v1',
+      kind: 'Node',
+      metadata: { name: 'n1', resourceVersion: '9', labels: { 'topology.kubernetes.io/zone': 'z1', 'kubernetes.io/hostname': 'n1' } },
+    };
+    expect(projectNode(typed)).toEqual(expected);
+    expect(projectNode(JSON.parse(JSON.stringify(typed)))).toEqual(expected);
+    expect(projectNode({ metadata: { name: 'bare' } })).toEqual({ apiVersion: 'v1', kind: 'Node', metadata: { name: 'bare' } });
   });
 
   it('a RuntimeClass keeps handler, overhead and scheduling from raw watch JSON', () => {

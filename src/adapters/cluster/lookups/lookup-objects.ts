@@ -4,7 +4,7 @@
 // resourceVersion, annotations and type — `data` and `stringData` are never copied, and neither
 // is kubectl's last-applied-configuration annotation, which carries the whole applied Secret.
 import type { ObjectMeta } from '../../../api/types.ts';
-import type { Namespace, RuntimeClass, SecretReference, ServiceAccount } from '../../../ports/lookups.ts';
+import type { Namespace, Node, RuntimeClass, SecretReference, ServiceAccount } from '../../../ports/lookups.ts';
 
 const lastAppliedAnnotation = 'kubectl.kubernetes.io/last-applied-configuration';
 
@@ -48,6 +48,26 @@ export function projectRuntimeClass(object: unknown): RuntimeClass {
 export function projectNamespace(object: unknown): Namespace {
   const source = object as Loose;
   return withoutUndefined({ apiVersion: 'v1', kind: 'Namespace', metadata: projectMetadata(source?.metadata) }) as Namespace;
+}
+
+/**
+ * Nodes: name, resourceVersion (the informer skips a watched object it already holds at that
+ * version) and labels only. A Node's status (conditions, images, addresses) is most of its size and
+ * changes with every heartbeat; none of it is read.
+ */
+export function projectNode(object: unknown): Node {
+  const metadata = (object as Loose)?.metadata as Loose;
+  let labels: Record<string, string> | undefined;
+  const given = metadata?.labels as Record<string, unknown> | undefined;
+  if (given !== undefined && given !== null) {
+    labels = {};
+    for (const [name, text] of Object.entries(given)) if (typeof text === 'string') labels[name] = text;
+  }
+  return {
+    apiVersion: 'v1',
+    kind: 'Node',
+    metadata: withoutUndefined({ name: metadata?.name, resourceVersion: metadata?.resourceVersion, labels }) as ObjectMeta,
+  };
 }
 
 function projectMetadata(value: unknown): ObjectMeta {

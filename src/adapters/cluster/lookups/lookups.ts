@@ -1,16 +1,18 @@
-// The in-cluster Lookups: ServiceAccounts, Secrets (names and types only), RuntimeClasses and
-// Namespaces (names and annotations) from one set of informer caches (../client/informer-set.ts), and live GETs
-// through the typed APIs for what the plugins read when the cache misses. Readiness waits for
-// every cache's first LIST, so a fresh replica does not turn every lookup into a live GET.
+// The in-cluster Lookups: ServiceAccounts, Secrets (names and types only), RuntimeClasses,
+// Namespaces (names and annotations) and Nodes (names and labels) from one set of informer caches
+// (../client/informer-set.ts), and live GETs through the typed APIs for what the plugins read when
+// the cache misses. Readiness waits for every cache's first LIST, so a fresh replica does not turn
+// every lookup into a live GET; a plugin that reads only the cache asks each request (synced).
 import { type ConfigurationOptions, CoreV1Api, type KubeConfig, NodeV1Api, type ObservableMiddleware } from '@kubernetes/client-node';
 import type { KubeObject } from '../../../api/types.ts';
 import { type Logger, silentLogger } from '../../../ports/logger.ts';
 import type { Lookups, ResourceLookup } from '../../../ports/lookups.ts';
 import type { InformerRecorder, LookupResource } from '../../../ports/recorders.ts';
+import { raceWithSignal, withTimeout } from '../../../util/signals.ts';
 import type { Informer } from '../client/informer.ts';
 import { createInformerSet, type InformerSettings } from '../client/informer-set.ts';
 import { liveRead } from '../client/live-read.ts';
-import { projectNamespace, projectRuntimeClass, projectSecret, projectServiceAccount } from './lookup-objects.ts';
+import { projectNamespace, projectNode, projectRuntimeClass, projectSecret, projectServiceAccount } from './lookup-objects.ts';
 
 export interface ClusterLookupsOptions extends InformerSettings {
   kubeConfig: KubeConfig;
@@ -68,8 +70,11 @@ export function createClusterLookups(options: ClusterLookupsOptions): ClusterLoo
     (page, signal) => core.listNamespace(page, requests.options(signal)),
     projectNamespace,
   );
+  const nodes = set.informer('nodes', '/api/v1/nodes', (page, signal) => core.listNode(page, requests.options(signal)), projectNode);
   const enabled = new Set<LookupResource>(options.resources ?? ['serviceaccounts', 'secrets', 'runtimeclasses']);
-  const informers = [serviceAccounts, secrets, runtimeClasses, namespaces].filter((cache) => enabled.has(cache.resource as LookupResource));
+  const informers = [serviceAccounts, secrets, runtimeClasses, namespaces, nodes].filter((cache) =>
+    enabled.has(cache.resource as LookupResource),
+  );
 
   function lookup<T extends KubeObject>(
     resource: LookupResource,
@@ -96,6 +101,15 @@ export function createClusterLookups(options: ClusterLookupsOptions): ClusterLoo
           url: urlOf(namespace, name),
           signal,
         });
+      },
+      async synced(waitMs, signal) {
+        ensureEnabled();
+        if (cache.synced) return true;
+        // False at waitMs, when the signal aborts, or when the informer closes before its first LIST.
+        return withTimeout(signal, waitMs, (bounded) => raceWithSignal(cache.whenSynced(), bounded)).then(
+          () => true,
+          () => false,
+        );
       },
     };
   }
@@ -130,6 +144,13 @@ export function createClusterLookups(options: ClusterLookupsOptions): ClusterLoo
       (_namespace, name, callOptions) => core.readNamespace({ name }, callOptions),
       (_namespace, name) => `${server}/api/v1/namespaces/${name}`,
       projectNamespace,
+    ),
+    nodes: lookup(
+      'nodes',
+      nodes,
+      (_namespace, name, callOptions) => core.readNode({ name }, callOptions),
+      (_namespace, name) => `${server}/api/v1/nodes/${name}`,
+      projectNode,
     ),
     ready: () => set.ready(),
     notReadyReasons: () => set.notReadyReasons(),
