@@ -1,5 +1,5 @@
-// PodNodeSelector's and PodTolerationRestriction's upstream rows, and DenyServiceExternalIPs' update
-// rows, replayed as real requests. Each
+// PodNodeSelector's and PodTolerationRestriction's upstream rows, DenyServiceExternalIPs' update
+// rows and AlwaysPullImages' pod update row, replayed as real requests. Each
 // row configures the plugin as well as the namespace (a cluster default node selector, a whitelist
 // for the row's namespace, cluster default tolerations, a cluster whitelist), and kube-apiserver reads
 // its AdmissionConfiguration only at start-up, so the rows run on their own server pairs: one per
@@ -11,7 +11,8 @@
 // What a real cluster needs and the unit test does not: a container image, DNS names, and in a
 // non-empty toleration whitelist the not-ready and unreachable tolerations DefaultTolerationSeconds
 // (on by default, before PodTolerationRestriction) adds to every pod.
-import type { Toleration } from '../../src/api/core.ts';
+import type { Pod, Toleration } from '../../src/api/core.ts';
+import { updatePodCases as pullPolicyUpdateCases, type UpdatePodCase } from '../../src/plugins/alwayspullimages/testdata/upstream-cases.ts';
 import { admissionCases as externalIPCases } from '../../src/plugins/denyserviceexternalips/testdata/upstream-cases.ts';
 import {
   podAdmissionCases as nodeSelectorCases,
@@ -151,6 +152,44 @@ function addExternalIPUpdateRow(group: GroupBuilder, row: (typeof externalIPCase
   });
 }
 
+/** The row's pull policy kept on the pod's first container. */
+const expectPullPolicy =
+  (expected: string | undefined) =>
+  (admitted: unknown): string | undefined => {
+    const actual = (admitted as Pod).spec?.containers?.[0]?.imagePullPolicy;
+    return actual === expected ? undefined : `imagePullPolicy ${expected}, the in-tree server made ${actual}`;
+  };
+
+/**
+ * AlwaysPullImages' TestUpdatePod rows. Pods have no finalizers subresource (the API answers 404), so
+ * a row is sent as a merge patch of the pod itself, stored with the old pod's IfNotPresent before the
+ * plugin is on; the plugin then leaves the pod alone because the update brings no new image, where
+ * upstream's Admit did because of the subresource, and what the row checks, the pull policy kept, is
+ * the same. The row that changes the image is not replayed: as an update of the pod the plugin sets
+ * Always, and pod update validation refuses a changed pull policy (only the image may change), where
+ * upstream's row, a subresource request, expects no error.
+ */
+function addPullPolicyUpdateRow(group: GroupBuilder, row: UpdatePodCase, index: number): void {
+  if (!row.expectIgnore) return;
+  const namespace = 'apull-rows';
+  group.namespaces[namespace] = { [nodeSelectorAnnotation]: '', ...neutralTolerations };
+  const name = `pod-row-${index}`;
+  group.preexisting.push({ apiVersion: 'v1', kind: 'Pod', metadata: { name, namespace }, spec: row.oldObject.spec });
+  group.cases.push({
+    id: `upstream AlwaysPullImages: ${row.name}`,
+    plugin: 'AlwaysPullImages',
+    request: {
+      operation: 'update',
+      resource: 'pods',
+      namespace,
+      name,
+      change: { patch: 'merge', body: { metadata: { annotations: row.object.metadata?.annotations ?? null } } },
+    },
+    upstreamExpects: 'admitted',
+    upstreamResult: expectPullPolicy(row.object.spec?.containers?.[0]?.imagePullPolicy),
+  });
+}
+
 function worldOf(group: GroupBuilder): OracleWorld {
   return {
     configuration: { PodNodeSelector: group.nodeSelector, PodTolerationRestriction: group.tolerations },
@@ -206,7 +245,12 @@ export function configuredRowGroups(plugins: readonly OraclePlugin[]): RowGroup[
   // The update rows ride with the smaller group; their plugin looks at Services only.
   if (plugins.includes('DenyServiceExternalIPs'))
     for (const [i, row] of externalIPCases.entries()) addExternalIPUpdateRow(fallback, row, i);
-  const selected = (['PodNodeSelector', 'PodTolerationRestriction', 'DenyServiceExternalIPs'] as const).filter((p) => plugins.includes(p));
+  // So does AlwaysPullImages' row: the other rows' pods use an untagged image, which the API defaults to pull Always anyway.
+  if (plugins.includes('AlwaysPullImages'))
+    for (const [i, row] of pullPolicyUpdateCases.entries()) addPullPolicyUpdateRow(fallback, row, i);
+  const selected = (['PodNodeSelector', 'PodTolerationRestriction', 'DenyServiceExternalIPs', 'AlwaysPullImages'] as const).filter((p) =>
+    plugins.includes(p),
+  );
   return [
     { name: 'upstream cluster defaults', group: main },
     { name: 'upstream fallbacks', group: fallback },

@@ -1,11 +1,22 @@
 // The upstream tables we ported, replayed as real requests where a row is one request the world can
-// hold: LimitPodHardAntiAffinityTopology's and ExtendedResourceToleration's rows as pod creates,
-// DenyServiceExternalIPs' create rows as Service creates. A pod row gets what the API's validation
-// asks of a real pod and upstream's unit test does not: a container with an image, and limits equal
-// to its extended-resource requests (they may not be overcommitted), and no `namespaces: [""]` in an
-// affinity term (the API refuses an empty namespace name; upstream's unit test never validates the
-// pod). Each row carries upstream's
+// hold: LimitPodHardAntiAffinityTopology's, ExtendedResourceToleration's and AlwaysPullImages' rows as
+// pod creates, DenyServiceExternalIPs' create rows as Service creates. A pod row gets what the API's
+// validation asks of a real pod and upstream's unit test does not: a container with an image, an image
+// volume with a reference, and limits equal to its extended-resource requests (they may not be
+// overcommitted), and no `namespaces: [""]` in an affinity term (the API refuses an empty namespace
+// name; upstream's unit test never validates the pod). Each row carries upstream's
 // expectation, which the in-tree answer must meet too.
+//
+// AlwaysPullImages rows not replayed here: TestValidate calls Validate alone, which a real server never
+// does (its mutating phase runs the plugin's Admit first, which sets every pull policy to Always, and
+// the API's defaulting fills the empty ones before that), so its denial cannot be reached by a request;
+// TestOtherResources' "non-pod resource" (no foos resource exists, and a pod webhook is never sent
+// one), "pod subresource" (pods/exec is a CONNECT carrying PodExecOptions, not a pod, and the oracle
+// sends creates and updates) and "non-pod object" (a Service body sent to pods, which kube-apiserver's
+// decoding refuses before admission). TestUpdatePod's rows need a pod stored before the plugin is on:
+// configured-rows.ts replays them.
+import type { Pod } from '../../src/api/core.ts';
+import { admitCases as pullPolicyCases } from '../../src/plugins/alwayspullimages/testdata/upstream-cases.ts';
 import { interPodAffinityCases } from '../../src/plugins/antiaffinity/testdata/upstream-cases.ts';
 import { admissionCases as externalIPCases } from '../../src/plugins/denyserviceexternalips/testdata/upstream-cases.ts';
 import { admitCases as extendedResourceCases } from '../../src/plugins/extendedresourcetoleration/testdata/upstream-cases.ts';
@@ -42,15 +53,40 @@ function realAffinity(affinity: unknown): unknown {
   );
 }
 
+interface RowVolume {
+  name: string;
+  image?: { reference?: string; pullPolicy?: string };
+}
+
+/** An image volume with a reference (the API requires one on a new pod; upstream's rows give only a pull policy). */
+function realVolume(volume: RowVolume): RowVolume {
+  return volume.image === undefined ? volume : { ...volume, image: { reference: 'busybox', ...volume.image } };
+}
+
 function realPodSpec(spec: Record<string, unknown>): Record<string, unknown> {
   const containers = (spec.containers as RowContainer[] | undefined) ?? [{ name: 'main' }];
   const initContainers = spec.initContainers as RowContainer[] | undefined;
+  const volumes = spec.volumes as RowVolume[] | undefined;
   return {
     ...spec,
     ...(spec.affinity === undefined ? {} : { affinity: realAffinity(spec.affinity) }),
     containers: containers.map(realContainer),
     ...(initContainers === undefined ? {} : { initContainers: initContainers.map(realContainer) }),
+    ...(volumes === undefined ? {} : { volumes: volumes.map(realVolume) }),
   };
+}
+
+/** TestAdmission's check: every init container, container and image volume pulls Always. */
+function pullsAlways(admitted: unknown): string | undefined {
+  const spec = (admitted as Pod).spec ?? {};
+  const policies = [
+    ...[...(spec.initContainers ?? []), ...(spec.containers ?? [])].map((c) => [c.name, c.imagePullPolicy] as const),
+    ...(spec.volumes ?? []).flatMap((v) => (v.image === undefined ? [] : [[v.name, v.image.pullPolicy] as const])),
+  ];
+  const others = policies.filter(([, policy]) => policy !== 'Always');
+  return others.length === 0
+    ? undefined
+    : `every pull policy Always, the in-tree server left ${others.map(([name, policy]) => `${name}: ${policy ?? '(none)'}`).join(', ')}`;
 }
 
 const slug = (text: string, index: number) =>
@@ -86,6 +122,13 @@ export function upstreamCases(plugins: readonly OraclePlugin[]): OracleCase[] {
   if (plugins.includes('ExtendedResourceToleration')) {
     for (const [i, row] of extendedResourceCases.entries()) {
       cases.push(podRow('ExtendedResourceToleration', row.description, i, row.spec as Record<string, unknown>, false));
+    }
+  }
+  if (plugins.includes('AlwaysPullImages')) {
+    for (const [i, row] of pullPolicyCases.entries()) {
+      const rowCase = podRow('AlwaysPullImages', row.name, i, row.pod.spec as Record<string, unknown>, false);
+      rowCase.upstreamResult = pullsAlways;
+      cases.push(rowCase);
     }
   }
   if (plugins.includes('DenyServiceExternalIPs')) {

@@ -342,9 +342,10 @@ export interface OracleWorld {
   configuration: Readonly<Record<string, object>>;
   objects(): object[];
   /**
-   * Objects the plugins under test would refuse to create (Services with external IPs, whose updates
-   * upstream's rows test): written before any plugin is on — the in-tree server is first started
-   * without them on the same etcd data, our webhook is not started yet.
+   * Objects the plugins under test would refuse to create or would change (Services with external IPs,
+   * a pod that pulls IfNotPresent, whose updates upstream's rows test): written before any plugin is
+   * on — the in-tree server is first started without them on the same etcd data, our webhook is not
+   * started yet.
    */
   preexisting?: object[];
   crds: readonly { metadata: { name: string } }[];
