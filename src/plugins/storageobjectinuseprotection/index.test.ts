@@ -1,7 +1,7 @@
-// Upstream TestAdmit (admission_test.go), every row, plus the edges upstream's code takes but its
-// table does not: subresources, other resources, other operations, bodies of the wrong type,
-// finalizer scans among other finalizers, reinvocation, and the feature gate asked only for
-// VolumeAttributesClasses.
+// Upstream TestAdmit (admission_test.go), every row (testdata/upstream-cases.ts), plus the edges
+// upstream's code takes but its table does not: subresources, other resources, other operations,
+// bodies of the wrong type, finalizer scans among other finalizers, reinvocation, and the feature
+// gate asked only for VolumeAttributesClasses.
 //
 // Upstream's rows each set the VolumeAttributesClass gate (off by emulating 1.35, where it is not
 // yet locked on); here each row's plugin is built on feature gates that answer the same. The older
@@ -18,7 +18,8 @@ import { Feature } from '../../api/feature-gates.ts';
 import type { GroupVersionResource, KubeObject } from '../../api/types.ts';
 import type { FeatureGates } from '../../ports/feature-gates.ts';
 import { definition, pluginName } from './index.ts';
-import { pvcProtectionFinalizer, pvProtectionFinalizer, vacProtectionFinalizer } from './protected-resources.ts';
+import { pvcProtectionFinalizer, pvProtectionFinalizer } from './protected-resources.ts';
+import { admitCases, claim, pv, pvcs, pvs, vac, vacs, withFinalizers } from './testdata/upstream-cases.ts';
 
 /** Feature gates with VolumeAttributesClass as given, counting how often they are asked. */
 function vacGate(enabled: boolean): FeatureGates & { asked: Feature[] } {
@@ -34,18 +35,6 @@ function vacGate(enabled: boolean): FeatureGates & { asked: Feature[] } {
 
 const pluginWith = (gates: FeatureGates): AdmissionPlugin => definition.create(testPorts({ featureGates: gates }));
 const plugin = pluginWith(vacGate(true));
-
-const pvcs: GroupVersionResource = { group: '', version: 'v1', resource: 'persistentvolumeclaims' };
-const pvs: GroupVersionResource = { group: '', version: 'v1', resource: 'persistentvolumes' };
-const vacs: GroupVersionResource = { group: 'storage.k8s.io', version: 'v1', resource: 'volumeattributesclasses' };
-
-const claim: KubeObject = { kind: 'PersistentVolumeClaim', metadata: { name: 'claim', namespace: 'ns' } };
-const pv: KubeObject = { kind: 'PersistentVolume', metadata: { name: 'pv' } };
-const vac: KubeObject = { kind: 'VolumeAttributesClass', metadata: { name: 'vac' } };
-const withFinalizers = (object: KubeObject, finalizers: string[]): KubeObject => ({
-  ...object,
-  metadata: { ...object.metadata, finalizers },
-});
 
 function attributes(resource: GroupVersionResource, object: unknown, overrides: Partial<Attributes> = {}): Attributes {
   const namespace = (object as KubeObject | undefined)?.metadata?.namespace ?? '';
@@ -85,64 +74,7 @@ async function expectAdmitted(attrs: Attributes, expected: unknown, by: Admissio
 
 describe(pluginName, () => {
   describe('upstream TestAdmit', () => {
-    it.each([
-      {
-        name: 'persistentvolumeclaims: create -> add finalizer',
-        resource: pvcs,
-        object: claim,
-        expected: withFinalizers(claim, [pvcProtectionFinalizer]),
-        vacFeatureGate: false,
-      },
-      {
-        name: 'persistentvolumeclaims: finalizer already exists -> no new finalizer',
-        resource: pvcs,
-        object: withFinalizers(claim, [pvcProtectionFinalizer]),
-        expected: withFinalizers(claim, [pvcProtectionFinalizer]),
-        vacFeatureGate: false,
-      },
-      {
-        name: 'persistentvolumes: create -> add finalizer',
-        resource: pvs,
-        object: pv,
-        expected: withFinalizers(pv, [pvProtectionFinalizer]),
-        vacFeatureGate: false,
-      },
-      {
-        name: 'persistentvolumes: finalizer already exists -> no new finalizer',
-        resource: pvs,
-        object: withFinalizers(pv, [pvProtectionFinalizer]),
-        expected: withFinalizers(pv, [pvProtectionFinalizer]),
-        vacFeatureGate: false,
-      },
-      {
-        name: 'volumeattributesclasses VacFeatureGate disabled: create -> no finalizer added',
-        resource: vacs,
-        object: vac,
-        expected: vac,
-        vacFeatureGate: false,
-      },
-      {
-        name: 'volumeattributesclasses VacFeatureGate disabled: finalizer already exists -> no new finalizer',
-        resource: vacs,
-        object: withFinalizers(vac, [vacProtectionFinalizer]),
-        expected: withFinalizers(vac, [vacProtectionFinalizer]),
-        vacFeatureGate: false,
-      },
-      {
-        name: 'volumeattributesclasses VacFeatureGate enabled: create -> add finalizer',
-        resource: vacs,
-        object: vac,
-        expected: withFinalizers(vac, [vacProtectionFinalizer]),
-        vacFeatureGate: true,
-      },
-      {
-        name: 'volumeattributesclasses VacFeatureGate enabled: finalizer already exists -> no new finalizer',
-        resource: vacs,
-        object: withFinalizers(vac, [vacProtectionFinalizer]),
-        expected: withFinalizers(vac, [vacProtectionFinalizer]),
-        vacFeatureGate: true,
-      },
-    ])('$name', async ({ resource, object, expected, vacFeatureGate }) => {
+    it.each(admitCases)('$name', async ({ resource, object, expected, vacFeatureGate }) => {
       const attrs = attributes(resource, object);
       await expectAdmitted(attrs, expected, pluginWith(vacGate(vacFeatureGate)));
       // Upstream also checks the old object is left alone.
