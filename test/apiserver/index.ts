@@ -5,7 +5,10 @@
 //   on SubjectAccessReview; exactly how many reviews reach it (caching, singleflight, per-request limit).
 // - test/integration/discovery.test.ts: discovery that resets, hangs, fails or is slow; its call counts.
 // - test/integration/cluster-lookups.test.ts: informers against a stalled or dropped WATCH (through
-//   tcp-proxy.ts), failing LISTs, slow and failing live GETs, and the GETs a cache hit never sends.
+//   tcp-proxy.ts), failing and hanging LISTs, failing and hanging live GETs, the query a WATCH is sent
+//   with (the ordinary reads: test/control-plane/cluster-lookups.test.ts).
+// - test/integration/informer-watch.test.ts: the list-then-watch loop fed a watch that ends cleanly,
+//   a 410 Gone as the answer or as an ERROR event, a silent watch, and a line that is no event.
 // - test/integration/cluster-namespaces.test.ts: one LIST and no GET to fill the namespace cache; a
 //   backend for the namespace plugins that asks for nothing else.
 // - test/integration/cluster-feature-gates.test.ts: a /version per release (version-route.ts) for the

@@ -1,5 +1,7 @@
-// A log destination for the server under test that keeps what is written, read back as JSON lines.
+// A log destination for the server under test that keeps what is written, read back as JSON lines;
+// and a Logger that keeps every line it is given, serialised.
 import { Writable } from 'node:stream';
+import type { Logger } from '../../src/ports/logger.ts';
 
 export interface CapturedLog {
   readonly destination: Writable;
@@ -26,4 +28,20 @@ export function capturedLog(): CapturedLog {
         .filter(Boolean)
         .map((line) => JSON.parse(line) as Record<string, unknown>),
   };
+}
+
+/** Every line logged, serialised, so tests can check nothing secret was ever written. */
+export function recordingLogger(lines: string[]): Logger {
+  const log = (level: string, bindings: Record<string, unknown>) => (objOrMsg: object | string, msg?: string) => {
+    lines.push(JSON.stringify({ level, ...bindings, ...(typeof objOrMsg === 'string' ? { msg: objOrMsg } : { ...objOrMsg, msg }) }));
+  };
+  const make = (bindings: Record<string, unknown>): Logger => ({
+    debug: log('debug', bindings),
+    info: log('info', bindings),
+    warn: log('warn', bindings),
+    error: log('error', bindings),
+    child: (more) => make({ ...bindings, ...more }),
+    isLevelEnabled: () => true,
+  });
+  return make({});
 }
