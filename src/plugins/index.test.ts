@@ -15,6 +15,7 @@ describe('the ordered plugin list', () => {
       'OwnerReferencesPermissionEnforcement',
       'RuntimeClass',
       'DenyServiceExternalIPs',
+      'PodTopologyLabels',
     ]);
   });
 
@@ -26,5 +27,9 @@ describe('the ordered plugin list', () => {
   it('declares the namespace lookup only for the plugins that read namespaces', () => {
     const readers = orderedPlugins.filter((p) => p.lookups?.includes('namespaces')).map((p) => p.name);
     expect(readers).toEqual(['PodNodeSelector', 'PodTolerationRestriction']);
+  });
+
+  it('declares the node lookup only for PodTopologyLabels', () => {
+    expect(orderedPlugins.filter((p) => p.lookups?.includes('nodes')).map((p) => p.name)).toEqual(['PodTopologyLabels']);
   });
 });

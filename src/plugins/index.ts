@@ -1,8 +1,8 @@
 // The one ordered list of plugins (upstream AllOrderedPlugins in pkg/kubeapiserver/options/plugins.go,
 // relative order kept): LimitPodHardAntiAffinityTopology, ServiceAccount, AlwaysPullImages,
 // PodNodeSelector, PodTolerationRestriction, EventRateLimit, ExtendedResourceToleration, StorageObjectInUseProtection,
-// OwnerReferencesPermissionEnforcement, RuntimeClass, DenyServiceExternalIPs. Flags choose which of
-// these run, never their order.
+// OwnerReferencesPermissionEnforcement, RuntimeClass, DenyServiceExternalIPs, PodTopologyLabels. Flags
+// choose which of these run, never their order.
 import type { PluginDefinition } from '../admission/plugin.ts';
 import { definition as alwaysPullImages } from './alwayspullimages/index.ts';
 import { definition as limitPodHardAntiAffinityTopology } from './antiaffinity/index.ts';
@@ -12,6 +12,7 @@ import { definition as extendedResourceToleration } from './extendedresourcetole
 import { definition as ownerReferencesPermissionEnforcement } from './ownerreferences/index.ts';
 import { definition as podNodeSelector } from './podnodeselector/index.ts';
 import { definition as podTolerationRestriction } from './podtolerationrestriction/index.ts';
+import { definition as podTopologyLabels } from './podtopologylabels/index.ts';
 import { definition as runtimeClass } from './runtimeclass/index.ts';
 import { definition as serviceAccount } from './serviceaccount/index.ts';
 import { definition as storageObjectInUseProtection } from './storageobjectinuseprotection/index.ts';
@@ -28,6 +29,7 @@ export const orderedPlugins: readonly PluginDefinition[] = [
   ownerReferencesPermissionEnforcement,
   runtimeClass,
   denyServiceExternalIPs,
+  podTopologyLabels,
 ];
 
 /**

@@ -63,7 +63,7 @@ const eventRateLimitConfiguration = {
 describe('chart ↔ server contract', () => {
   it('the chart knows exactly the server’s plugins, in the server’s order', () => {
     expect(chartPluginOrder()).toEqual(pluginNames);
-    expect(pluginNames).toHaveLength(11);
+    expect(pluginNames).toHaveLength(12);
   });
 
   it('values.yaml lists every plugin in the server’s order, and the schema knows each of them', () => {

@@ -115,6 +115,7 @@ const allPluginsOff = {
   OwnerReferencesPermissionEnforcement: { enabled: false, mode: 'enforce' },
   RuntimeClass: { enabled: false, mode: 'enforce' },
   DenyServiceExternalIPs: { enabled: false, mode: 'enforce' },
+  PodTopologyLabels: { enabled: false, mode: 'enforce' },
 };
 const everyPlugin = Object.keys(allPluginsOff) as (keyof typeof allPluginsOff)[];
 const onlyPlugins = (...names: (keyof typeof allPluginsOff)[]): Record<string, unknown> => ({
@@ -785,12 +786,14 @@ describe('chart with cert-manager', () => {
 // CREATE/UPDATE), ExtendedResourceToleration (admit pods CREATE/UPDATE), StorageObjectInUseProtection
 // (PV, PVC, VolumeAttributesClass CREATE), ORPE (everything, CREATE/UPDATE), RuntimeClass (pods
 // CREATE), DenyServiceExternalIPs (validate services CREATE/UPDATE), EventRateLimit (validate core
-// events CREATE/UPDATE). None of the pod plugins but
-// ServiceAccount looks at a subresource, nor DenyServiceExternalIPs at services/status.
+// events CREATE/UPDATE), PodTopologyLabels (admit pods and pods/binding CREATE). None of the pod
+// plugins but ServiceAccount and PodTopologyLabels looks at a subresource, nor DenyServiceExternalIPs
+// at services/status.
 const sar = { apiGroups: ['authorization.k8s.io'], resources: ['subjectaccessreviews'], verbs: ['create'] };
 const serviceAccountReads = { apiGroups: [''], resources: ['serviceaccounts'], verbs: ['get', 'list', 'watch'] };
 const runtimeClassReads = { apiGroups: ['node.k8s.io'], resources: ['runtimeclasses'], verbs: ['get', 'list', 'watch'] };
 const namespaceReads = { apiGroups: [''], resources: ['namespaces'], verbs: ['get', 'list', 'watch'] };
+const nodeReads = { apiGroups: [''], resources: ['nodes'], verbs: ['get', 'list', 'watch'] };
 // Beside what the plugins read, the webhook may always read and patch its own configurations (registration).
 const registration = {
   apiGroups: ['admissionregistration.k8s.io'],
@@ -844,6 +847,12 @@ const pluginTable: { plugin: keyof typeof allPluginsOff; mutating: string[] | nu
     rbac: [runtimeClassReads],
   },
   { plugin: 'DenyServiceExternalIPs', mutating: null, validating: ['core/services@Namespaced:CREATE,UPDATE'], rbac: [] },
+  {
+    plugin: 'PodTopologyLabels',
+    mutating: ['core/pods/binding@Namespaced:CREATE', 'core/pods@Namespaced:CREATE'],
+    validating: null,
+    rbac: [nodeReads],
+  },
 ];
 
 describe.each(pluginTable)('chart with only $plugin enabled', ({ plugin, mutating, validating, rbac }) => {
@@ -865,6 +874,30 @@ describe.each(pluginTable)('chart with only $plugin enabled', ({ plugin, mutatin
 
   it('tells the server to run exactly this plugin', () => {
     expect(containerOf(objects).args).toContain(`--plugins=${plugin}`);
+  });
+});
+
+// PodTopologyLabels labels the Binding a scheduler creates (pods/binding) and a pod created already
+// on a node: the mutating webhook must be called for both, and for nothing else of pods.
+describe('mutating webhook with PodTopologyLabels: pods/binding and pods CREATE', () => {
+  const webhook = webhookOf(renderChart({ values: onlyPlugins('PodTopologyLabels') }), 'MutatingWebhookConfiguration');
+  const request = (
+    operation: WebhookRequest['operation'],
+    subresource?: string,
+    object: unknown = { metadata: { name: 'p', namespace: 'ns' } },
+  ) => ({ group: '', version: 'v1', resource: 'pods', subresource, operation, namespaced: true, object }) as WebhookRequest;
+  it.each([
+    [
+      'a Binding',
+      request('CREATE', 'binding', { kind: 'Binding', metadata: { name: 'p', namespace: 'ns' }, target: { kind: 'Node', name: 'n' } }),
+      true,
+    ],
+    ['a pod CREATE', request('CREATE'), true],
+    ['a pod UPDATE', request('UPDATE'), false],
+    ['pods/status', request('UPDATE', 'status'), false],
+    ['pods/eviction', request('CREATE', 'eviction'), false],
+  ])('%s: called %s', (_label, call, called) => {
+    expect(webhookIsCalled(webhook, call)).toBe(called);
   });
 });
 

@@ -39,7 +39,7 @@ async function migrate(...args: string[]): Promise<{ values: Values; stderr: str
 
 const enabledIn = (values: Values) => Object.keys(values.plugins).filter((name) => values.plugins[name]!.enabled);
 
-/** The source's five of ours, plus the three kube-apiserver runs by default. */
+/** The source's five of ours, plus the four kube-apiserver runs by default. */
 const sourceRuns = [
   'ServiceAccount',
   'AlwaysPullImages',
@@ -49,6 +49,7 @@ const sourceRuns = [
   'StorageObjectInUseProtection',
   'OwnerReferencesPermissionEnforcement',
   'RuntimeClass',
+  'PodTopologyLabels',
 ];
 
 const nodeSelectorValues = {
@@ -86,10 +87,14 @@ describe('migrate: every input form gives the same values', () => {
   it('reads --flags given directly, and stdin', async () => {
     const flags = '--enable-admission-plugins=DenyServiceExternalIPs --disable-admission-plugins=ServiceAccount,RuntimeClass';
     const direct = await migrate('--flags', flags);
-    expect(enabledIn(direct.values)).toEqual(['StorageObjectInUseProtection', 'DenyServiceExternalIPs']);
+    expect(enabledIn(direct.values)).toEqual(['StorageObjectInUseProtection', 'DenyServiceExternalIPs', 'PodTopologyLabels']);
     const piped = await runMain(['migrate', '-'], { stdin: `kube-apiserver ${flags}\n` });
     expect(piped.code).toBe(0);
-    expect(enabledIn(parse(piped.stdout) as Values)).toEqual(['StorageObjectInUseProtection', 'DenyServiceExternalIPs']);
+    expect(enabledIn(parse(piped.stdout) as Values)).toEqual([
+      'StorageObjectInUseProtection',
+      'DenyServiceExternalIPs',
+      'PodTopologyLabels',
+    ]);
   });
 
   it('follows the deprecated --admission-control list exactly, defaults and all', async () => {

@@ -1,8 +1,9 @@
 // `admission-chain review --admission-control-config-file` reproduces upstream's decisions for
 // PodNodeSelector, PodTolerationRestriction, ExtendedResourceToleration,
-// LimitPodHardAntiAffinityTopology and DenyServiceExternalIPs offline: every upstream row, fed as an
-// AdmissionReview through the real CLI entry point (in-process, for speed), with the namespaces in a
-// cluster-state file and the plugins' configuration in kube-apiserver's AdmissionConfiguration file.
+// LimitPodHardAntiAffinityTopology, DenyServiceExternalIPs and PodTopologyLabels offline: every upstream
+// row, fed as an AdmissionReview through the real CLI entry point (in-process, for speed), with the
+// namespaces (and nodes) in a cluster-state file and the plugins' configuration in kube-apiserver's
+// AdmissionConfiguration file.
 // Then modes, bad configuration files and bad annotations as a user meets them.
 import jsonPatch from 'fast-json-patch';
 import { describe, expect, it } from 'vitest';
@@ -12,6 +13,7 @@ import { admissionCases as externalIPCases } from '../../src/plugins/denyservice
 import { admitCases as extendedResourceCases } from '../../src/plugins/extendedresourcetoleration/testdata/upstream-cases.ts';
 import { podAdmissionCases as nodeSelectorCases } from '../../src/plugins/podnodeselector/testdata/upstream-cases.ts';
 import { podAdmissionCases as tolerationCases } from '../../src/plugins/podtolerationrestriction/testdata/upstream-cases.ts';
+import * as topology from '../../src/plugins/podtopologylabels/testdata/upstream-cases.ts';
 import { runMain } from '../support/cli.ts';
 import { scratchFiles } from '../support/scratch-files.ts';
 
@@ -218,6 +220,55 @@ describe('DenyServiceExternalIPs: upstream TestAdmission through review', () => 
         ),
       ]);
     }
+  });
+});
+
+describe('PodTopologyLabels: upstream TestPodTopology through review', () => {
+  // Offline the gates are 1.34's, where PodTopologyLabelsAdmission is off: each row names its gate.
+  const stateWith = (labels: Record<string, string> | undefined) =>
+    write(
+      'state.yaml',
+      [{ apiVersion: 'v1', kind: 'Namespace', metadata: { name: topology.namespace } }, topology.node(labels)]
+        .map((o) => stringify(o))
+        .join('---\n'),
+    );
+  const labelsAfter = (object: { metadata?: { labels?: Record<string, string> } }, response: Response) => {
+    const patch =
+      response.patch === undefined ? [] : (JSON.parse(Buffer.from(response.patch, 'base64').toString()) as jsonPatch.Operation[]);
+    return jsonPatch.applyPatch(structuredClone(object), patch).newDocument.metadata?.labels ?? {};
+  };
+  const requests = {
+    'using Binding subresource': (labels: Record<string, string> | undefined) => {
+      const object = { apiVersion: 'v1', kind: 'Binding', ...topology.binding(labels) };
+      return { kind: { group: '', version: 'v1', kind: 'Binding' }, subResource: 'binding', object };
+    },
+    'using Pod directly (create)': (labels: Record<string, string> | undefined) => {
+      const object = { apiVersion: 'v1', kind: 'Pod', ...topology.pod(labels, topology.nodeName) };
+      return { kind: { group: '', version: 'v1', kind: 'Pod' }, object };
+    },
+  };
+  describe.each(topology.podTopologyCases)('$name', (row) => {
+    it.each(Object.keys(requests) as (keyof typeof requests)[])('%s', async (way) => {
+      const { kind, object, subResource } = requests[way](row.existingBindingLabels) as {
+        kind: object;
+        object: { metadata?: { labels?: Record<string, string> } };
+        subResource?: string;
+      };
+      const request = {
+        kind,
+        resource: { group: '', version: 'v1', resource: 'pods' },
+        ...(subResource === undefined ? {} : { subResource }),
+        namespace: topology.namespace,
+        name: topology.podName,
+        operation: 'CREATE',
+        object,
+      };
+      const args = ['--cluster-state', stateWith(row.targetNodeLabels), '--plugins', 'PodTopologyLabels'];
+      const { code, response } = await review(request, [...args, '--feature-gates', `PodTopologyLabelsAdmission=${!row.featureDisabled}`]);
+      expect(code).toBe(0);
+      expect(response!.allowed).toBe(true);
+      expect(labelsAfter(object, response!)).toEqual(row.expectedBindingLabels ?? {});
+    });
   });
 });
 

@@ -106,6 +106,7 @@ explicitly; ORPE alone needs every resource and subresource.
 - OwnerReferencesPermissionEnforcement
 - RuntimeClass
 - DenyServiceExternalIPs
+- PodTopologyLabels
 {{- end }}
 
 {{- define "admission-chain.pluginCatalog" -}}
@@ -164,6 +165,12 @@ DenyServiceExternalIPs:
   # Validate only; the services resource itself (services/status passes), CREATE and UPDATE.
   validating:
     - {group: "", versions: [v1], resource: services, scope: Namespaced, operations: [CREATE, UPDATE]}
+PodTopologyLabels:
+  # Admit only, CREATE only: the Binding of pods/binding (which kube-apiserver copies onto the pod),
+  # and a pod created with spec.nodeName set.
+  mutating:
+    - {group: "", versions: [v1], resource: pods, scope: Namespaced, operations: [CREATE]}
+    - {group: "", versions: [v1], resource: pods/binding, scope: Namespaced, operations: [CREATE]}
 {{- end }}
 
 {{/* A plugin's mode: its own, or pluginMode. Call with (list $ "PluginName"). */}}
