@@ -1,6 +1,7 @@
-// Upstream admission_test.go TestValidateInitialization, TestAdmit and TestValidate, every row,
-// through the plugin as the chain calls it; then the lookup policy (cache first, live only on a
-// miss), reinvocation, the webhook's JSON patch, and the edges upstream's code takes.
+// Upstream admission_test.go TestValidateInitialization, TestAdmit and TestValidate, every row
+// (testdata/upstream-cases.ts), through the plugin as the chain calls it; then the lookup policy
+// (cache first, live only on a miss), reinvocation, the webhook's JSON patch, and the edges
+// upstream's code takes.
 // No upstream row is skipped (TestSetOverhead, TestValidateOverhead and TestSetScheduling are in
 // overhead.test.ts and scheduling.test.ts).
 import { describe, expect, it } from 'vitest';
@@ -17,81 +18,50 @@ import { systemClock, systemRandom } from '../../ports/clock.ts';
 import { silentLogger } from '../../ports/logger.ts';
 import type { ResourceLookup, RuntimeClass } from '../../ports/lookups.ts';
 import { definition, pluginName, runtimeClass } from './index.ts';
-import { guaranteedResources, newOverheadValidPod, newRuntimeClass } from './testdata/upstream-cases.ts';
+import {
+  admitCases,
+  admitPod,
+  admitRuntimeClassName,
+  newRuntimeClass,
+  validateCases,
+  validateInitializationCases,
+} from './testdata/upstream-cases.ts';
 
 const basePorts = { logger: silentLogger, clock: systemClock, random: systemRandom };
 const pluginWith = (lookup: ResourceLookup<RuntimeClass>): AdmissionPlugin => runtimeClass(lookup);
 
 describe(`${pluginName} (upstream TestValidateInitialization)`, () => {
   // Upstream needs a lister and a client; both are our one Lookups port (cached and live).
-  it.each([
-    { name: 'runtimeClass enabled, success', lookups: lookupsOf({ runtimeClasses: recordingLookup([]) }), fails: false },
-    { name: 'runtimeClass enabled, no lister', lookups: undefined, fails: true },
-    { name: 'runtimeClass enabled, no client', lookups: undefined, fails: true },
-  ])('$name', ({ lookups, fails }) => {
+  it.each(validateInitializationCases)('$name', ({ lister, client, expectError }) => {
+    const lookups = lister && client ? lookupsOf({ runtimeClasses: recordingLookup([]) }) : undefined;
     const create = () => createPlugin(definition, { ...basePorts, lookups }, 'test');
-    if (fails) expect(create).toThrow('admission plugin RuntimeClass needs a lookups, which the test backend does not provide');
+    if (expectError) expect(create).toThrow('admission plugin RuntimeClass needs a lookups, which the test backend does not provide');
     else expect(create().name).toBe('RuntimeClass');
     expect(definition.needs).toEqual(['lookups']);
   });
 });
 
 describe(`${pluginName} (upstream TestAdmit)`, () => {
-  const runtimeClassName = 'runtimeClassName';
-  const rc = newRuntimeClass(runtimeClassName);
-  const pod = (): Pod => ({ metadata: { name: 'podname' }, spec: { runtimeClassName } });
-
-  it.each([
-    { name: 'runtimeClass found by lister', cache: [rc], live: [], error: undefined, liveCalls: 0 },
-    { name: 'runtimeClass found by client', cache: [], live: [rc], error: undefined, liveCalls: 1 },
-    {
-      name: 'runtimeClass not found by lister nor client',
-      cache: [],
-      live: [],
-      error: 'pods "podname" is forbidden: pod rejected: RuntimeClass "runtimeClassName" not found',
-      liveCalls: 1,
-    },
-  ])('$name', async ({ cache, live, error, liveCalls }) => {
-    const lookups = recordingLookup(cache, { server: live });
+  it.each(admitCases)('$name', async ({ lister, client, error, liveCalls }) => {
+    const lookups = recordingLookup(lister, { server: client });
     // Upstream's attributes carry neither namespace nor name: the message names the object.
-    const attributes = attributesOf(pod(), { namespace: '', name: '' });
+    const attributes = attributesOf(admitPod(), { namespace: '', name: '' });
     const rejected = await rejectionOf(() => pluginWith(lookups).admit!(attributes, requestContext()));
     expect(rejected?.message).toBe(error);
     if (error !== undefined)
       expect(rejected?.status).toMatchObject({ code: 403, reason: 'Forbidden', details: { name: 'podname', kind: 'pods', group: '' } });
-    expect(lookups.calls.cached).toEqual(['/runtimeClassName']);
+    expect(lookups.calls.cached).toEqual([`/${admitRuntimeClassName}`]);
     expect(lookups.calls.live).toHaveLength(liveCalls);
-    expect(attributes.object).toEqual(pod());
+    expect(attributes.object).toEqual(admitPod());
   });
 });
 
 describe(`${pluginName} (upstream TestValidate)`, () => {
   // Upstream's pods here name no RuntimeClass, so the row's RuntimeClass is never looked up; we
   // put it in the cluster state anyway and check that nothing asks for it.
-  it.each([
-    {
-      name: 'No Overhead in RunntimeClass, Overhead set in pod',
-      runtimeClass: newRuntimeClass('foo'),
-      pod: newOverheadValidPod('no-resource-req-no-overhead', 1, guaranteedResources, true, false),
-      error:
-        'pods "no-resource-req-no-overhead" is forbidden: pod rejected: Pod Overhead set without corresponding RuntimeClass defined Overhead',
-    },
-    {
-      name: 'Non-matching Overheads',
-      runtimeClass: newRuntimeClass('foo', { overhead: { podFixed: { cpu: '10', memory: '10G' } } }),
-      pod: newOverheadValidPod('no-resource-req-no-overhead', 1, {}, true, false),
-      error:
-        'pods "no-resource-req-no-overhead" is forbidden: pod rejected: Pod Overhead set without corresponding RuntimeClass defined Overhead',
-    },
-    {
-      name: 'Matching Overheads',
-      runtimeClass: newRuntimeClass('foo', { overhead: { podFixed: { cpu: '100m', memory: '1' } } }),
-      pod: newOverheadValidPod('no-resource-req-no-overhead', 1, {}, false, false),
-      error: undefined,
-    },
-  ])('$name', async ({ runtimeClass: rc, pod, error }) => {
+  it.each(validateCases)('$name', async ({ runtimeClass: rc, pod, error }) => {
     const lookups = recordingLookup([rc], { server: [rc] });
-    const rejected = await rejectionOf(() => pluginWith(lookups).validate!(attributesOf(pod), requestContext()));
+    const rejected = await rejectionOf(() => pluginWith(lookups).validate!(attributesOf(structuredClone(pod)), requestContext()));
     expect(rejected?.message).toBe(error);
     expect(lookups.calls).toEqual({ cached: [], live: [] });
   });
