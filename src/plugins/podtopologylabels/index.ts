@@ -28,14 +28,12 @@ export const definition: PluginDefinition<'lookups' | 'featureGates'> = {
   create: (ports) => podTopologyLabels(ports.lookups.nodes, ports.featureGates),
 };
 
-export function podTopologyLabels(nodes: ResourceLookup<Node>, featureGates: FeatureGates, labelKeys = topologyLabels): AdmissionPlugin {
-  const keys = new Set(labelKeys);
-
-  /** The node's labels among `keys`; none when the cache has no such node (upstream ignores NotFound). */
+export function podTopologyLabels(nodes: ResourceLookup<Node>, featureGates: FeatureGates): AdmissionPlugin {
+  /** The node's topology labels; none when the cache has no such node (upstream ignores NotFound). */
   const labelsToCopy = (nodeName: string): Record<string, string> => {
     const copied: Record<string, string> = {};
     const labels = nodes.cached('', nodeName)?.metadata?.labels ?? {};
-    for (const key of keys) {
+    for (const key of topologyLabels) {
       const value = labels[key];
       if (typeof value === 'string') copied[key] = value;
     }
