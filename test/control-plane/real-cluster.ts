@@ -58,7 +58,7 @@ export interface RealClusterOptions {
 
 // The in-tree plugins that do what our webhook does are off, so what the tests see is ours
 // (ServiceAccount is off on every test control plane: no controller creates default accounts).
-const inTreeTwins = '--disable-admission-plugins=ServiceAccount,StorageObjectInUseProtection,RuntimeClass';
+const inTreeTwins = '--disable-admission-plugins=ServiceAccount,StorageObjectInUseProtection,RuntimeClass,PodTopologyLabels';
 
 export async function startRealCluster(options: RealClusterOptions = {}): Promise<RealCluster> {
   const scratch = await mkdtemp(join(tmpdir(), 'admission-chain-real-cluster-'));
