@@ -38,7 +38,12 @@ describeWithControlPlane('PodTopologyLabels against a real kube-apiserver', () =
     core = kubeConfig.makeApiClient(CoreV1Api);
     await core.createNamespace({ body: { metadata: { name: namespace } } });
     await core.createNode({
-      body: { metadata: { name: 'node-a', labels: { [zone]: 'eu-west-1a', [region]: 'eu-west-1', 'kubernetes.io/hostname': 'node-a', tier: 'gold' } } },
+      body: {
+        metadata: {
+          name: 'node-a',
+          labels: { [zone]: 'eu-west-1a', [region]: 'eu-west-1', 'kubernetes.io/hostname': 'node-a', tier: 'gold' },
+        },
+      },
     });
     // The webhook learns of the node through its informer's WATCH.
     const deadline = Date.now() + 20_000;
