@@ -57,6 +57,22 @@ function requests(): Array<[string, AdmissionRequest]> {
   ]);
   out.push(['pod with no spec fields the plugins fill', pod({ containers: [{ name: 'a', image: 'a:1' }] })]);
   out.push(['pod with no spec at all', pod(null)]);
+  out.push(['pod created on a node with topology labels', pod({ nodeName: 'node-a', containers: [{ name: 'a', image: 'a:1' }] })]);
+  const bindingRequest = decodeReview(podReview({ uid: 'u', namespace: 'team-a', name: 'web' })).request;
+  out.push([
+    'binding of a pod to a node with topology labels',
+    {
+      ...bindingRequest,
+      kind: { group: '', version: 'v1', kind: 'Binding' },
+      subResource: 'binding',
+      object: {
+        apiVersion: 'v1',
+        kind: 'Binding',
+        metadata: { name: 'web', namespace: 'team-a', labels: { app: 'web' } },
+        target: { apiVersion: 'v1', kind: 'Node', name: 'node-a' },
+      },
+    },
+  ]);
   return out;
 }
 
@@ -75,10 +91,13 @@ const clusterState = parseClusterState(
       '    scheduler.alpha.kubernetes.io/node-selector: "zone=a"',
       '    scheduler.alpha.kubernetes.io/defaultTolerations: \'[{"key":"dedicated","operator":"Equal","value":"team-a","effect":"NoSchedule"}]\'',
     ].join('\n'),
+    // The node the scheduled pod and the Binding go to, with the labels PodTopologyLabels copies.
+    'apiVersion: v1\nkind: Node\nmetadata: {name: node-a, labels: {topology.kubernetes.io/zone: zone-1, topology.kubernetes.io/region: region-1, disk: ssd}}',
   ].join('\n---\n'),
 );
 // Fixed names and no waiting: the two runs of a request must produce the same patch, fast.
-const { ports } = createLocalBackend(clusterState, silentLogger);
+// PodTopologyLabels acts only with its gate on.
+const { ports } = createLocalBackend(clusterState, silentLogger, { PodTopologyLabelsAdmission: true });
 const fixedPorts = {
   ...ports,
   // EventRateLimit, like kube-apiserver, will not start without its limits.
