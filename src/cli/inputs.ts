@@ -24,6 +24,12 @@ const manifestExtensions = ['.yaml', '.yml', '.json'];
 /** Every document of every path in order; no paths, or "-", is stdin. Unreadable paths stop the run. */
 export async function readDocuments(paths: readonly string[], io: CliIO): Promise<InputDocument[]> {
   const documents: InputDocument[] = [];
+  for await (const document of streamDocuments(paths, io)) documents.push(document);
+  return documents;
+}
+
+/** readDocuments one file at a time: only the file being read is held, whatever the tree's size. */
+export async function* streamDocuments(paths: readonly string[], io: CliIO): AsyncGenerator<InputDocument> {
   for (const path of paths.length === 0 ? ['-'] : paths) {
     const files = await filesOf(path);
     for (const file of files) {
@@ -31,11 +37,10 @@ export async function readDocuments(paths: readonly string[], io: CliIO): Promis
       const found = splitDocuments(text, source);
       // An empty file met in a directory is no mistake (a placeholder, a file of comments); one named
       // on the command line is.
-      if (found.length > 0) documents.push(...found);
-      else if (file === path) documents.push({ source, file: source, document: 1, error: 'no document found' });
+      if (found.length > 0) yield* found;
+      else if (file === path) yield { source, file: source, document: 1, error: 'no document found' };
     }
   }
-  return documents;
 }
 
 async function filesOf(path: string): Promise<string[]> {

@@ -11,10 +11,12 @@ import { type AdmissionApiVersion, type AdmissionRequest, type AdmissionResponse
 import type { KubeObject } from '../api/types.ts';
 import { parseDuration } from '../config/duration.ts';
 import { parseFeatureGates } from '../config/feature-gates.ts';
+import { pluginExemptionsHelp } from '../config/plugin-exemptions.ts';
 import { featureGatesHelp } from '../config/serve-config.ts';
 import type { FeatureGateOverrides } from '../ports/feature-gates.ts';
 import { silentLogger } from '../ports/logger.ts';
 import type { RestMapper } from '../ports/rest-mapper.ts';
+import type { BackendConfig } from '../wiring/backend.ts';
 import { type Admission, type ClusterState, composeAdmission, StartupError, selectCatalogPlugins } from '../wiring/index.ts';
 import { type Created, controllerBootstrapRoles, expandWorkload } from '../workloads/index.ts';
 import { type InputDocument, readDocuments } from './inputs.ts';
@@ -31,25 +33,34 @@ import {
   withCreated,
 } from './review-results.ts';
 
-export interface ReviewOptions {
-  clusterState?: string;
+/** The flags of withChainOptions. */
+export interface ChainFlags {
   phase: string;
   plugins?: string[];
   enableAdmissionPlugins?: string[];
   disableAdmissionPlugins?: string[];
   pluginMode?: string[];
   admissionControlConfigFile?: string;
+  pluginExemptionsFile?: string;
   featureGates?: string[];
+  timeout: string;
+  failOn: FailOn;
+}
+
+/** The flags of withManifestOptions. */
+export interface ManifestFlags {
   filename?: string[];
   user?: string;
   groups?: string;
   uid?: string;
+  namespace?: string;
+}
+
+export interface ReviewOptions extends ChainFlags, ManifestFlags {
+  clusterState?: string;
   operation?: string;
   old?: string;
-  namespace?: string;
   subresource?: string;
-  timeout: string;
-  failOn: FailOn;
 }
 
 interface ReviewCommandOptions extends ReviewOptions {
@@ -80,27 +91,39 @@ export function registerReviewCommand(program: Command, io: CliIO): void {
 
 /** The input and chain options `review` takes, for every command that reviews requests offline. */
 export function withReviewOptions(command: Command): Command {
-  return command
+  const withInput = command
     .argument(
       '[files...]',
       'AdmissionReviews or manifests, JSON or YAML, many documents and Lists; directories are read recursively; "-" or none reads stdin',
     )
-    .requiredOption('--cluster-state <file>', 'the local cluster state (RBAC, service accounts, discovery, ...)')
+    .requiredOption('--cluster-state <file>', 'the local cluster state (RBAC, service accounts, discovery, ...)');
+  return withChainOptions(withManifestOptions(withInput, 'manifests or AdmissionReviews to review, like FILES (repeatable)'))
+    .option('--operation <op>', 'for manifests: CREATE, UPDATE, DELETE or CONNECT (default CREATE, UPDATE with --old)')
+    .option('--old <file>', 'for one manifest: the existing object, for UPDATE')
+    .option('--subresource <name>', 'for manifests: the subresource being written');
+}
+
+/** Who writes the manifests, and where: for every command that builds requests from manifests. */
+export function withManifestOptions(command: Command, filenameHelp: string): Command {
+  return command
+    .option('-f, --filename <path>', filenameHelp, collect)
+    .option('--user <name>', 'for manifests: the requesting user', 'admin')
+    .option('--groups <groups>', "for manifests: the requesting user's groups (comma-separated)")
+    .option('--uid <uid>', "for manifests: the requesting user's uid")
+    .option('--namespace <ns>', 'for manifests: namespace when the manifest has none', 'default');
+}
+
+/** Which plugins run and how, each object's deadline and the exit code: `review`'s, `explain`'s and `audit`'s. */
+export function withChainOptions(command: Command): Command {
+  return command
     .addOption(new Option('--phase <phase>', 'which webhook to act as').choices(['mutating', 'validating', 'all']).default('all'))
     .option('--plugins <names>', 'the exact plugin set (comma-separated)', collect)
     .option('--enable-admission-plugins <names>', 'plugins to enable in addition to the defaults', collect)
     .option('--disable-admission-plugins <names>', 'default plugins to disable', collect)
     .option('--plugin-mode <name=mode>', 'enforce, warn or audit, per plugin (repeatable)', collect)
     .option('--admission-control-config-file <file>', "kube-apiserver's AdmissionConfiguration file: the plugins' configuration")
+    .option('--plugin-exemptions-file <file>', pluginExemptionsHelp)
     .option('--feature-gates <name=bool>', featureGatesHelp, collect)
-    .option('-f, --filename <path>', 'manifests or AdmissionReviews to review, like FILES (repeatable)', collect)
-    .option('--user <name>', 'for manifests: the requesting user', 'admin')
-    .option('--groups <groups>', "for manifests: the requesting user's groups (comma-separated)")
-    .option('--uid <uid>', "for manifests: the requesting user's uid")
-    .option('--operation <op>', 'for manifests: CREATE, UPDATE, DELETE or CONNECT (default CREATE, UPDATE with --old)')
-    .option('--old <file>', 'for one manifest: the existing object, for UPDATE')
-    .option('--namespace <ns>', 'for manifests: namespace when the manifest has none', 'default')
-    .option('--subresource <name>', 'for manifests: the subresource being written')
     .addOption(
       new Option('--fail-on <result>', 'exit 1 when an object is denied (deny), also when one has warnings (warn), or never')
         .choices(['deny', 'warn', 'never'])
@@ -141,6 +164,44 @@ export interface PreparedReview {
 
 /** The chain, the documents and the deadline, from `review`'s options: everything but running them. */
 export async function prepareReview(files: string[], options: ReviewOptions, io: CliIO): Promise<PreparedReview> {
+  const { admission, phases, timeoutMs } = await prepareChain(
+    options,
+    (featureGates) => ({ kind: 'local', clusterState: options.clusterState!, featureGates }),
+    io,
+  );
+  const { backend, chain } = admission;
+  const documents = await readDocuments([...files, ...(options.filename ?? [])], io);
+  let oldObject: KubeObject | undefined;
+  if (options.old !== undefined) {
+    if (documents.length !== 1) throw new CliError(`--old takes one manifest to review, found ${documents.length} documents`, 2);
+    const { text, source } = await readInput(options.old, io);
+    try {
+      oldObject = asKubeObject(parseSingleDocument(text, source));
+    } catch (error) {
+      throw error instanceof CliError ? error : new CliError(`${source}: ${(error as Error).message}`);
+    }
+  }
+  const context: PreparedReview['context'] = {
+    ...manifestContext(options, backend.ports.restMapper),
+    ...(options.operation === undefined ? {} : { operation: options.operation }),
+    ...(options.subresource === undefined ? {} : { subresource: options.subresource }),
+  };
+  return { chain, phases, timeoutMs, restMapper: backend.ports.restMapper, documents, context, ...(oldObject ? { oldObject } : {}) };
+}
+
+/** The chain on a backend, the phases and each object's deadline, from withChainOptions' flags. */
+export interface PreparedChain {
+  admission: Admission;
+  phases: readonly Phase[];
+  timeoutMs: number;
+}
+
+/** Parses the chain flags and composes the chain on the backend they choose (bad flags exit 2). */
+export async function prepareChain(
+  options: ChainFlags,
+  backendFor: (featureGates: FeatureGateOverrides) => BackendConfig,
+  io: CliIO,
+): Promise<PreparedChain> {
   let selection: ReturnType<typeof selectCatalogPlugins>;
   let featureGates: FeatureGateOverrides;
   let timeoutMs: number;
@@ -163,9 +224,10 @@ export async function prepareReview(files: string[], options: ReviewOptions, io:
   let admission: Admission;
   try {
     admission = await composeAdmission({
-      backend: { kind: 'local', clusterState: options.clusterState!, featureGates },
+      backend: backendFor(featureGates),
       selection,
       admissionControlConfigFile: options.admissionControlConfigFile,
+      pluginExemptionsFile: options.pluginExemptionsFile,
       logger: silentLogger,
       warn: (warning) => io.stderr.write(`admission-chain: warning: ${warning}\n`),
       completeLocalState: withControllerRoles,
@@ -173,32 +235,22 @@ export async function prepareReview(files: string[], options: ReviewOptions, io:
   } catch (error) {
     throw error instanceof StartupError ? new CliError(error.message, error.usage ? 2 : 1) : error;
   }
-  const { backend, chain } = admission;
-  const documents = await readDocuments([...files, ...(options.filename ?? [])], io);
-  let oldObject: KubeObject | undefined;
-  if (options.old !== undefined) {
-    if (documents.length !== 1) throw new CliError(`--old takes one manifest to review, found ${documents.length} documents`, 2);
-    const { text, source } = await readInput(options.old, io);
-    try {
-      oldObject = asKubeObject(parseSingleDocument(text, source));
-    } catch (error) {
-      throw error instanceof CliError ? error : new CliError(`${source}: ${(error as Error).message}`);
-    }
-  }
+  const phases: readonly Phase[] =
+    options.phase === 'all' ? ['admit', 'validate'] : options.phase === 'mutating' ? ['admit'] : ['validate'];
+  return { admission, phases, timeoutMs };
+}
+
+/** How manifests become requests, from withManifestOptions' flags; each document's deadline adds the signal. */
+export function manifestContext(options: ManifestFlags, restMapper: RestMapper | undefined): Omit<ManifestContext, 'signal'> {
   const groups = (options.groups ?? '')
     .split(',')
     .map((g) => g.trim())
     .filter(Boolean);
-  const context: PreparedReview['context'] = {
-    restMapper: backend.ports.restMapper,
+  return {
+    restMapper,
     namespace: options.namespace!,
     userInfo: { username: options.user!, groups, ...(options.uid ? { uid: options.uid } : {}) },
-    ...(options.operation === undefined ? {} : { operation: options.operation }),
-    ...(options.subresource === undefined ? {} : { subresource: options.subresource }),
   };
-  const phases: readonly Phase[] =
-    options.phase === 'all' ? ['admit', 'validate'] : options.phase === 'mutating' ? ['admit'] : ['validate'];
-  return { chain, phases, timeoutMs, restMapper: backend.ports.restMapper, documents, context, ...(oldObject ? { oldObject } : {}) };
 }
 
 /** One object's review, and the reviews of what its controllers would create from it. */
@@ -218,29 +270,46 @@ export async function reviewAll(prepared: PreparedReview): Promise<Array<Reviewe
   const reviewed: Array<ReviewedObject | DocumentError> = [];
   const now = new Date();
   for (const document of prepared.documents) {
-    if (document.error !== undefined) {
-      reviewed.push({ source: document.source, error: document.error });
-      continue;
-    }
-    const deadline = deadlineIn(prepared.timeoutMs);
-    const run: RunContext = { ...prepared, deadline, context: { ...prepared.context, signal: deadline.signal } };
-    try {
-      const { apiVersion, request, fromManifest } = await requestFor(document.value, run.context, prepared.oldObject);
-      const result = await reviewRequest(run, document.source, apiVersion, request);
-      if (fromManifest && (request.operation === 'CREATE' || request.operation === 'UPDATE')) {
-        result.creates = await reviewCreated(run, document.source, expandWorkload(storedObject(result), { now }));
-      }
-      reviewed.push(result);
-    } catch (error) {
-      if (error instanceof CliError) throw error;
-      reviewed.push({ source: document.source, error: (error as Error).message });
-    }
+    reviewed.push(
+      document.error !== undefined
+        ? { source: document.source, error: document.error }
+        : await reviewDocument(prepared, document.source, document.value, now),
+    );
   }
   return reviewed;
 }
 
+/** What reviewing documents needs: the chain, the phases, each one's deadline and how manifests become requests. */
+export type DocumentReview = Pick<PreparedReview, 'chain' | 'phases' | 'timeoutMs' | 'context' | 'oldObject'>;
+
+/**
+ * One document under its own deadline: its request, and for a manifest written by CREATE or UPDATE
+ * what its controllers would create (CronJobs' Jobs are scheduled at `now`). A document that cannot
+ * be reviewed is its error; a CliError (a bad flag) stops the run.
+ */
+export async function reviewDocument(
+  prepared: DocumentReview,
+  source: string,
+  value: unknown,
+  now: Date,
+): Promise<ReviewedObject | DocumentError> {
+  const deadline = deadlineIn(prepared.timeoutMs);
+  const run: RunContext = { ...prepared, deadline, context: { ...prepared.context, signal: deadline.signal } };
+  try {
+    const { apiVersion, request, fromManifest } = await requestFor(value, run.context, prepared.oldObject);
+    const result = await reviewRequest(run, source, apiVersion, request);
+    if (fromManifest && (request.operation === 'CREATE' || request.operation === 'UPDATE')) {
+      result.creates = await reviewCreated(run, source, expandWorkload(storedObject(result), { now }));
+    }
+    return result;
+  } catch (error) {
+    if (error instanceof CliError) throw error;
+    return { source, error: (error as Error).message };
+  }
+}
+
 /** What reviewing one document needs: the chain, and that document's deadline. */
-type RunContext = Omit<PreparedReview, 'context'> & { deadline: Deadline; context: ManifestContext };
+type RunContext = Omit<DocumentReview, 'context'> & { deadline: Deadline; context: ManifestContext };
 
 function deadlineIn(timeoutMs: number): Deadline {
   return { signal: AbortSignal.timeout(timeoutMs), expiresAt: performance.now() + timeoutMs };
