@@ -1,12 +1,15 @@
 // The ordered two-phase chain (upstream chainAdmissionHandler): the array's order is the order,
 // mutating plugins run in `admit`, validating plugins in `validate`, and the first rejection of
 // an enforcing plugin ends the phase. Plugins in warn or audit mode never reject: their
-// rejection becomes a warning and/or an audit annotation, and the chain goes on.
+// rejection becomes a warning and/or an audit annotation, and the chain goes on. A plugin the
+// request is exempt from is skipped, and the decision says by which rule.
 
 import { internalError, isStatusError, type StatusError } from '../api/status-error.ts';
+import type { Namespace, ResourceLookup } from '../ports/lookups.ts';
 import type { Attributes, RequestContext } from './attributes.ts';
 import type { Deadline } from './deadline.ts';
 import { abortedError } from './errors.ts';
+import { namespaceLabelsOf, type PluginExemption } from './exemptions.ts';
 import { type ExplainContext, type Explained, type Explainer, explanationOf } from './explanation.ts';
 import { MutationScope } from './mutation-scope.ts';
 import { type AdmissionPlugin, PluginMode } from './plugin.ts';
@@ -14,6 +17,8 @@ import { type AdmissionPlugin, PluginMode } from './plugin.ts';
 export interface ChainEntry {
   readonly plugin: AdmissionPlugin;
   readonly mode: PluginMode;
+  /** Who and where this plugin does not act; none: it acts on every request it handles. */
+  readonly exemption?: PluginExemption;
 }
 
 export type Phase = 'admit' | 'validate';
@@ -28,6 +33,8 @@ export interface PhaseOutcome {
   nonEnforced?: Array<{ plugin: string; mode: PluginMode }>;
   /** Rejections (enforced or not) whose plugin said why, explained: for the log line and the CLI. */
   explanations?: ExplainedRejection[];
+  /** Plugins skipped because the request is exempt from them, each with the rule that matched. */
+  exempted?: Array<{ plugin: string; rule: string }>;
 }
 
 export interface ExplainedRejection {
@@ -39,6 +46,8 @@ export interface ExplainedRejection {
 export interface ChainOptions {
   /** Turns a rejection's facts into warnings and an audit annotation (none: rejections go unexplained). */
   explainer?: Explainer;
+  /** Where namespace label exemptions read the request's namespace (none: no selector matches). */
+  namespaces?: ResourceLookup<Namespace>;
 }
 
 export class AdmissionChain {
@@ -49,12 +58,14 @@ export class AdmissionChain {
   readonly #snapshotScopes = new Map<AdmissionPlugin, MutationScope>();
   readonly #explainer: Explainer | undefined;
   readonly #explainContext: ExplainContext;
+  readonly #namespaces: ResourceLookup<Namespace> | undefined;
 
   constructor(entries: readonly ChainEntry[], options: ChainOptions = {}) {
     this.entries = entries;
     const mutating = entries.filter((e) => e.plugin.admit);
     this.mutationScope = MutationScope.of(mutating.map((e) => e.plugin.mutates));
     this.#explainer = options.explainer;
+    this.#namespaces = options.namespaces;
     this.#explainContext = { mutatingPlugins: mutating.map((e) => e.plugin.name) };
     for (const { plugin, mode } of mutating) {
       if (mode !== PluginMode.Enforce) this.#snapshotScopes.set(plugin, MutationScope.of([plugin.mutates]));
@@ -86,9 +97,17 @@ export class AdmissionChain {
   async #run(phase: Phase, attributes: Attributes, deadline: Deadline): Promise<PhaseOutcome> {
     const { signal, expiresAt } = deadline;
     const outcome: PhaseOutcome = { warnings: [], annotations: {} };
-    for (const { plugin, mode } of this.entries) {
+    const namespaceLabels = namespaceLabelsOf(this.#namespaces, attributes.namespace, signal);
+    for (const { plugin, mode, exemption } of this.entries) {
       const step = plugin[phase];
       if (!step || !plugin.handles(attributes.operation)) continue;
+      // Before the deadline check: a namespace read that overran it is caught there.
+      const rule = exemption === undefined ? undefined : await exemption.match(attributes, namespaceLabels);
+      if (rule !== undefined) {
+        (outcome.exempted ??= []).push({ plugin: plugin.name, rule });
+        outcome.annotations[annotationKey(plugin.name, 'exempted')] = rule;
+        continue;
+      }
       if (signal.aborted || performance.now() >= expiresAt) {
         outcome.rejection = abortedError(signal.aborted ? signal.reason : deadlineExceeded(), ` before plugin ${plugin.name} could run`);
         outcome.rejectedBy = plugin.name;

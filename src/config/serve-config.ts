@@ -7,6 +7,7 @@ import type { FeatureGateOverrides } from '../ports/feature-gates.ts';
 import { parseDuration } from './duration.ts';
 import { parseFeatureGates } from './feature-gates.ts';
 import { addManagementOptions, type ManagementConfig, parseManagementOptions, type RawManagementOptions } from './management-options.ts';
+import { pluginExemptionsHelp } from './plugin-exemptions.ts';
 import { type PluginSelection, selectPlugins } from './plugins.ts';
 
 /**
@@ -53,6 +54,8 @@ export interface ServeConfig {
   /** Absent means "sar". */
   authorizer?: AuthorizerMode;
   admissionControlConfigFile: string | undefined;
+  /** --plugin-exemptions-file: who and where each plugin does not act; read at start-up. */
+  pluginExemptionsFile?: string | undefined;
   /** --feature-gates: what the cluster's kube-apiserver runs with, over its version's defaults. */
   featureGates: FeatureGateOverrides;
   /** Registration in the webhook configurations and self-managed TLS (src/registration). */
@@ -172,6 +175,7 @@ export function addServeOptions(command: Command): Command {
         'ADMISSION_CONTROL_CONFIG_FILE',
       ),
     )
+    .addOption(opt('--plugin-exemptions-file <file>', pluginExemptionsHelp, 'PLUGIN_EXEMPTIONS_FILE'))
     .addOption(opt('--feature-gates <name=bool>', featureGatesHelp, 'FEATURE_GATES').argParser(collect));
   return addManagementOptions(command);
 }
@@ -202,6 +206,7 @@ export interface RawServeOptions extends RawManagementOptions {
   maxSubjectAccessReviewsPerRequest: string;
   authorizer?: string;
   admissionControlConfigFile?: string;
+  pluginExemptionsFile?: string;
   featureGates?: string[] | string;
 }
 
@@ -241,6 +246,7 @@ export function parseServeConfig(raw: RawServeOptions, ordered: readonly PluginD
     maxSubjectAccessReviewsPerRequest: count('--max-subject-access-reviews-per-request', raw.maxSubjectAccessReviewsPerRequest, 1),
     authorizer: authorizerMode(raw.authorizer ?? AuthorizerMode.SubjectAccessReview, raw.clusterState),
     admissionControlConfigFile: raw.admissionControlConfigFile,
+    pluginExemptionsFile: raw.pluginExemptionsFile,
     featureGates: parseFeatureGates(list(raw.featureGates)),
     management: parseManagementOptions(raw),
   };

@@ -1,6 +1,8 @@
 // The ordered chain from the enabled plugins, each built on the backend's ports and wrapped from
 // outside for metrics; the ports themselves are measured the same way (upstream's decorators).
+// Each plugin carries its exemptions, which read namespaces through the same (measured) lookups.
 import { AdmissionChain, type ChainEntry } from '../admission/chain.ts';
+import { compileExemption, type ExemptionRules } from '../admission/exemptions.ts';
 import { instrumentPlugin } from '../admission/instrument.ts';
 import { createPlugin, type PluginDefinition, PluginMode } from '../admission/plugin.ts';
 import { createExplainer } from '../explain/index.ts';
@@ -18,18 +20,40 @@ export interface BuildChainOptions {
   metrics?: AdmissionMetrics | undefined;
   /** The --admission-control-config-file sections; each plugin that takes one checks it in create(). */
   configuration?: PluginConfigurations | undefined;
+  /** The --plugin-exemptions-file rules of the enabled plugins, by plugin name. */
+  exemptions?: ReadonlyMap<string, ExemptionRules> | undefined;
 }
 
 export function buildChain(options: BuildChainOptions): AdmissionChain {
   const { backend, metrics } = options;
   const instrumented = metrics ? instrumentPorts(backend.ports, metrics) : backend.ports;
   const ports = options.configuration === undefined ? instrumented : { ...instrumented, configuration: options.configuration };
+  let readsNamespaces = false;
   const entries: ChainEntry[] = options.enabled.map((definition) => {
     const plugin = createPlugin(definition, ports, backend.name);
-    return { plugin: metrics ? instrumentPlugin(plugin, metrics) : plugin, mode: options.modes[definition.name] ?? PluginMode.Enforce };
+    const rules = options.exemptions?.get(definition.name);
+    const exemption = rules === undefined ? undefined : compileExemption(rules);
+    if (exemption?.readsNamespaceLabels) readsNamespaces = true;
+    return {
+      plugin: metrics ? instrumentPlugin(plugin, metrics) : plugin,
+      mode: options.modes[definition.name] ?? PluginMode.Enforce,
+      ...(exemption === undefined ? {} : { exemption }),
+    };
   });
+  if (readsNamespaces && ports.lookups === undefined)
+    throw new Error(
+      `plugin exemptions select namespaces by label, which needs namespace lookups the ${backend.name} backend does not provide`,
+    );
   // Denials are explained with the requester's nearest grants where the backend knows them.
-  return new AdmissionChain(entries, { explainer: createExplainer(backend.grants === undefined ? {} : { grants: backend.grants }) });
+  return new AdmissionChain(entries, {
+    explainer: createExplainer(backend.grants === undefined ? {} : { grants: backend.grants }),
+    ...(readsNamespaces && ports.lookups !== undefined ? { namespaces: ports.lookups.namespaces } : {}),
+  });
+}
+
+/** Whether some plugin's exemptions select namespaces by label: the backend must then read namespaces. */
+export function exemptionsReadNamespaces(exemptions: ReadonlyMap<string, ExemptionRules>): boolean {
+  return [...exemptions.values()].some((rules) => rules.namespaceSelectors.length > 0);
 }
 
 /** Authorization decisions and lookups are measured from outside the adapters that serve them; plugins get their recorders. */

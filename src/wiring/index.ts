@@ -7,6 +7,7 @@ import type { ClusterState } from '../adapters/local/cluster-state.ts';
 import type { AdmissionChain } from '../admission/chain.ts';
 import type { PluginDefinition } from '../admission/plugin.ts';
 import { loadAdmissionConfigurationFlag } from '../config/admission-configuration.ts';
+import { loadPluginExemptionsFlag } from '../config/plugin-exemptions.ts';
 import { type PluginSelection, type PluginSelectionFlags, selectPlugins as selectFrom } from '../config/plugins.ts';
 import type { ServeConfig } from '../config/serve-config.ts';
 import type { AdmissionMetrics } from '../observability/metrics.ts';
@@ -16,7 +17,7 @@ import type { Logger } from '../ports/logger.ts';
 import type { Management, ManagementOverrides } from '../registration/manager.ts';
 import type { HelmRelease, Unregistered } from '../registration/unregister.ts';
 import type { Backend, BackendConfig, ClusterObservers } from './backend.ts';
-import { buildChain } from './chain.ts';
+import { buildChain, exemptionsReadNamespaces } from './chain.ts';
 import { loadLocalBackend } from './local.ts';
 
 export type { ClusterState } from '../adapters/local/cluster-state.ts';
@@ -66,10 +67,12 @@ export interface AdmissionOptions {
   backend: BackendConfig;
   selection: PluginSelection;
   admissionControlConfigFile: string | undefined;
+  /** --plugin-exemptions-file: who and where each plugin does not act (none: every plugin acts on every request it handles). */
+  pluginExemptionsFile?: string | undefined;
   logger: Logger;
   /** Metrics for the plugins, the ports and the cluster adapters (serve); none offline. */
   metrics?: AdmissionMetrics;
-  /** Told each part of the AdmissionConfiguration file that is ignored, as soon as it is read. */
+  /** Told each part of the AdmissionConfiguration and exemptions files that is ignored, as soon as it is read. */
   warn(warning: string): void;
   /** Offline: what a real API server holds that the cluster-state file may not (bootstrap RBAC). */
   completeLocalState?: (state: ClusterState) => ClusterState;
@@ -81,8 +84,9 @@ export interface Admission {
 }
 
 /**
- * The backend and the chain: the AdmissionConfiguration file first (a bad one stops start-up before
- * the cluster is contacted), then the backend, then each plugin on its ports and configuration.
+ * The backend and the chain: the AdmissionConfiguration and plugin exemptions files first (a bad one
+ * stops start-up before the cluster is contacted), then the backend, then each plugin on its ports,
+ * configuration and exemptions.
  */
 export async function composeAdmission(options: AdmissionOptions): Promise<Admission> {
   const { selection, logger, metrics } = options;
@@ -95,6 +99,14 @@ export async function composeAdmission(options: AdmissionOptions): Promise<Admis
     throw new StartupError(error.message, true);
   });
   for (const warning of admission.warnings) options.warn(warning);
+  const exemptions = await loadPluginExemptionsFlag(
+    options.pluginExemptionsFile,
+    selection.enabled,
+    orderedPlugins.map((p) => p.name),
+  ).catch((error: Error) => {
+    throw new StartupError(error.message, true);
+  });
+  for (const warning of exemptions.warnings) options.warn(warning);
   const mirrorsRbac =
     options.backend.kind === 'cluster' &&
     options.backend.authorizer === 'rbac-mirror' &&
@@ -107,11 +119,20 @@ export async function composeAdmission(options: AdmissionOptions): Promise<Admis
         ...(mirrorsRbac ? { rbacMirror: rbacMirrorRecorder(metrics.registry, metrics.lookups) } : {}),
       }
     : {};
-  const backend = await createBackend(options.backend, logger, enabled, observers, options.completeLocalState).catch((error: Error) => {
+  // Namespace label exemptions read namespaces, whether or not a plugin does.
+  const readers = exemptionsReadNamespaces(exemptions.rules) ? [...enabled, namespaceReader] : enabled;
+  const backend = await createBackend(options.backend, logger, readers, observers, options.completeLocalState).catch((error: Error) => {
     throw new StartupError(error.message, false);
   });
   try {
-    const chain = buildChain({ enabled, modes: selection.modes, backend, metrics, configuration: admission.configurations });
+    const chain = buildChain({
+      enabled,
+      modes: selection.modes,
+      backend,
+      metrics,
+      configuration: admission.configurations,
+      exemptions: exemptions.rules,
+    });
     return { backend, chain };
   } catch (error) {
     // A plugin's configuration that does not parse (PodNodeSelector's selectors, PodTolerationRestriction's tolerations).
@@ -119,6 +140,16 @@ export async function composeAdmission(options: AdmissionOptions): Promise<Admis
     throw new StartupError((error as Error).message, true);
   }
 }
+
+/** What the backend must provide for namespace label exemptions, stated as a plugin states its needs; never built. */
+const namespaceReader: PluginDefinition<'lookups'> = {
+  name: 'plugin exemptions',
+  needs: ['lookups'],
+  lookups: ['namespaces'],
+  create: () => {
+    throw new Error('the plugin exemptions are not a plugin');
+  },
+};
 
 /** Starts the in-cluster management `serve` was asked for (registration, self-managed TLS), if any. */
 export async function startServeManagement(

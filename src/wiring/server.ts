@@ -27,6 +27,7 @@ export async function startWebhook(
     backend: serveBackendConfig(config),
     selection: config.plugins,
     admissionControlConfigFile: config.admissionControlConfigFile,
+    pluginExemptionsFile: config.pluginExemptionsFile,
     logger,
     metrics,
     warn: (warning) => logger.warn({ warning }, 'admission configuration ignored'),
