@@ -95,6 +95,21 @@ describe('outcomeOf and compareOutcomes', () => {
     expect(compareOutcomes(withToken('abcde'), withToken('abcdef')).length).toBeGreaterThan(0);
   });
 
+  it("compares a bound pod's condition times as set or not, and the conditions themselves", () => {
+    const bound = (time: string | null, status = 'True') => {
+      const body = pod({ nodeName: 'n1' }) as Record<string, unknown>;
+      body.status = { phase: 'Pending', conditions: [{ type: 'PodScheduled', status, lastProbeTime: null, lastTransitionTime: time }] };
+      return outcomeOf({ code: 201, body });
+    };
+    expect(compareOutcomes(bound('2026-01-01T00:00:00Z'), bound('2026-01-01T00:00:01Z'))).toEqual([]);
+    expect(compareOutcomes(bound('2026-01-01T00:00:00Z'), bound(null)).map((d) => d.path)).toEqual([
+      'object.status.conditions[0].lastTransitionTime',
+    ]);
+    expect(compareOutcomes(bound('2026-01-01T00:00:00Z'), bound('2026-01-01T00:00:00Z', 'False')).map((d) => d.path)).toEqual([
+      'object.status.conditions[0].status',
+    ]);
+  });
+
   it('admitted against denied differs at the answer itself', () => {
     const paths = compareOutcomes(
       outcomeOf({ code: 201, body: pod({}) }),

@@ -4,7 +4,8 @@
 // kube-apiserver puts before a webhook's denial. Warnings and audit annotations are ours alone.
 // A Service's cluster IPs and node ports are allocated at random by each server, so they are
 // compared as allocated or not; the ServiceAccount plugin names a pod's token volume with five
-// random characters, so that name is compared as generated.
+// random characters, so that name is compared as generated; a bound pod's conditions carry the time
+// each server set them.
 import type { Answer } from './request.ts';
 
 /** What is compared of one answer. */
@@ -37,16 +38,22 @@ function normaliseObject(object: Record<string, unknown>): unknown {
       metadata.name = `${metadata.generateName}<generated>`;
   }
   if ((copy as { kind?: string }).kind === 'Service') normaliseAllocations((copy as { spec?: ServiceSpec }).spec);
-  if ((copy as { kind?: string }).kind === 'Pod') return normaliseTokenVolumeNames(copy);
+  if ((copy as { kind?: string }).kind === 'Pod') return normaliseGeneratedPodFields(copy);
   return copy;
 }
 
 const tokenVolumeName = /^kube-api-access-[a-z0-9]{5}$/;
 
-/** The token volume and its mounts under one name (names.SimpleNameGenerator's suffix is random on each server). */
-function normaliseTokenVolumeNames(pod: object): unknown {
+/** The token volume and its mounts under one name (names.SimpleNameGenerator's suffix is random on each server), condition times as set or not. */
+function normaliseGeneratedPodFields(pod: object): unknown {
   return JSON.parse(JSON.stringify(pod), (key, value: unknown) =>
-    key === 'name' && typeof value === 'string' && tokenVolumeName.test(value) ? 'kube-api-access-<generated>' : value,
+    key === 'name' && typeof value === 'string' && tokenVolumeName.test(value)
+      ? 'kube-api-access-<generated>'
+      : key === 'lastTransitionTime' || key === 'lastProbeTime'
+        ? value === null
+          ? null
+          : '<time>'
+        : value,
   );
 }
 

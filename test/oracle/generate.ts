@@ -1,9 +1,10 @@
 // The oracle's seeded generator: pods and Services varied along what the plugins under test read —
 // containers and init containers with images, pull policies and (extended) resources, node
 // selectors, tolerations, required and preferred anti-affinity, runtime classes, service accounts,
-// owner references of several kinds, blocking or not, on pods and ConfigMaps — in namespaces with and without the plugins' annotations, sent as users with
-// and without the rights to write them; and updates of the pods and Services the world holds. The
-// same seed gives the same cases, so a disagreement names its own reproduction.
+// owner references of several kinds, blocking or not, on pods and ConfigMaps, nodes a pod is created
+// on or bound to — in namespaces with and without the plugins' annotations, sent as users with and
+// without the rights to write them; and updates of the pods and Services the world holds. The same
+// seed gives the same cases, so a disagreement names its own reproduction.
 import { seededRandom } from '../../src/util/seeded-random.ts';
 import type { Identity, OracleRequest } from './request.ts';
 import type { OraclePlugin } from './servers.ts';
@@ -16,6 +17,7 @@ import {
   namespaceNames,
   namespacesNotSentToWebhook,
   namespacesWithExistingObjects,
+  nodeNames,
   ownedPodName,
   ownedPodNamespace,
   ownedPodReference,
@@ -237,6 +239,8 @@ function podCreate(random: Random, id: string, focus: OraclePlugin): OracleReque
   const slug = id.replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '');
   const metadata: Record<string, unknown> = chance(random, 0.1) ? { generateName: `${slug}-` } : { name: slug };
   if (chance(random, 0.03)) metadata.labels = { [lateMutationLabel]: 'true' };
+  if (focus === 'PodTopologyLabels' && chance(random, 0.4))
+    metadata.labels = { ...(metadata.labels ?? {}), ...topologyLabelsOfOwn(random) };
   if (focus === 'ServiceAccount' && chance(random, 0.05)) metadata.annotations = { 'kubernetes.io/config.mirror': 'mirror' };
   if (focus === 'OwnerReferencesPermissionEnforcement') metadata.ownerReferences = ownerReferences(random);
   else if (chance(random, 0.1))
@@ -260,6 +264,7 @@ function podCreate(random: Random, id: string, focus: OraclePlugin): OracleReque
     ...withDefined('tolerations', tolerations),
     ...withDefined('affinity', antiAffinity(random, focus)),
     ...(chance(random, 0.15) ? { runtimeClassName: pick(random, runtimeClassNames) } : {}),
+    ...(focus === 'PodTopologyLabels' && chance(random, 0.9) ? { nodeName: pick(random, nodeNames) } : {}),
   };
   return {
     operation: 'create',
@@ -267,6 +272,51 @@ function podCreate(random: Random, id: string, focus: OraclePlugin): OracleReque
     namespace,
     object: { apiVersion: 'v1', kind: 'Pod', metadata, spec },
     as: pick(random, focus === 'OwnerReferencesPermissionEnforcement' ? ownerIdentities : identities),
+  };
+}
+
+/** Labels a pod or Binding already carries: a stale zone (the plugin overwrites it), a key it does not copy, an app label. */
+function topologyLabelsOfOwn(random: Random): Record<string, string> {
+  return Object.fromEntries(
+    some(
+      random,
+      [
+        ['topology.kubernetes.io/zone', 'stale'],
+        ['topology.kubernetes.io/rack', 'own'],
+        ['app', 'web'],
+      ] as const,
+      2,
+    ),
+  );
+}
+
+/**
+ * A pod stored unscheduled, then bound (what the scheduler does): mostly to a Node of the world or
+ * one that does not exist, now and then with an empty target kind (kube-apiserver binds it as a Node,
+ * the plugin copies nothing), the Binding carrying labels of its own now and then.
+ */
+function podBinding(random: Random, id: string): OracleRequest {
+  const slug = id.replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '');
+  const namespace = pick(random, ['oracle-plain', 'oracle-exempt', 'oracle-tolerant']);
+  const labels = chance(random, 0.3) ? topologyLabelsOfOwn(random) : undefined;
+  const podLabels = chance(random, 0.3) ? topologyLabelsOfOwn(random) : undefined;
+  return {
+    operation: 'bind',
+    resource: 'pods',
+    namespace,
+    pod: {
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: { name: slug, ...withDefined('labels', podLabels) },
+      spec: { containers: [{ name: 'c0', image: pick(random, images) }] },
+    },
+    object: {
+      apiVersion: 'v1',
+      kind: 'Binding',
+      metadata: { name: slug, ...withDefined('labels', labels) },
+      target: { apiVersion: 'v1', kind: chance(random, 0.1) ? '' : 'Node', name: pick(random, nodeNames) },
+    },
+    as: pick(random, identities),
   };
 }
 
@@ -397,6 +447,7 @@ export function generateCases(plugins: readonly OraclePlugin[], count: number, s
       const roll = random();
       request = roll < 0.5 ? podCreate(random, id, plugin) : roll < 0.7 ? configMapCreate(random, id) : ownerReferencesUpdate(random);
     } else if (plugin === 'ServiceAccount' && chance(random, 0.2)) request = ephemeralContainerUpdate(random);
+    else if (plugin === 'PodTopologyLabels' && chance(random, 0.35)) request = podBinding(random, id);
     else request = chance(random, 0.15) ? podUpdate(random) : podCreate(random, id, plugin);
     cases.push({ id, plugin, request });
   }

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { admissionCases as externalIPRows } from '../../src/plugins/denyserviceexternalips/testdata/upstream-cases.ts';
 import { podAdmissionCases as nodeSelectorRows } from '../../src/plugins/podnodeselector/testdata/upstream-cases.ts';
 import { podAdmissionCases as tolerationRows } from '../../src/plugins/podtolerationrestriction/testdata/upstream-cases.ts';
+import { podTopologyCases as topologyRows } from '../../src/plugins/podtopologylabels/testdata/upstream-cases.ts';
 import { describeWithControlPlane } from '../control-plane/real-cluster.ts';
 import { compareOutcomes, outcomeOf } from './compare.ts';
 import { configuredRowGroups } from './configured-rows.ts';
@@ -44,6 +45,8 @@ describeWithControlPlane('upstream as the oracle: in-tree plugins and our webhoo
       ['PodNodeSelector', nodeSelectorRows.length],
       ['PodTolerationRestriction', tolerationRows.length],
       ['DenyServiceExternalIPs', externalIPRows.length],
+      // Each row as a pod created on its node and as a Binding, but the one for the gate turned off.
+      ['PodTopologyLabels', 2 * topologyRows.filter((row) => !row.featureDisabled).length],
     ] as const)
       expect(replayed.filter((p) => p === plugin).length, plugin).toBe(rows);
   });
@@ -74,6 +77,11 @@ describeWithControlPlane('upstream as the oracle: in-tree plugins and our webhoo
       r.inTree.admitted && r.oracleCase.request.resource === 'pods' ? [JSON.stringify(r.inTree.object)] : [],
     );
     expect(admittedPods.some((p) => p.includes('"key":"example.com/gpu","operator":"Exists","effect":"NoSchedule"'))).toBe(true);
+    // PodTopologyLabels copies the node's zone onto pods created on it and pods bound to it.
+    const zoneCopied = (r: (typeof report.results)[number]) =>
+      r.inTree.admitted && JSON.stringify(r.inTree.object).includes('"topology.kubernetes.io/zone":"zone-a"');
+    expect(report.results.some((r) => r.oracleCase.request.operation === 'create' && zoneCopied(r))).toBe(true);
+    expect(report.results.some((r) => r.oracleCase.request.operation === 'bind' && zoneCopied(r))).toBe(true);
     // ServiceAccount mounts the token and copies the account's pull secrets.
     expect(admittedPods.some((p) => p.includes('"name":"kube-api-access-<generated>"'))).toBe(true);
     expect(admittedPods.some((p) => p.includes('"imagePullSecrets":[{"name":"regcred"}]'))).toBe(true);

@@ -1,7 +1,8 @@
 // Sends one oracle request to one API server: a create (POST) or an update (merge PATCH) with
 // dryRun=All, as an impersonated user, authenticated as the control plane's admin through
 // @kubernetes/client-node's kubeconfig handling. The answer is kept as kube-apiserver sent it: the
-// HTTP code and the object or the Status.
+// HTTP code and the object or the Status. A bind is the one write done for real: a dry-run Binding
+// is answered with a bare Status, so what it did to the pod shows only on the stored pod.
 import { Agent, type RequestOptions, request } from 'node:https';
 import { KubeConfig } from '@kubernetes/client-node';
 import type { ControlPlane } from '../../control-plane/control-plane.ts';
@@ -18,12 +19,14 @@ export type Change =
   | { appendTolerations: object[] };
 
 export interface OracleRequest {
-  operation: 'create' | 'update';
+  operation: 'create' | 'update' | 'bind';
   /** pods, services or configmaps (core/v1). */
   resource: 'pods' | 'services' | 'configmaps';
   namespace: string;
-  /** create: the object. */
+  /** create: the object; bind: the Binding (its metadata.name is the pod's). */
   object?: object;
+  /** bind: the unscheduled pod, stored first by the admin, then bound by `as` with `object`. */
+  pod?: object;
   /** update: the object changed, and how. */
   name?: string;
   /** update: a subresource written instead of the object itself. */
@@ -57,6 +60,7 @@ export class ApiEndpoint {
   }
 
   async send(oracleRequest: OracleRequest): Promise<Answer> {
+    if (oracleRequest.operation === 'bind') return this.bind(oracleRequest);
     const base = `/api/v1/namespaces/${encodeURIComponent(oracleRequest.namespace)}/${oracleRequest.resource}`;
     const object = `${base}/${encodeURIComponent(oracleRequest.name ?? '')}`;
     const path =
@@ -66,13 +70,29 @@ export class ApiEndpoint {
           ? object
           : `${object}/${oracleRequest.subresource}`;
     const [contentType, body] = await this.bodyOf(oracleRequest, path);
-    const headers: Record<string, string | string[]> = { 'Content-Type': contentType, Accept: 'application/json' };
-    if (oracleRequest.as !== undefined) {
-      headers['Impersonate-User'] = oracleRequest.as.name;
-      if (oracleRequest.as.groups.length > 0) headers['Impersonate-Group'] = [...oracleRequest.as.groups];
-    }
     const method = oracleRequest.operation === 'create' ? 'POST' : 'PATCH';
-    return this.call(method, `${path}?dryRun=All`, headers, JSON.stringify(body));
+    return this.call(method, `${path}?dryRun=All`, headersFor(contentType, oracleRequest.as), JSON.stringify(body));
+  }
+
+  /**
+   * Stores the pod, binds it as the request's identity, and answers with the stored pod (or the
+   * first refusal). The pod's name is the Binding's, unique per case: nothing is deleted afterwards.
+   */
+  private async bind(oracleRequest: OracleRequest): Promise<Answer> {
+    const pods = `/api/v1/namespaces/${encodeURIComponent(oracleRequest.namespace)}/pods`;
+    const created = await this.call('POST', pods, headersFor('application/json', undefined), JSON.stringify(oracleRequest.pod ?? {}));
+    if (created.code !== 201) throw new Error(`storing the pod to bind on ${this.name}: ${created.code} ${JSON.stringify(created.body)}`);
+    const name = encodeURIComponent((created.body.metadata as { name: string }).name);
+    const bound = await this.call(
+      'POST',
+      `${pods}/${name}/binding`,
+      headersFor('application/json', oracleRequest.as),
+      JSON.stringify(oracleRequest.object ?? {}),
+    );
+    if (bound.code < 200 || bound.code >= 300) return bound;
+    const stored = await this.get(`${pods}/${name}`);
+    if (stored.code !== 200) throw new Error(`GET the bound pod on ${this.name}: ${stored.code} ${JSON.stringify(stored.body)}`);
+    return { code: bound.code, body: stored.body };
   }
 
   private async bodyOf(oracleRequest: OracleRequest, path: string): Promise<[string, object]> {
@@ -125,4 +145,13 @@ export class ApiEndpoint {
       req.end(body);
     });
   }
+}
+
+function headersFor(contentType: string, as: Identity | undefined): Record<string, string | string[]> {
+  const headers: Record<string, string | string[]> = { 'Content-Type': contentType, Accept: 'application/json' };
+  if (as !== undefined) {
+    headers['Impersonate-User'] = as.name;
+    if (as.groups.length > 0) headers['Impersonate-Group'] = [...as.groups];
+  }
+  return headers;
 }

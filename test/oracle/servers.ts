@@ -5,8 +5,9 @@
 // plugins (DefaultTolerationSeconds, Priority, PodSecurity, LimitRanger, …). Of the default plugins
 // we implement, ServiceAccount runs as selected (in-tree on A, ours on B, or on neither: the test
 // control planes turn it off because no controller creates the default accounts, so the world
-// creates every account its pods name), and RuntimeClass and StorageObjectInUseProtection run
-// in-tree on A and in our webhook on B, always:
+// creates every account its pods name), and RuntimeClass, StorageObjectInUseProtection and
+// PodTopologyLabels (whose gate is on at the pinned release) run in-tree on A and in our webhook on
+// B, always:
 // B's kube-apiserver runs without them (kube-apiserver adds up repeated --disable-admission-plugins
 // flags, so the real cluster's own list stands), and a pod must meet the same RuntimeClass on both.
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -32,11 +33,12 @@ export const oraclePlugins = [
   'DenyServiceExternalIPs',
   'OwnerReferencesPermissionEnforcement',
   'ServiceAccount',
+  'PodTopologyLabels',
 ] as const;
 export type OraclePlugin = (typeof oraclePlugins)[number];
 
 /** On in kube-apiserver by default and in our webhook: in-tree on A, ours on B, whatever the selection. */
-export const defaultOnTwins = ['RuntimeClass', 'StorageObjectInUseProtection'] as const;
+export const defaultOnTwins = ['RuntimeClass', 'StorageObjectInUseProtection', 'PodTopologyLabels'] as const;
 
 export interface OracleServers {
   /** kube-apiserver with the plugins in-tree. */

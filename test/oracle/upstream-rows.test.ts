@@ -1,13 +1,15 @@
 // The replayed upstream rows as the oracle would send them, checked without a server: which rows of
-// AlwaysPullImages' tables become requests, and that each is a request the API would take (a pod whose
+// AlwaysPullImages' and PodTopologyLabels' tables become requests, and that each is a request the API would take (a pod whose
 // containers have images and whose image volumes have references, a valid name, an update of a pod the
 // world stores).
 import { describe, expect, it } from 'vitest';
 import type { Pod } from '../../src/api/core.ts';
 import { admitCases, updatePodCases } from '../../src/plugins/alwayspullimages/testdata/upstream-cases.ts';
+import { podTopologyCases } from '../../src/plugins/podtopologylabels/testdata/upstream-cases.ts';
 import { configuredRowGroups } from './configured-rows.ts';
 import type { OracleCase } from './generate.ts';
 import { upstreamCases } from './upstream-rows.ts';
+import { topologyRowNodeName, worldObjects } from './world.ts';
 
 const dnsLabel = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
 
@@ -103,5 +105,54 @@ describe("AlwaysPullImages' TestUpdatePod row as an update of a stored pod", () 
     expect(oracleCase.upstreamExpects).toBe('admitted');
     expect(oracleCase.upstreamResult?.(pod)).toBeUndefined();
     expect(oracleCase.upstreamResult?.(withPolicies(pod!, 'Always'))).toBe('imagePullPolicy IfNotPresent, the in-tree server made Always');
+  });
+});
+
+describe("PodTopologyLabels' rows as pod creates on the row's node and as Bindings", () => {
+  const cases = upstreamCases(['PodTopologyLabels']);
+  const replayed = podTopologyCases.filter((row) => !row.featureDisabled);
+
+  it('replays every row but the gate-off one, each way once, and only when the plugin is selected', () => {
+    expect(cases.map((c) => c.id)).toEqual(
+      replayed.flatMap((row) => [
+        `upstream PodTopologyLabels: ${row.name} (pod create)`,
+        `upstream PodTopologyLabels: ${row.name} (binding)`,
+      ]),
+    );
+    expect(podTopologyCases.length - replayed.length).toBe(1);
+    expect(upstreamCases(['AlwaysPullImages']).some((c) => c.plugin === 'PodTopologyLabels')).toBe(false);
+  });
+
+  it("sends a real pod on a node of the world holding the row's labels, and binds an unscheduled one with the row's Binding labels", () => {
+    const nodes = new Map(
+      worldObjects()
+        .filter(
+          (o): o is { kind: 'Node'; metadata: { name: string; labels?: Record<string, string> } } =>
+            (o as { kind?: string }).kind === 'Node',
+        )
+        .map((node) => [node.metadata.name, node.metadata.labels]),
+    );
+    for (const [i, oracleCase] of cases.entries()) {
+      const row = replayed[Math.floor(i / 2)]!;
+      const rowIndex = podTopologyCases.indexOf(row);
+      if (oracleCase.request.operation === 'create') {
+        const pod = expectRealPod(oracleCase.request.object);
+        expect(pod.spec?.nodeName).toBe(topologyRowNodeName(rowIndex));
+        expect(pod.metadata?.labels).toEqual(row.existingBindingLabels);
+      } else {
+        expect(oracleCase.request.operation).toBe('bind');
+        const pod = expectRealPod(oracleCase.request.pod);
+        expect(pod.spec?.nodeName).toBeUndefined();
+        const binding = oracleCase.request.object as { metadata: { name: string; labels?: object }; target: object };
+        expect(binding.metadata.name).toBe(pod.metadata?.name);
+        expect(binding.metadata.labels).toEqual(row.existingBindingLabels);
+        expect(binding.target).toEqual({ apiVersion: 'v1', kind: 'Node', name: topologyRowNodeName(rowIndex) });
+      }
+      expect(nodes.get(topologyRowNodeName(rowIndex))).toEqual(row.targetNodeLabels);
+      // The check of the answer holds for the row's expectation and fails for anything else.
+      const expected = { metadata: { labels: row.expectedBindingLabels ?? {} } };
+      expect(oracleCase.upstreamResult?.(expected)).toBeUndefined();
+      expect(oracleCase.upstreamResult?.({ metadata: { labels: { ...row.expectedBindingLabels, other: 'x' } } })).toMatch(/^labels /);
+    }
   });
 });

@@ -15,14 +15,22 @@
 // sends creates and updates) and "non-pod object" (a Service body sent to pods, which kube-apiserver's
 // decoding refuses before admission). TestUpdatePod's rows need a pod stored before the plugin is on:
 // configured-rows.ts replays them.
+//
+// PodTopologyLabels' TestPodTopology rows run two ways each, as upstream's own subtests do: a pod
+// created on the row's node (a dry run) and a pod stored unscheduled, then bound to it with the row's
+// labels on the Binding; each node is the world's, with the row's labels. Both must end with the
+// row's labels on the pod. Not replayed: "does nothing if the SetPodTopologyLabels feature gate is
+// disabled" — both servers run the pinned release with the gate on, and kube-apiserver copies a
+// Binding's labels onto the pod only while it is on, so that row's world is another release.
 import type { Pod } from '../../src/api/core.ts';
 import { admitCases as pullPolicyCases } from '../../src/plugins/alwayspullimages/testdata/upstream-cases.ts';
 import { interPodAffinityCases } from '../../src/plugins/antiaffinity/testdata/upstream-cases.ts';
 import { admissionCases as externalIPCases } from '../../src/plugins/denyserviceexternalips/testdata/upstream-cases.ts';
 import { admitCases as extendedResourceCases } from '../../src/plugins/extendedresourcetoleration/testdata/upstream-cases.ts';
+import { podTopologyCases } from '../../src/plugins/podtopologylabels/testdata/upstream-cases.ts';
 import type { OracleCase } from './generate.ts';
 import type { OraclePlugin } from './servers.ts';
-import { users } from './world.ts';
+import { topologyRowNodeName, users } from './world.ts';
 
 // No plugin annotation, no cluster default node selector: only the plugin the row is about changes the pod.
 const namespace = 'oracle-exempt';
@@ -111,6 +119,58 @@ function podRow(plugin: OraclePlugin, rowName: string, index: number, spec: Reco
   };
 }
 
+/** A row's expected labels as a check of the admitted pod (upstream compares semantically: none is the same as empty). */
+function hasLabels(expected: Record<string, string> | undefined): (admitted: unknown) => string | undefined {
+  const want = JSON.stringify(Object.entries(expected ?? {}).sort());
+  return (admitted) => {
+    const labels = (admitted as Pod).metadata?.labels ?? {};
+    const got = JSON.stringify(Object.entries(labels).sort());
+    return got === want ? undefined : `labels ${want}, the pod has ${got}`;
+  };
+}
+
+function podTopologyRows(): OracleCase[] {
+  return podTopologyCases.flatMap((row, i) => {
+    if (row.featureDisabled) return [];
+    const name = slug(row.name, i);
+    const labels = row.existingBindingLabels === undefined ? {} : { labels: row.existingBindingLabels };
+    const spec = { containers: [{ name: 'main', image: 'busybox' }] };
+    const created: OracleCase = {
+      id: `upstream PodTopologyLabels: ${row.name} (pod create)`,
+      plugin: 'PodTopologyLabels',
+      request: {
+        operation: 'create',
+        resource: 'pods',
+        namespace,
+        object: { apiVersion: 'v1', kind: 'Pod', metadata: { name, ...labels }, spec: { ...spec, nodeName: topologyRowNodeName(i) } },
+        as: users.alice,
+      },
+      upstreamExpects: 'admitted',
+      upstreamResult: hasLabels(row.expectedBindingLabels),
+    };
+    const bound: OracleCase = {
+      id: `upstream PodTopologyLabels: ${row.name} (binding)`,
+      plugin: 'PodTopologyLabels',
+      request: {
+        operation: 'bind',
+        resource: 'pods',
+        namespace,
+        pod: { apiVersion: 'v1', kind: 'Pod', metadata: { name: `${name}-bound` }, spec },
+        object: {
+          apiVersion: 'v1',
+          kind: 'Binding',
+          metadata: { name: `${name}-bound`, ...labels },
+          target: { apiVersion: 'v1', kind: 'Node', name: topologyRowNodeName(i) },
+        },
+        as: users.alice,
+      },
+      upstreamExpects: 'admitted',
+      upstreamResult: hasLabels(row.expectedBindingLabels),
+    };
+    return [created, bound];
+  });
+}
+
 /** Every replayable row of the selected plugins' tables. */
 export function upstreamCases(plugins: readonly OraclePlugin[]): OracleCase[] {
   const cases: OracleCase[] = [];
@@ -131,6 +191,7 @@ export function upstreamCases(plugins: readonly OraclePlugin[]): OracleCase[] {
       cases.push(rowCase);
     }
   }
+  if (plugins.includes('PodTopologyLabels')) cases.push(...podTopologyRows());
   if (plugins.includes('DenyServiceExternalIPs')) {
     externalIPCases
       .filter((row) => row.oldSvc === undefined)

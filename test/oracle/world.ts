@@ -2,11 +2,13 @@
 // scheduling plugins' annotations, their service accounts, RuntimeClasses, users with different
 // rights (finalizers on some owners, on every owner, or none), owners of several kinds (core, apps,
 // a namespaced and a cluster-scoped CRD, cluster-scoped Namespaces), and the pods and Services the
-// update cases change; a namespace our
-// webhook is never sent (the chart's opt-out label; kube-system, which the chart always excludes,
-// exists already); and a MutatingAdmissionPolicy, which kube-apiserver runs after every in-tree
-// plugin and before every webhook. It is applied to each server through its own API, so each
+// update cases change; Nodes with and without topology labels, for PodTopologyLabels to copy; a
+// namespace our webhook is never sent (the chart's opt-out label; kube-system, which the chart always
+// excludes, exists already); and a MutatingAdmissionPolicy, which kube-apiserver runs after every
+// in-tree plugin and before every webhook. It is applied to each server through its own API, so each
 // server's admission chain admitted it.
+
+import { podTopologyCases } from '../../src/plugins/podtopologylabels/testdata/upstream-cases.ts';
 
 /** The plugins' configuration, as chart values; the chart renders the AdmissionConfiguration both servers read. */
 export const pluginConfiguration = {
@@ -105,6 +107,44 @@ const lateMutationPolicy = [
 ];
 
 export const namespaceNames = Object.keys(namespaces);
+
+const zone = 'topology.kubernetes.io/zone';
+const region = 'topology.kubernetes.io/region';
+
+/**
+ * The nodes PodTopologyLabels copies from: zone and region beside labels it must leave (another key
+ * of the same prefix, a subdomain of it, the hostname), a zone alone, no topology at all. Pods are
+ * created on them and bound to them, and to a name no Node has.
+ */
+export const topologyNodes: ReadonlyArray<{ name: string; labels: Record<string, string> }> = [
+  {
+    name: 'oracle-node-zoned',
+    labels: {
+      [zone]: 'zone-a',
+      [region]: 'region-1',
+      'topology.kubernetes.io/rack': 'r1',
+      'sub.topology.kubernetes.io/zone': 'sub',
+      'kubernetes.io/hostname': 'oracle-node-zoned',
+    },
+  },
+  { name: 'oracle-node-zone-only', labels: { [zone]: 'zone-b' } },
+  { name: 'oracle-node-bare', labels: { disk: 'ssd' } },
+];
+export const nodeNames = [...topologyNodes.map((node) => node.name), 'oracle-node-missing'];
+
+/** The Node each replayed TestPodTopology row binds to: the row's own labels on a node of its own. */
+export const topologyRowNodeName = (index: number) => `oracle-topology-row-${index}`;
+
+function nodes(): object[] {
+  return [
+    ...topologyNodes.map(({ name, labels }) => ({ apiVersion: 'v1', kind: 'Node', metadata: { name, labels } })),
+    ...podTopologyCases.map((row, i) => ({
+      apiVersion: 'v1',
+      kind: 'Node',
+      metadata: { name: topologyRowNodeName(i), ...(row.targetNodeLabels === undefined ? {} : { labels: row.targetNodeLabels }) },
+    })),
+  ];
+}
 
 /**
  * Who sends the cases: writers everywhere, a writer in one namespace, and someone with no rights;
@@ -307,10 +347,10 @@ export function worldObjects(): object[] {
   }
   // kube-system's pods are not sent to our webhook, but the in-tree ServiceAccount plugin needs its account.
   objects.push({ apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'default', namespace: 'kube-system' } });
-  objects.push(...runtimeClasses, ...lateMutationPolicy, ...ownerCrds, ...ownerRbac(), ...ownerObjects());
+  objects.push(...runtimeClasses, ...lateMutationPolicy, ...ownerCrds, ...ownerRbac(), ...ownerObjects(), ...nodes());
   const writer = {
     apiGroups: [''],
-    resources: ['pods', 'pods/ephemeralcontainers', 'services', 'configmaps'],
+    resources: ['pods', 'pods/ephemeralcontainers', 'pods/binding', 'services', 'configmaps'],
     verbs: ['get', 'list', 'create', 'update', 'patch'],
   };
   objects.push(
