@@ -61,6 +61,8 @@ function record(request: AdmissionRequest, handled: HandledReview, seconds: numb
     rejectedBy: handled.rejectedBy,
     warnings: response.warnings?.length,
     notEnforced,
+    // Which plugins were skipped for this request, and the exemption rule that matched for each.
+    exempted: exemptedFields(handled),
     durationMs: Math.round(seconds * 1e6) / 1e3,
   };
   // A rejection's explanation (the Role and binding that would grant it, as YAML) rides along.
@@ -69,6 +71,12 @@ function record(request: AdmissionRequest, handled: HandledReview, seconds: numb
   else if (!response.allowed) logger.info({ ...fields, reason: loggedReason(response.status?.message), explanation }, 'admission denied');
   else if (notEnforced !== undefined) logger.info({ ...fields, explanation }, 'admission allowed; a rejection was not enforced');
   else logger.debug(fields, 'admission allowed');
+}
+
+function exemptedFields(handled: HandledReview): Record<string, string> | undefined {
+  const exempted = handled.outcome.exempted;
+  if (exempted === undefined) return undefined;
+  return Object.fromEntries(exempted.map(({ plugin, rule }) => [plugin, rule]));
 }
 
 /** Longer denial messages are cut in the log (the answer keeps them whole). */
