@@ -1,18 +1,10 @@
 // One discovery pass against kube-apiserver: /api and /apis for the group versions, then every
 // group version's APIResourceList, all in parallel and all bounded by one signal. A group version
 // that fails (an aggregated API that is down) is reported, not fatal: the rest still count.
-import {
-  ApiException,
-  ApisApi,
-  CoreApi,
-  HttpMethod,
-  type KubeConfig,
-  ServerConfiguration,
-  type V1APIGroupList,
-  type V1APIVersions,
-} from '@kubernetes/client-node';
+import { ApisApi, CoreApi, type KubeConfig, type V1APIGroupList, type V1APIVersions } from '@kubernetes/client-node';
 import type { APIResource } from '../../local/cluster-state.ts';
-import { describeKubeError, type KubeRequests, raceWithSignal, undiciRequests } from '../client/kube.ts';
+import { getJson } from '../client/get-json.ts';
+import { describeKubeError, type KubeRequests, raceWithSignal } from '../client/kube.ts';
 
 export interface GroupVersionRef {
   group: string;
@@ -90,18 +82,7 @@ export class DiscoveryClient {
 
   /** GET of one group version's APIResourceList; the typed client has no call for arbitrary ones. */
   async #resourceList(path: string, signal: AbortSignal): Promise<APIResource[]> {
-    const context = new ServerConfiguration(this.#server, {}).makeRequestContext(path, HttpMethod.GET);
-    context.setHeaderParam('Accept', 'application/json');
-    await this.#kubeConfig.applySecurityAuthentication(context);
-    // The same middleware and transport as the typed calls, from the one place that chooses them.
-    const { middleware = [], httpApi = undiciRequests } = this.#requests.options(signal);
-    for (const step of middleware) await step.pre(context).toPromise();
-    const response = await raceWithSignal(httpApi.send(context).toPromise(), signal);
-    const text = await raceWithSignal(response.body.text(), signal);
-    if (response.httpStatusCode < 200 || response.httpStatusCode > 299) {
-      throw new ApiException(response.httpStatusCode, `HTTP-Code: ${response.httpStatusCode}`, text, response.headers);
-    }
-    const list = JSON.parse(text) as { resources?: unknown };
+    const list = (await getJson(this.#kubeConfig, this.#requests, path, signal)) as { resources?: unknown };
     if (!Array.isArray(list.resources)) throw new Error(`${path}: response is not an APIResourceList`);
     return list.resources.filter(isApiResource);
   }
