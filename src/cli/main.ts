@@ -1,6 +1,7 @@
-// The admission-chain command line: serve, review, explain, authorize, unregister and migrate.
+// The admission-chain command line: serve, review, explain, audit, authorize, unregister, migrate and completion.
 import { readFileSync } from 'node:fs';
 import { Command, CommanderError } from 'commander';
+import { registerAuditCommand } from './audit.ts';
 import { registerAuthorizeCommand } from './authorize.ts';
 import { registerCompletionCommand } from './completion.ts';
 import { registerExplainCommand } from './explain.ts';
@@ -20,6 +21,7 @@ export async function main(argv: readonly string[], io: CliIO = processIO): Prom
   registerServeCommand(program, io);
   registerReviewCommand(program, io);
   registerExplainCommand(program, io);
+  registerAuditCommand(program, io);
   registerAuthorizeCommand(program, io);
   registerUnregisterCommand(program, io);
   registerMigrateCommand(program, io);

@@ -112,7 +112,7 @@ function createdBy(result: ObjectResult): ObjectResult[] {
 }
 
 /** 1 when the run trips --fail-on, or a document could not be reviewed; 0 otherwise. */
-export function exitCode({ summary }: ReviewResults, failOn: FailOn): number {
+export function exitCode({ summary }: { summary: Pick<ReviewSummary, 'errors' | 'denied' | 'warned'> }, failOn: FailOn): number {
   if (summary.errors > 0) return 1;
   if (failOn === 'never') return 0;
   if (summary.denied > 0) return 1;
@@ -140,13 +140,7 @@ function table({ summary, results }: ReviewResults): string {
     if (isDocumentError(r)) rows.push([r.source, '', 'error', '', r.error]);
     else add(r, 0);
   }
-  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((row) => row[i]!.length)));
-  const lines = rows.map((row) =>
-    row
-      .map((cell, i) => (i === row.length - 1 ? cell : cell.padEnd(widths[i]!)))
-      .join('  ')
-      .trimEnd(),
-  );
+  const lines = alignColumns(rows);
   const { objects, allowed, denied, mutated, warned, created, errors } = summary;
   const createdNote = created > 0 ? ` (and ${created} objects their controllers would create)` : '';
   const errorsNote = errors > 0 ? `; ${errors} documents not reviewed` : '';
@@ -168,14 +162,29 @@ function detail(r: ObjectResult): string {
   if (r.deniedIn !== undefined) return `its ${r.deniedIn} is denied`;
   if (!r.allowed) return oneLine(r.message ?? '');
   if (r.warnings !== undefined) return oneLine(r.warnings.join('; '));
-  if (r.patch === undefined) return '';
-  const paths = r.patch.map((op) => {
+  return r.patch === undefined ? '' : patchSummary(r.patch);
+}
+
+/** The first few operations of a patch, as "replace /spec/containers/0/imagePullPolicy". */
+export function patchSummary(patch: readonly unknown[]): string {
+  const paths = patch.map((op) => {
     const { op: verb, path } = op as { op: string; path: string };
     return `${verb} ${path}`;
   });
   return paths.length <= 3 ? paths.join(', ') : `${paths.slice(0, 3).join(', ')} (+${paths.length - 3} more)`;
 }
 
-function oneLine(text: string): string {
+export function oneLine(text: string): string {
   return text.replace(/\s*\n\s*/g, ' ');
+}
+
+/** Rows as lines with each column padded to its widest cell (the last is left as it is). */
+export function alignColumns(rows: readonly string[][]): string[] {
+  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((row) => row[i]!.length)));
+  return rows.map((row) =>
+    row
+      .map((cell, i) => (i === row.length - 1 ? cell : cell.padEnd(widths[i]!)))
+      .join('  ')
+      .trimEnd(),
+  );
 }

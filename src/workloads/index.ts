@@ -3,3 +3,4 @@
 export { controllerBootstrapRoles } from './bootstrap-roles.ts';
 export { type ControllerName, Controllers, controllerUser } from './controllers.ts';
 export { type Created, type ExpandOptions, expandWorkload, isWorkload } from './expand.ts';
+export { controllerOf, isMadeByWorkload } from './owners.ts';

@@ -1,0 +1,207 @@
+// `admission-chain audit`: what the enabled plugins would do today to what is already there, before
+// they are enforced. Reads the objects of a GitOps tree (against a cluster-state file) or of the live
+// cluster (page by page), runs each through the chain as the CREATE that would make it — a workload
+// with what its controllers would create, as those controllers — and reports what would be denied,
+// warned about or changed, by which plugin, as each object is done: nothing is held but the counts
+// and what the chosen output must group.
+import { type Command, CommanderError, Option } from 'commander';
+import type { KubeObject } from '../api/types.ts';
+import { parseDuration } from '../config/duration.ts';
+import type { BackendConfig } from '../wiring/backend.ts';
+import { openClusterObjects } from '../wiring/cluster-objects.ts';
+import { type AuditSink, countLine, jsonSink, tableSink, yamlSink } from './audit-output.ts';
+import { type AuditSummary, auditResult, count, emptySummary, mutatingSteps } from './audit-results.ts';
+import { asCreated, clusterResources, isAudited, listedResourcesMapper } from './audit-scope.ts';
+import { streamDocuments } from './inputs.ts';
+import { CliError, type CliIO } from './io.ts';
+import {
+  type ChainFlags,
+  type DocumentReview,
+  type ManifestFlags,
+  manifestContext,
+  prepareChain,
+  reviewDocument,
+  withChainOptions,
+  withManifestOptions,
+} from './review.ts';
+import { asKubeObject } from './review-requests.ts';
+import { exitCode } from './review-results.ts';
+
+interface AuditOptions extends ChainFlags, ManifestFlags {
+  clusterState?: string;
+  kubeconfig?: string;
+  chunkSize: string;
+  requestTimeout: string;
+  output: 'table' | 'json' | 'yaml';
+}
+
+/** One object to audit, or why one could not be read. */
+type Found = { source: string; value: unknown; error?: undefined } | { source: string; error: string };
+
+export function registerAuditCommand(program: Command, io: CliIO): void {
+  const command = program
+    .command('audit')
+    .description(
+      'what the enabled plugins would deny, warn about or change in what exists: a GitOps tree (--cluster-state) or the live cluster',
+    )
+    .argument('[paths...]', 'manifests to audit, JSON or YAML, many documents and Lists; directories recursively; "-" reads stdin')
+    .option('--cluster-state <file>', 'audit the manifests offline against this cluster state (RBAC, service accounts, discovery, ...)')
+    .option('--kubeconfig <file>', 'the cluster to audit (default: KUBECONFIG, then ~/.kube/config, then in-cluster)');
+  withChainOptions(withManifestOptions(command, 'manifests to audit, like PATHS (repeatable)'))
+    .option('--chunk-size <n>', 'objects per LIST page when reading the cluster', '500')
+    .option('--request-timeout <duration>', 'bound on each call to the API server', '30s')
+    .addOption(
+      new Option('-o, --output <format>', 'table: findings by namespace, owner and plugin; json or yaml: each object with findings')
+        .choices(['table', 'json', 'yaml'])
+        .default('table'),
+    )
+    .action(async (paths: string[], options: AuditOptions) => {
+      const code = await audit(paths, options, io);
+      if (code !== 0) throw new CommanderError(code, 'admission-chain.audit.fail-on', `--fail-on ${options.failOn}`);
+    });
+}
+
+async function audit(args: string[], options: AuditOptions, io: CliIO): Promise<number> {
+  const paths = [...args, ...(options.filename ?? [])];
+  const offline = options.clusterState !== undefined;
+  if (offline && options.kubeconfig !== undefined) throw new CliError('--cluster-state and --kubeconfig: give one backend, not both', 2);
+  if (offline && paths.length === 0) throw new CliError('--cluster-state audits manifests: give PATHS or -f PATH', 2);
+  const pageSize = positiveInteger('--chunk-size', options.chunkSize);
+  const requestTimeoutMs = duration('--request-timeout', options.requestTimeout);
+  const { admission, phases, timeoutMs } = await prepareChain(
+    options,
+    (featureGates) => backendConfig(options, featureGates, requestTimeoutMs),
+    io,
+  );
+  const { backend, chain } = admission;
+  try {
+    if (!offline) await syncedWithin(backend, requestTimeoutMs);
+    const review: DocumentReview = {
+      chain,
+      phases,
+      timeoutMs,
+      context: manifestContext(options, backend.ports.restMapper ?? listedResourcesMapper(clusterResources)),
+    };
+    const sink = sinkFor(options.output, io);
+    const summary = emptySummary();
+    const found = paths.length > 0 ? fromFiles(paths, io) : fromCluster(options, pageSize, requestTimeoutMs);
+    const now = new Date();
+    const steps = mutatingSteps(chain);
+    for await (const item of found) {
+      if (item.error !== undefined) {
+        notAudited(summary, sink, item, io);
+        continue;
+      }
+      let object: KubeObject;
+      try {
+        object = asKubeObject(item.value);
+      } catch (error) {
+        notAudited(summary, sink, { source: item.source, error: (error as Error).message }, io);
+        continue;
+      }
+      if (!isAudited(object)) {
+        summary.skipped++;
+        continue;
+      }
+      const reviewed = await reviewDocument(review, item.source, asCreated(object), now);
+      if ('error' in reviewed) {
+        notAudited(summary, sink, reviewed, io);
+        continue;
+      }
+      const result = await auditResult(reviewed, steps, timeoutMs);
+      count(summary, reviewed, result);
+      if (result.findings.length > 0) sink.result(result);
+    }
+    sink.end(summary);
+    io.stderr.write(`admission-chain: ${countLine(summary)}\n`);
+    return exitCode({ summary }, options.failOn);
+  } finally {
+    await backend.close();
+  }
+}
+
+function notAudited(summary: AuditSummary, sink: AuditSink, item: { source: string; error: string }, io: CliIO): void {
+  summary.errors++;
+  io.stderr.write(`admission-chain: ${item.source}: ${item.error}\n`);
+  sink.result({ source: item.source, error: item.error });
+}
+
+function sinkFor(output: AuditOptions['output'], io: CliIO): AuditSink {
+  if (output === 'json') return jsonSink(io.stdout);
+  if (output === 'yaml') return yamlSink(io.stdout);
+  return tableSink(io.stdout);
+}
+
+function backendConfig(options: AuditOptions, featureGates: Record<string, boolean>, requestTimeoutMs: number): BackendConfig {
+  if (options.clusterState !== undefined) return { kind: 'local', clusterState: options.clusterState, featureGates };
+  return {
+    kind: 'cluster',
+    kubeconfig: options.kubeconfig,
+    // One audit asks the same questions of many objects (a controller's, a namespace's): as serve caches them.
+    sarAllowedTtlMs: 10_000,
+    sarDeniedTtlMs: 10_000,
+    discoveryRefreshIntervalMs: 30_000,
+    requestTimeoutMs,
+    featureGates,
+  };
+}
+
+/** The cluster backend's caches (namespaces, service accounts, ...) listed before the first object is audited. */
+async function syncedWithin(backend: { ready(): Promise<void>; notReadyReasons(): string[] }, timeoutMs: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<'late'>((resolve) => {
+    timer = setTimeout(() => resolve('late'), timeoutMs);
+  });
+  try {
+    if ((await Promise.race([backend.ready().then(() => 'ready' as const), late])) === 'late') {
+      throw new CliError(`the cluster's caches did not sync within ${timeoutMs / 1000}s: ${backend.notReadyReasons().join('; ')}`);
+    }
+  } catch (error) {
+    throw error instanceof CliError ? error : new CliError(`cannot read the cluster: ${(error as Error).message}`);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+async function* fromFiles(paths: readonly string[], io: CliIO): AsyncGenerator<Found> {
+  for await (const document of streamDocuments(paths, io)) {
+    yield document.error === undefined
+      ? { source: document.source, value: document.value }
+      : { source: document.source, error: document.error };
+  }
+}
+
+/** The cluster's objects of every audited resource, a page at a time; a resource that cannot be listed is an error and the rest go on. */
+async function* fromCluster(options: AuditOptions, pageSize: number, timeoutMs: number): AsyncGenerator<Found> {
+  let lister: Awaited<ReturnType<typeof openClusterObjects>>;
+  try {
+    lister = await openClusterObjects({ kubeconfig: options.kubeconfig, pageSize, timeoutMs });
+  } catch (error) {
+    throw new CliError((error as Error).message);
+  }
+  try {
+    for (const resource of clusterResources) {
+      try {
+        for await (const object of lister.list(resource)) yield { source: 'cluster', value: object };
+      } catch (error) {
+        yield { source: 'cluster', error: (error as Error).message };
+      }
+    }
+  } finally {
+    await lister.close();
+  }
+}
+
+function positiveInteger(flag: string, value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1) throw new CliError(`${flag} ${JSON.stringify(value)}: expected a whole number of at least 1`, 2);
+  return n;
+}
+
+function duration(flag: string, value: string): number {
+  try {
+    return parseDuration(value);
+  } catch (error) {
+    throw new CliError(`${flag}: ${(error as Error).message}`, 2);
+  }
+}
