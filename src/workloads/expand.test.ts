@@ -143,6 +143,12 @@ describe('the Deployment controller', () => {
     expect(podTemplateHash([{ ...template, spec: {} }, null])).not.toBe(hash);
     expect(podTemplateHash([template, 1])).not.toBe(hash);
   });
+
+  it('the same template with its keys in another order is the same hash (as kubectl prints what the API server sent)', () => {
+    const reordered = { spec: template.spec, metadata: { ...template.metadata } };
+    expect(Object.keys(reordered)).not.toEqual(Object.keys(template));
+    expect(podTemplateHash([reordered, null])).toBe(hash);
+  });
 });
 
 describe('the StatefulSet controller', () => {

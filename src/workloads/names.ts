@@ -17,11 +17,13 @@ const alphanums = 'bcdfghjklmnpqrstvwxz2456789';
 /**
  * A pod-template-hash in the deployment controller's form (FNV-32a of the template, its decimal
  * digits mapped onto the safe alphabet). Upstream hashes Go's dump of the template, which only Go
- * can reproduce, so the value differs from a cluster's; its shape and stability do not.
+ * can reproduce, so the value differs from a cluster's; its shape and stability do not. As Go's
+ * dump follows the struct's field order, not the input's, keys are hashed in sorted order: the
+ * template read from the API server and the same one read back by kubectl hash alike.
  */
 export function podTemplateHash(template: unknown): string {
   let hash = 0x811c9dc5;
-  for (const byte of Buffer.from(JSON.stringify(template ?? {}), 'utf8')) {
+  for (const byte of Buffer.from(JSON.stringify(template ?? {}, sortedKeys), 'utf8')) {
     hash ^= byte;
     hash = Math.imul(hash, 0x01000193) >>> 0;
   }
@@ -29,6 +31,12 @@ export function podTemplateHash(template: unknown): string {
   let encoded = '';
   for (let i = 0; i < digits.length; i++) encoded += alphanums[digits.charCodeAt(i) % alphanums.length];
   return encoded;
+}
+
+function sortedKeys(_key: string, value: unknown): unknown {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return value;
+  const record = value as Record<string, unknown>;
+  return Object.fromEntries(Object.keys(record).sort().map((k) => [k, record[k]]));
 }
 
 /** getPodsPrefix: "<name>-" when that is a valid pod name prefix, else the name alone. */
