@@ -35,7 +35,7 @@ export interface RuntimeClass extends KubeObject {
   };
 }
 
-/** A Namespace as the plugins read it: its name and annotations (node selector, tolerations). */
+/** A Namespace as admission reads it: its name, annotations (node selector, tolerations) and labels (exemptions). */
 export type Namespace = KubeObject;
 
 /** A Node as the plugins read it: its name and labels (the topology labels PodTopologyLabels copies). */

@@ -2,16 +2,19 @@
 // request it acts on (a patch or a denial) is left alone in a namespace its exemptions select by
 // label, with the rule in the audit annotations, while the same request in another namespace is
 // acted on; in a chain of several, only the exempt plugin is skipped, and the log line says so. A
-// bad exemptions file stops start-up with a usage error.
-import { describe, expect, it } from 'vitest';
+// bad exemptions file stops start-up with a usage error. On the cluster backend, a selector makes the
+// webhook read namespaces (and only then); a namespace the API server does not have is not exempt.
+import { afterEach, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
 import { orderedPlugins } from '../../src/plugins/index.ts';
 import { startWebhook } from '../../src/wiring/server.ts';
+import { namespaceType, type StandInApiServer, startStandInApiServer } from '../apiserver/index.ts';
 import { type CertFiles, writeTestCertificates } from '../support/certs.ts';
 import { runMain } from '../support/cli.ts';
 import { post } from '../support/https-client.ts';
 import { capturedLog } from '../support/log.ts';
 import { scratchFiles } from '../support/scratch-files.ts';
+import { type ServedAgainst, serveAgainst } from '../support/serve-against.ts';
 import { testServeConfig } from '../support/serve-config.ts';
 
 const { write } = scratchFiles('exemptions');
@@ -393,5 +396,51 @@ describe('review --plugin-exemptions-file', () => {
     expect(result.stderr).toBe(
       `admission-chain: plugin exemptions ${file}: plugins[0] (AlwaysPullImages): exempts nothing: give namespaces, namespaceSelectors, users, groups or serviceAccounts\n`,
     );
+  });
+});
+
+describe('serve --plugin-exemptions-file on the cluster backend', () => {
+  let api: StandInApiServer | undefined;
+  let served: ServedAgainst | undefined;
+  afterEach(async () => {
+    await served?.stop();
+    await api?.close();
+    api = served = undefined;
+  });
+
+  const request = pod({ containers: [{ name: 'app', image: 'nginx:1.27' }] });
+
+  it('reads namespaces for a selector: exempt where the labels match, not where they differ or the namespace is missing', async () => {
+    api = await startStandInApiServer({ resources: [namespaceType] });
+    api.store.put(namespaceType, { metadata: { name: exempt, labels: { team: 'platform' } } });
+    api.store.put(namespaceType, { metadata: { name: other, labels: { team: 'a' } } });
+    served = await serveAgainst(api, {
+      plugins: ['AlwaysPullImages'],
+      pluginExemptionsFile: exemptionsFile([{ name: 'AlwaysPullImages', namespaceSelectors: [{ matchLabels: { team: 'platform' } }] }]),
+    });
+    await served.ready();
+    expect(api.calls.count('list namespaces')).toBe(1);
+    const answers = async (namespace: string) =>
+      (await admit(served!.server.port, served!.certs, review(request, namespace, namespace)))[1]!;
+    expect(await answers(exempt)).toMatchObject({
+      allowed: true,
+      auditAnnotations: { 'AlwaysPullImages.exempted': expect.stringContaining('team=platform') },
+    });
+    expect((await answers(other)).allowed).toBe(false);
+    // Not in the cache, and NotFound when read (once by /mutate, once by /validate): the plugin runs (fail closed).
+    expect((await answers('not-there')).allowed).toBe(false);
+    expect(api.calls.count('get namespaces')).toBe(2);
+  });
+
+  it('reads no namespaces when no rule needs their labels', async () => {
+    api = await startStandInApiServer({ resources: [namespaceType] });
+    served = await serveAgainst(api, {
+      plugins: ['AlwaysPullImages'],
+      pluginExemptionsFile: exemptionsFile([{ name: 'AlwaysPullImages', namespaces: [exempt] }]),
+    });
+    await served.ready();
+    expect((await admit(served.server.port, served.certs, review(request, exempt, 'n')))[1]!.allowed).toBe(true);
+    expect(api.calls.count('list namespaces')).toBe(0);
+    expect(api.calls.count('get namespaces')).toBe(0);
   });
 });

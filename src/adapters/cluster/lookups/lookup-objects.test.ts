@@ -1,9 +1,9 @@
 // Projections keep only what admission reads, from typed client-node models (LIST, GET) and raw
 // watch JSON alike; a Secret never keeps its data, stringData or kubectl's applied copy.
 
-import { V1Node, V1ObjectMeta, V1Secret, V1ServiceAccount } from '@kubernetes/client-node';
+import { V1Namespace, V1Node, V1ObjectMeta, V1Secret, V1ServiceAccount } from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
-import { projectNode, projectRuntimeClass, projectSecret, projectServiceAccount } from './lookup-objects.ts';
+import { projectNamespace, projectNode, projectRuntimeClass, projectSecret, projectServiceAccount } from './lookup-objects.ts';
 
 function typedMeta(fields: Partial<V1ObjectMeta>): V1ObjectMeta {
   const meta = new V1ObjectMeta();
@@ -86,6 +86,34 @@ describe('lookup object projections', () => {
     expect(projectNode(typed)).toEqual(expected);
     expect(projectNode(JSON.parse(JSON.stringify(typed)))).toEqual(expected);
     expect(projectNode({ metadata: { name: 'bare' } })).toEqual({ apiVersion: 'v1', kind: 'Node', metadata: { name: 'bare' } });
+  });
+
+  it('a Namespace keeps name, uid, resourceVersion, annotations and labels only, from a typed model and from raw watch JSON', () => {
+    const typed = new V1Namespace();
+    typed.metadata = typedMeta({
+      name: 'team-a',
+      uid: 'u-3',
+      resourceVersion: '4',
+      labels: { team: 'platform', 'kubernetes.io/metadata.name': 'team-a' },
+      annotations: { 'scheduler.alpha.kubernetes.io/node-selector': 'pool=a', 'kubectl.kubernetes.io/last-applied-configuration': '{}' },
+      finalizers: ['kubernetes'],
+    });
+    typed.spec = { finalizers: ['kubernetes'] };
+    typed.status = { phase: 'Active' };
+    const expected = {
+      apiVersion: 'v1',
+      kind: 'Namespace',
+      metadata: {
+        name: 'team-a',
+        uid: 'u-3',
+        resourceVersion: '4',
+        annotations: { 'scheduler.alpha.kubernetes.io/node-selector': 'pool=a' },
+        labels: { team: 'platform', 'kubernetes.io/metadata.name': 'team-a' },
+      },
+    };
+    expect(projectNamespace(typed)).toEqual(expected);
+    expect(projectNamespace(JSON.parse(JSON.stringify(typed)))).toEqual(expected);
+    expect(projectNamespace({ metadata: { name: 'bare' } })).toEqual({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'bare' } });
   });
 
   it('a RuntimeClass keeps handler, overhead and scheduling from raw watch JSON', () => {

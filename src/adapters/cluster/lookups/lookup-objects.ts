@@ -44,10 +44,15 @@ export function projectRuntimeClass(object: unknown): RuntimeClass {
   }) as RuntimeClass;
 }
 
-/** Namespaces: name, uid, resourceVersion and annotations (node selector, tolerations) only. */
+/**
+ * Namespaces: name, uid, resourceVersion, annotations (node selector, tolerations) and labels (the
+ * per-plugin exemptions' namespace selectors) only.
+ */
 export function projectNamespace(object: unknown): Namespace {
   const source = object as Loose;
-  return withoutUndefined({ apiVersion: 'v1', kind: 'Namespace', metadata: projectMetadata(source?.metadata) }) as Namespace;
+  const labels = stringsOf((source?.metadata as Loose)?.labels);
+  const metadata = withoutUndefined({ ...projectMetadata(source?.metadata), labels }) as ObjectMeta;
+  return withoutUndefined({ apiVersion: 'v1', kind: 'Namespace', metadata }) as Namespace;
 }
 
 /**
@@ -57,17 +62,21 @@ export function projectNamespace(object: unknown): Namespace {
  */
 export function projectNode(object: unknown): Node {
   const metadata = (object as Loose)?.metadata as Loose;
-  let labels: Record<string, string> | undefined;
-  const given = metadata?.labels as Record<string, unknown> | undefined;
-  if (given !== undefined && given !== null) {
-    labels = {};
-    for (const [name, text] of Object.entries(given)) if (typeof text === 'string') labels[name] = text;
-  }
+  const labels = stringsOf(metadata?.labels);
   return {
     apiVersion: 'v1',
     kind: 'Node',
     metadata: withoutUndefined({ name: metadata?.name, resourceVersion: metadata?.resourceVersion, labels }) as ObjectMeta,
   };
+}
+
+/** A labels map's string members; undefined when there is none. */
+function stringsOf(value: unknown): Record<string, string> | undefined {
+  const given = value as Record<string, unknown> | undefined;
+  if (given === undefined || given === null) return undefined;
+  const strings: Record<string, string> = {};
+  for (const [name, text] of Object.entries(given)) if (typeof text === 'string') strings[name] = text;
+  return strings;
 }
 
 function projectMetadata(value: unknown): ObjectMeta {
