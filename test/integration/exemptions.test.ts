@@ -4,13 +4,15 @@
 // acted on; in a chain of several, only the exempt plugin is skipped, and the log line says so. A
 // bad exemptions file stops start-up with a usage error. On the cluster backend, a selector makes the
 // webhook read namespaces (and only then); a namespace the API server does not have is not exempt.
+import { readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
+import { decodePluginExemptions } from '../../src/config/plugin-exemptions.ts';
 import { orderedPlugins } from '../../src/plugins/index.ts';
 import { startWebhook } from '../../src/wiring/server.ts';
 import { namespaceType, type StandInApiServer, startStandInApiServer } from '../apiserver/index.ts';
 import { type CertFiles, writeTestCertificates } from '../support/certs.ts';
-import { runMain } from '../support/cli.ts';
+import { repoRoot, runMain } from '../support/cli.ts';
 import { post } from '../support/https-client.ts';
 import { capturedLog } from '../support/log.ts';
 import { scratchFiles } from '../support/scratch-files.ts';
@@ -442,5 +444,26 @@ describe('serve --plugin-exemptions-file on the cluster backend', () => {
     expect((await admit(served.server.port, served.certs, review(request, exempt, 'n')))[1]!.allowed).toBe(true);
     expect(api.calls.count('list namespaces')).toBe(0);
     expect(api.calls.count('get namespaces')).toBe(0);
+  });
+});
+
+describe('the documented PluginExemptions example', () => {
+  it('decodes as written, with every kind of rule', () => {
+    const docs = readFileSync(`${repoRoot}docs/deploy.md`, 'utf8');
+    const example = [...docs.matchAll(/```yaml\n([\s\S]*?)```/g)]
+      .map((m) => m[1]!)
+      .find((block) => block.includes('kind: PluginExemptions'));
+    expect(example).toBeDefined();
+    const rules = decodePluginExemptions(
+      example!,
+      'docs/deploy.md',
+      orderedPlugins.map((p) => p.name),
+    );
+    const kinds = [...rules.values()].flatMap((r) =>
+      Object.entries(r)
+        .filter(([, list]) => list.length > 0)
+        .map(([kind]) => kind),
+    );
+    expect(kinds.sort()).toEqual(['groups', 'namespaceSelectors', 'namespaces', 'serviceAccounts', 'users']);
   });
 });
