@@ -22,7 +22,7 @@ export interface AdmissionPlugin {
 }
 
 /** The ports a plugin may need besides the logger, clock and random source every plugin gets. */
-export type Need = 'authorizer' | 'restMapper' | 'lookups' | 'featureGates';
+export type Need = 'authorizer' | 'restMapper' | 'lookups' | 'featureGates' | 'imageReview';
 
 /** The ports a plugin's factory is given: those it needs are there (start-up checks, once). */
 export type PortsWith<N extends Need> = Ports & Required<Pick<Ports, N>>;

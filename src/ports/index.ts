@@ -3,6 +3,7 @@
 import type { Authorizer } from './authorizer.ts';
 import type { Clock, Random } from './clock.ts';
 import type { FeatureGates } from './feature-gates.ts';
+import type { ImageReviewClients } from './image-review.ts';
 import type { Logger } from './logger.ts';
 import type { Lookups } from './lookups.ts';
 import type { PluginConfigurations } from './plugin-configuration.ts';
@@ -22,11 +23,14 @@ export interface Ports {
   configuration?: PluginConfigurations;
   /** What plugins observe of their own decisions, for metrics (serve); none offline. */
   recorders?: PluginRecorders;
+  /** ImageReview backends reached through a kubeconfig file (ImagePolicyWebhook), for serve and review alike. */
+  imageReview?: ImageReviewClients;
 }
 
 export type { AuthorizationAttributes, AuthorizationResult, Authorizer, Decision } from './authorizer.ts';
 export type { Clock, Random } from './clock.ts';
 export type { FeatureGateOverrides, FeatureGates } from './feature-gates.ts';
+export type { ImageReviewClient, ImageReviewClients, ImageReviewResponse } from './image-review.ts';
 export type { Logger } from './logger.ts';
 export type { Lookups, Namespace, Node, ResourceLookup } from './lookups.ts';
 export type { PluginConfiguration, PluginConfigurations } from './plugin-configuration.ts';

@@ -1,6 +1,8 @@
 // The ordered chain from the enabled plugins, each built on the backend's ports and wrapped from
 // outside for metrics; the ports themselves are measured the same way (upstream's decorators).
 // Each plugin carries its exemptions, which read namespaces through the same (measured) lookups.
+
+import { kubeConfigImageReviewClients } from '../adapters/imagepolicy/kubeconfig-client.ts';
 import { AdmissionChain, type ChainEntry } from '../admission/chain.ts';
 import { compileExemption, type ExemptionRules } from '../admission/exemptions.ts';
 import { instrumentPlugin } from '../admission/instrument.ts';
@@ -27,7 +29,9 @@ export interface BuildChainOptions {
 export function buildChain(options: BuildChainOptions): AdmissionChain {
   const { backend, metrics } = options;
   const instrumented = metrics ? instrumentPorts(backend.ports, metrics) : backend.ports;
-  const ports = options.configuration === undefined ? instrumented : { ...instrumented, configuration: options.configuration };
+  const configured = options.configuration === undefined ? instrumented : { ...instrumented, configuration: options.configuration };
+  // The ImageReview backend is named by a kubeconfig file in the plugin's configuration, whichever backend serves the rest.
+  const ports: Ports = { imageReview: kubeConfigImageReviewClients, ...configured };
   let readsNamespaces = false;
   const entries: ChainEntry[] = options.enabled.map((definition) => {
     const plugin = createPlugin(definition, ports, backend.name);

@@ -1,0 +1,149 @@
+// ImagePolicyWebhook (upstream plugin/pkg/admission/imagepolicy): a cluster that must run only
+// approved images (signed, scanned, from its own registries) asks an external ImageReview backend
+// about every pod's images before the pod is stored. Answers are cached (allowed image sets for
+// the allow TTL, denied ones for the deny TTL); a backend that cannot be reached denies the pod,
+// unless defaultAllow, which admits it and marks it with alpha.image-policy.k8s.io/failed-open.
+//
+// Upstream decides in Validate and writes that mark onto the pod there; a validating webhook cannot
+// change the pod, so the decision is split without changing it:
+// - the mutating phase (only with defaultAllow: without it there is no mark to make) asks about the
+//   pod as it reaches this webhook, and marks it when the backend fails; it never denies;
+// - the validating phase asks about the pod as it will be stored, as upstream's Validate does after
+//   every mutation, and denies or admits; when nothing changed the pod's images or image-policy
+//   annotations in between, its question is the mutating phase's, answered from the cache (failures
+//   are not cached: a backend still down fails both, and both fail open alike). A mark the mutating
+//   phase added is not shown to the backend, since upstream adds it only after asking: a mark that
+//   the stored pod (oldObject) does not carry is taken for this request's own.
+import type { Attributes, RequestContext } from '../../admission/attributes.ts';
+import { forbidden } from '../../admission/errors.ts';
+import { Operation } from '../../admission/operation.ts';
+import type { AdmissionPlugin, PluginDefinition } from '../../admission/plugin.ts';
+import { isQualifiedName } from '../../api/label-validation.ts';
+import { isForbidden, StatusError } from '../../api/status-error.ts';
+import type { Clock, Random } from '../../ports/clock.ts';
+import type { ImageReviewClient } from '../../ports/image-review.ts';
+import { type Logger, silentLogger } from '../../ports/logger.ts';
+import { askBackend, type BackendError } from './backend-call.ts';
+import { type ImagePolicyConfiguration, parseConfiguration, toMilliseconds } from './configuration.ts';
+import { encodeReview, encodeSpec, type ImageReviewStatus, isReviewed, podOf, reviewSpec } from './image-review.ts';
+import { ResponseCache } from './response-cache.ts';
+
+export const pluginName = 'ImagePolicyWebhook';
+
+/** The pod annotation of a pod admitted because the backend failed (api.ImagePolicyFailedOpenKey). */
+export const failedOpenPodAnnotation = 'alpha.image-policy.k8s.io/failed-open';
+/** Upstream's audit keys are this prefix and a suffix; kube-apiserver files ours under the webhook's name. */
+export const upstreamAuditKeyPrefix = 'imagepolicywebhook.image-policy.k8s.io/';
+/** The audit annotation (suffix) of a request admitted in spite of a backend failure. */
+export const failedOpenAuditKey = 'failed-open';
+
+export const definition: PluginDefinition<'imageReview'> = {
+  name: pluginName,
+  needs: ['imageReview'],
+  create: (ports) => {
+    const configuration = parseConfiguration(ports.configuration?.for(pluginName), pluginName);
+    const client = ports.imageReview.fromKubeConfigFile(configuration.kubeConfigFile);
+    return imagePolicyWebhook({ configuration, client, clock: ports.clock, random: ports.random, logger: ports.logger });
+  },
+};
+
+export interface ImagePolicyWebhookOptions {
+  readonly configuration: ImagePolicyConfiguration;
+  readonly client: ImageReviewClient;
+  readonly clock: Clock;
+  readonly random: Random;
+  readonly logger?: Logger;
+}
+
+type Outcome = { readonly status: ImageReviewStatus } | { readonly error: BackendError };
+
+export function imagePolicyWebhook(options: ImagePolicyWebhookOptions): AdmissionPlugin & { readonly cache: ResponseCache } {
+  const { configuration, client, clock, random } = options;
+  const logger = options.logger ?? silentLogger;
+  const cache = new ResponseCache(clock);
+  const call = { client, clock, random, retryBackoffMs: toMilliseconds(configuration.retryBackoff) };
+
+  /** admitPod's question: the cache, else the backend (an answer is cached for its TTL). */
+  const ask = async (attributes: Attributes, leaveOut: string | undefined, context: RequestContext): Promise<Outcome> => {
+    const spec = reviewSpec(attributes, podOf(attributes), leaveOut);
+    const key = encodeSpec(spec);
+    const cached = cache.get(key);
+    if (cached !== undefined) return { status: cached };
+    const answer = await askBackend(call, encodeReview(key), context.deadline.signal);
+    if ('status' in answer) {
+      const ttl = answer.status.allowed ? configuration.allowTTL : configuration.denyTTL;
+      cache.add(key, answer.status, toMilliseconds(ttl));
+    }
+    return answer;
+  };
+
+  return {
+    name: pluginName,
+    cache,
+    handles: (operation) => operation === Operation.Create || operation === Operation.Update,
+    mutates: [['metadata', 'annotations']],
+
+    async admit(attributes, context) {
+      if (!configuration.defaultAllow || !isReviewed(attributes)) return;
+      const outcome = await ask(attributes, undefined, context);
+      if (!('error' in outcome)) return;
+      const pod = podOf(attributes);
+      pod.metadata = { ...pod.metadata, annotations: { ...pod.metadata?.annotations, [failedOpenPodAnnotation]: 'true' } };
+    },
+
+    async validate(attributes, context) {
+      if (!isReviewed(attributes)) return;
+      const outcome = await ask(attributes, ownMark(attributes), context);
+      if ('error' in outcome) {
+        logger.debug({ error: outcome.error.message }, 'error contacting the image policy webhook backend');
+        if (configuration.defaultAllow) {
+          context.annotate(failedOpenAuditKey, 'true');
+          return;
+        }
+        throw forbiddenBy(attributes, outcome.error);
+      }
+      const { status } = outcome;
+      for (const [key, value] of Object.entries(status.auditAnnotations)) {
+        // Upstream's AddAnnotation refuses a key that does not make a qualified name with its prefix.
+        if (isQualifiedName(upstreamAuditKeyPrefix + key).length > 0) {
+          logger.warn({ key: upstreamAuditKeyPrefix + key }, 'image policy backend returned an invalid audit annotation key: ignored');
+          continue;
+        }
+        context.annotate(key, value);
+      }
+      if (status.allowed) return;
+      throw forbidden(
+        attributes,
+        status.reason === ''
+          ? 'one or more images rejected by webhook backend'
+          : `image policy webhook backend denied one or more images: ${status.reason}`,
+      );
+    },
+  };
+}
+
+/** The failed-open mark when this request added it (the stored pod does not carry it), so it is left out. */
+function ownMark(attributes: Attributes): string | undefined {
+  if (attributes.object?.metadata?.annotations?.[failedOpenPodAnnotation] === undefined) return undefined;
+  const old = attributes.oldObject?.metadata?.annotations?.[failedOpenPodAnnotation];
+  return old === undefined ? failedOpenPodAnnotation : undefined;
+}
+
+/**
+ * admission.NewForbidden over the backend's error: an error client-go already typed as Forbidden
+ * (the backend answered 403) is returned as it is, anything else becomes the pod's Forbidden.
+ */
+function forbiddenBy(attributes: Attributes, error: BackendError): StatusError {
+  const asStatus =
+    error.code === undefined
+      ? undefined
+      : new StatusError({
+          status: 'Failure',
+          code: error.code,
+          ...(error.reason === undefined ? {} : { reason: error.reason }),
+          message: error.message,
+          details: { group: '', kind: '', ...(error.retryAfterSeconds ? { retryAfterSeconds: error.retryAfterSeconds } : {}) },
+        });
+  if (asStatus !== undefined && isForbidden(asStatus)) return asStatus;
+  return forbidden(attributes, error.message);
+}
