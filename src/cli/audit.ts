@@ -10,6 +10,7 @@ import { parseDuration } from '../config/duration.ts';
 import type { BackendConfig } from '../wiring/backend.ts';
 import { openClusterObjects } from '../wiring/cluster-objects.ts';
 import { type AuditSink, countLine, jsonSink, tableSink, yamlSink } from './audit-output.ts';
+import { policyReportSink, type ReportApi, reportApis } from './audit-reports.ts';
 import { type AuditSummary, auditResult, count, emptySummary, mutatingSteps } from './audit-results.ts';
 import { asCreated, clusterResources, isAudited, listedResourcesMapper } from './audit-scope.ts';
 import { streamDocuments } from './inputs.ts';
@@ -32,7 +33,8 @@ interface AuditOptions extends ChainFlags, ManifestFlags {
   kubeconfig?: string;
   chunkSize: string;
   requestTimeout: string;
-  output: 'table' | 'json' | 'yaml';
+  output: 'table' | 'json' | 'yaml' | 'policyreport';
+  reportApi: ReportApi;
 }
 
 /** One object to audit, or why one could not be read. */
@@ -51,9 +53,17 @@ export function registerAuditCommand(program: Command, io: CliIO): void {
     .option('--chunk-size <n>', 'objects per LIST page when reading the cluster', '500')
     .option('--request-timeout <duration>', 'bound on each call to the API server', '30s')
     .addOption(
-      new Option('-o, --output <format>', 'table: findings by namespace, owner and plugin; json or yaml: each object with findings')
-        .choices(['table', 'json', 'yaml'])
+      new Option(
+        '-o, --output <format>',
+        'table: findings by namespace, owner and plugin; json or yaml: each object with findings; policyreport: one report per namespace, as YAML',
+      )
+        .choices(['table', 'json', 'yaml', 'policyreport'])
         .default('table'),
+    )
+    .addOption(
+      new Option('--report-api <group/version>', "the report objects -o policyreport writes: OpenReports' or the older wgpolicyk8s.io")
+        .choices(reportApis)
+        .default(reportApis[0]),
     )
     .action(async (paths: string[], options: AuditOptions) => {
       const code = await audit(paths, options, io);
@@ -82,10 +92,10 @@ async function audit(args: string[], options: AuditOptions, io: CliIO): Promise<
       timeoutMs,
       context: manifestContext(options, backend.ports.restMapper ?? listedResourcesMapper(clusterResources)),
     };
-    const sink = sinkFor(options.output, io);
+    const now = new Date();
+    const sink = options.output === 'policyreport' ? policyReportSink(io.stdout, options.reportApi, now) : sinkFor(options.output, io);
     const summary = emptySummary();
     const found = paths.length > 0 ? fromFiles(paths, io) : fromCluster(options, pageSize, requestTimeoutMs);
-    const now = new Date();
     const steps = mutatingSteps(chain);
     for await (const item of found) {
       if (item.error !== undefined) {
@@ -126,7 +136,7 @@ function notAudited(summary: AuditSummary, sink: AuditSink, item: { source: stri
   sink.result({ source: item.source, error: item.error });
 }
 
-function sinkFor(output: AuditOptions['output'], io: CliIO): AuditSink {
+function sinkFor(output: 'table' | 'json' | 'yaml', io: CliIO): AuditSink {
   if (output === 'json') return jsonSink(io.stdout);
   if (output === 'yaml') return yamlSink(io.stdout);
   return tableSink(io.stdout);

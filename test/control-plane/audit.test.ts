@@ -167,6 +167,49 @@ describeWithControlPlane('audit of a real kube-apiserver', () => {
     expect(offlineOutput.summary).toEqual(cluster.output.summary);
   });
 
+  it('writes reports the API server accepts under the documented schema, one per namespace', async () => {
+    await kubectl('apply', '-f', `${fixtures}/openreports-crds.yaml`);
+    await kubectl(
+      'wait',
+      '--for',
+      'condition=established',
+      '--timeout=30s',
+      'crd/reports.openreports.io',
+      'crd/clusterreports.openreports.io',
+    );
+    const run = await runMain([
+      'audit',
+      '--kubeconfig',
+      controlPlane.kubeconfigPath,
+      '--user',
+      'auditor',
+      '--enable-admission-plugins',
+      plugins,
+      '-o',
+      'policyreport',
+    ]);
+    expect(run.code).toBe(0);
+    const reports = join(scratch, 'reports.yaml');
+    await writeFile(reports, run.stdout);
+    // kubectl validates strictly: a field the schema does not have is an error, not dropped.
+    await kubectl('apply', '--validate=strict', '-f', reports);
+    const stored = JSON.parse(await kubectl('get', 'reports.openreports.io', '-A', '-o', 'json')) as {
+      items: Array<{
+        metadata: { namespace: string; name: string };
+        summary: Record<string, number>;
+        results: Array<{ policy: string; result: string }>;
+      }>;
+    };
+    expect(stored.items.map((r) => `${r.metadata.namespace}/${r.metadata.name}`)).toEqual([
+      'bulk/admission-chain',
+      'default/admission-chain',
+      'team-a/admission-chain',
+    ]);
+    const teamA = stored.items[2]!;
+    expect(teamA.results.map((r) => `${r.policy} ${r.result}`).sort()).toEqual(['PodNodeSelector fail', 'PodTolerationRestriction fail']);
+    expect(teamA.summary).toEqual({ pass: 0, fail: 2, warn: 0, error: 0, skip: 0 });
+  });
+
   it('--fail-on deny exits 1 on the cluster; a resource it may not list is an error and the rest are audited', async () => {
     expect((await auditCluster('--enable-admission-plugins', plugins, '--fail-on', 'deny')).code).toBe(1);
     // A user who may list pods and nothing else.

@@ -3,7 +3,7 @@
 // is audited with the pods its controllers would create, as those controllers; each finding names
 // its plugin and upstream's message. In-process through main().
 import { describe, expect, it } from 'vitest';
-import { parse, stringify } from 'yaml';
+import { parse, parseAllDocuments, stringify } from 'yaml';
 import { runMain } from '../support/cli.ts';
 import { scratchFiles } from '../support/scratch-files.ts';
 
@@ -261,6 +261,122 @@ describe('audit output', () => {
     const { output } = await auditJson(file);
     expect(output.summary.objects).toBe(200);
     expect(output.results.map((r) => (r as Result).name)).toEqual(pods.map((_, i) => `p-${i}`));
+  });
+});
+
+describe('audit -o policyreport', () => {
+  interface Report {
+    apiVersion: string;
+    kind: string;
+    metadata: { name: string; namespace?: string; labels: Record<string, string> };
+    source?: string;
+    summary: Record<string, number>;
+    results: Array<{
+      source: string;
+      policy: string;
+      result: string;
+      scored: boolean;
+      timestamp: { seconds: number; nanos: number };
+      message: string;
+      resources: Array<Record<string, string>>;
+      properties?: Record<string, string>;
+    }>;
+  }
+  const reports = async (...args: string[]) => {
+    const run = await audit([...args, '-o', 'policyreport']);
+    return { ...run, reports: parseAllDocuments(run.stdout).map((d) => d.toJS() as Report) };
+  };
+
+  it("writes one OpenReports Report per namespace, each finding a result: the plugin, fail, upstream's message, the object", async () => {
+    const before = Math.floor(Date.now() / 1000);
+    const {
+      code,
+      reports: written,
+      stdout,
+    } = await reports(`${tree}/apps`, '--enable-admission-plugins', 'DenyServiceExternalIPs,PodNodeSelector');
+    expect(code).toBe(0);
+    expect(stdout).not.toMatch(/[&*]a\d/);
+    expect(written.map((r) => [r.apiVersion, r.kind, r.metadata.namespace, r.metadata.name])).toEqual([
+      ['openreports.io/v1alpha1', 'Report', 'default', 'admission-chain'],
+      ['openreports.io/v1alpha1', 'Report', 'team-a', 'admission-chain'],
+    ]);
+    const [defaults, teamA] = written;
+    expect(defaults!.source).toBe('admission-chain');
+    expect(defaults!.metadata.labels).toEqual({ 'app.kubernetes.io/managed-by': 'admission-chain' });
+    expect(defaults!.summary).toEqual({ pass: 1, fail: 1, warn: 0, error: 0, skip: 0 });
+    const denial = defaults!.results.find((r) => r.policy === 'DenyServiceExternalIPs')!;
+    expect(denial).toMatchObject({
+      source: 'admission-chain',
+      result: 'fail',
+      scored: true,
+      message: 'services "web" is forbidden: Use of external IPs is denied by admission control',
+      resources: [{ apiVersion: 'v1', kind: 'Service', namespace: 'default', name: 'web' }],
+      properties: { mode: 'enforce', explanation: expect.stringContaining('spec.externalIPs 203.0.113.10') },
+    });
+    expect(denial.timestamp.nanos).toBe(0);
+    expect(denial.timestamp.seconds).toBeGreaterThanOrEqual(before);
+    expect(denial.timestamp.seconds).toBeLessThanOrEqual(Math.ceil(Date.now() / 1000));
+    // A change is a pass; what the controllers create is named in the message and the properties.
+    const change = defaults!.results.find((r) => r.policy === 'AlwaysPullImages')!;
+    expect(change).toMatchObject({
+      result: 'pass',
+      resources: [{ apiVersion: 'apps/v1', kind: 'Deployment', namespace: 'default', name: 'web' }],
+    });
+    expect(change.message).toMatch(
+      /^Pod default\/web-[a-z0-9]+- \(created by system:serviceaccount:kube-system:replicaset-controller\): admitted with changes: replace \/spec\/containers\/0\/imagePullPolicy$/,
+    );
+    expect(JSON.parse(change.properties!.patch!)).toEqual([{ op: 'replace', path: '/spec/containers/0/imagePullPolicy', value: 'Always' }]);
+    expect(teamA!.results).toEqual([
+      expect.objectContaining({
+        policy: 'PodNodeSelector',
+        result: 'fail',
+        resources: [expect.objectContaining({ kind: 'StatefulSet', name: 'db' })],
+      }),
+    ]);
+  });
+
+  it('writes wgpolicyk8s.io/v1alpha2 PolicyReports with --report-api, the source in each result only', async () => {
+    const { reports: written } = await reports(`${tree}/pods`, '--report-api', 'wgpolicyk8s.io/v1alpha2');
+    expect(written.map((r) => [r.apiVersion, r.kind, r.metadata.namespace])).toEqual([
+      ['wgpolicyk8s.io/v1alpha2', 'PolicyReport', 'default'],
+    ]);
+    expect(written[0]).not.toHaveProperty('source');
+    expect(written[0]!.results).toEqual([
+      expect.objectContaining({ source: 'admission-chain', policy: 'OwnerReferencesPermissionEnforcement', result: 'fail' }),
+    ]);
+  });
+
+  it('a plugin in warn mode is an unscored warn; a cluster-scoped object goes in the ClusterReport', async () => {
+    const clusterRole = {
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'ClusterRole',
+      metadata: {
+        name: 'reader',
+        ownerReferences: [{ apiVersion: 'apps/v1', kind: 'Deployment', name: 'web', uid: 'u-2', blockOwnerDeletion: true }],
+      },
+      rules: [],
+    };
+    const file = write('cluster-scoped.yaml', stringify(clusterRole));
+    const { reports: written } = await reports(file, `${tree}/pods`, '--plugin-mode', 'OwnerReferencesPermissionEnforcement=warn');
+    expect(written.map((r) => [r.kind, r.metadata.namespace])).toEqual([
+      ['ClusterReport', undefined],
+      ['Report', 'default'],
+    ]);
+    expect(written[0]!.results).toEqual([
+      expect.objectContaining({
+        policy: 'OwnerReferencesPermissionEnforcement',
+        result: 'warn',
+        scored: false,
+        resources: [{ apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', name: 'reader' }],
+        properties: expect.objectContaining({ mode: 'warn' }),
+      }),
+    ]);
+    expect(written[0]!.summary).toEqual({ pass: 0, fail: 0, warn: 1, error: 0, skip: 0 });
+  });
+
+  it('refuses a report API it does not write', async () => {
+    const run = await audit([tree, '-o', 'policyreport', '--report-api', 'reports.x-k8s.io/v1beta2']);
+    expect(run.code).toBe(2);
   });
 });
 
