@@ -1,5 +1,5 @@
 // The Namespace lookup of the cluster backend against a real kube-apiserver, through client-node:
-// names and annotations cached from the LIST and followed through the WATCH, nothing else held; live
+// names, annotations and labels cached from the LIST and followed through the WATCH, nothing else held; live
 // GETs (the namespace, undefined for NotFound, a StatusError with the server's code for a refusal);
 // and PodNodeSelector and PodTolerationRestriction on top of a backend started with an identity that
 // may read namespaces and nothing else. Which requests these make is counted on the stand-in, in
@@ -70,7 +70,7 @@ describeWithControlPlane('namespace lookups on the cluster backend, against a re
     return lookups;
   };
 
-  it('caches names and annotations from the LIST (last-applied-configuration, labels, spec and status dropped)', async () => {
+  it('caches names, annotations and labels from the LIST (last-applied-configuration, finalizers, spec and status dropped)', async () => {
     await core.createNamespace({
       body: {
         metadata: {
@@ -82,7 +82,7 @@ describeWithControlPlane('namespace lookups on the cluster backend, against a re
     });
     const lookups = await startLookups();
     // kube-apiserver adds the kubernetes.io/metadata.name label, a finalizer and the Active phase;
-    // the projection drops them all, as it drops the labels given here.
+    // the projection keeps the labels (exemptions select namespaces by them) and drops the rest.
     expect(lookups.namespaces!.cached('', 'team-a')).toEqual({
       apiVersion: 'v1',
       kind: 'Namespace',
@@ -91,6 +91,7 @@ describeWithControlPlane('namespace lookups on the cluster backend, against a re
         uid: expect.any(String),
         resourceVersion: expect.any(String),
         annotations: { [selectorAnnotation]: 'pool=a' },
+        labels: { tier: 'gold', 'kubernetes.io/metadata.name': 'team-a' },
       },
     });
     expect(lookups.namespaces!.cached('', 'team-b')).toBeUndefined();
