@@ -15,6 +15,7 @@ import { type AuditSummary, auditResult, count, emptySummary, mutatingSteps } fr
 import { asCreated, clusterResources, isAudited, listedResourcesMapper } from './audit-scope.ts';
 import { streamDocuments } from './inputs.ts';
 import { CliError, type CliIO } from './io.ts';
+import { progressBar } from './progress.ts';
 import {
   type ChainFlags,
   type DocumentReview,
@@ -39,6 +40,9 @@ interface AuditOptions extends ChainFlags, ManifestFlags {
 
 /** One object to audit, or why one could not be read. */
 type Found = { source: string; value: unknown; error?: undefined } | { source: string; error: string };
+
+/** Where the reading is, for the progress bar: the file or resource being read, of how many. */
+type Position = (index: number, total: number) => void;
 
 export function registerAuditCommand(program: Command, io: CliIO): void {
   const command = program
@@ -95,9 +99,16 @@ async function audit(args: string[], options: AuditOptions, io: CliIO): Promise<
     const now = new Date();
     const sink = options.output === 'policyreport' ? policyReportSink(io.stdout, options.reportApi, now) : sinkFor(options.output, io);
     const summary = emptySummary();
-    const found = paths.length > 0 ? fromFiles(paths, io) : fromCluster(options, pageSize, requestTimeoutMs);
+    const progress = progressBar(io.stderr);
+    let at = { index: 0, total: 0 };
+    const position: Position = (index, total) => {
+      at = { index, total };
+    };
+    const unit = paths.length > 0 ? 'files' : 'resources';
+    const found = paths.length > 0 ? fromFiles(paths, io, position) : fromCluster(options, pageSize, requestTimeoutMs, position);
     const steps = mutatingSteps(chain);
     for await (const item of found) {
+      progress.update(at.index, at.total, unit, summary.objects);
       if (item.error !== undefined) {
         notAudited(summary, sink, item, io);
         continue;
@@ -122,6 +133,7 @@ async function audit(args: string[], options: AuditOptions, io: CliIO): Promise<
       count(summary, reviewed, result);
       if (result.findings.length > 0) sink.result(result);
     }
+    progress.end();
     sink.end(summary);
     io.stderr.write(`admission-chain: ${countLine(summary)}\n`);
     return exitCode({ summary }, options.failOn);
@@ -173,8 +185,8 @@ async function syncedWithin(backend: { ready(): Promise<void>; notReadyReasons()
   }
 }
 
-async function* fromFiles(paths: readonly string[], io: CliIO): AsyncGenerator<Found> {
-  for await (const document of streamDocuments(paths, io)) {
+async function* fromFiles(paths: readonly string[], io: CliIO, position: Position): AsyncGenerator<Found> {
+  for await (const document of streamDocuments(paths, io, position)) {
     yield document.error === undefined
       ? { source: document.source, value: document.value }
       : { source: document.source, error: document.error };
@@ -182,7 +194,7 @@ async function* fromFiles(paths: readonly string[], io: CliIO): AsyncGenerator<F
 }
 
 /** The cluster's objects of every audited resource, a page at a time; a resource that cannot be listed is an error and the rest go on. */
-async function* fromCluster(options: AuditOptions, pageSize: number, timeoutMs: number): AsyncGenerator<Found> {
+async function* fromCluster(options: AuditOptions, pageSize: number, timeoutMs: number, position: Position): AsyncGenerator<Found> {
   let lister: Awaited<ReturnType<typeof openClusterObjects>>;
   try {
     lister = await openClusterObjects({ kubeconfig: options.kubeconfig, pageSize, timeoutMs });
@@ -190,7 +202,8 @@ async function* fromCluster(options: AuditOptions, pageSize: number, timeoutMs: 
     throw new CliError((error as Error).message);
   }
   try {
-    for (const resource of clusterResources) {
+    for (const [index, resource] of clusterResources.entries()) {
+      position(index, clusterResources.length);
       try {
         for await (const object of lister.list(resource)) yield { source: 'cluster', value: object };
       } catch (error) {

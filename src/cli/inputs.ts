@@ -28,18 +28,26 @@ export async function readDocuments(paths: readonly string[], io: CliIO): Promis
   return documents;
 }
 
-/** readDocuments one file at a time: only the file being read is held, whatever the tree's size. */
-export async function* streamDocuments(paths: readonly string[], io: CliIO): AsyncGenerator<InputDocument> {
-  for (const path of paths.length === 0 ? ['-'] : paths) {
-    const files = await filesOf(path);
-    for (const file of files) {
-      const { text, source } = await readInput(file, io);
-      const found = splitDocuments(text, source);
-      // An empty file met in a directory is no mistake (a placeholder, a file of comments); one named
-      // on the command line is.
-      if (found.length > 0) yield* found;
-      else if (file === path) yield { source, file: source, document: 1, error: 'no document found' };
-    }
+/**
+ * readDocuments one file at a time: only the file being read is held, whatever the tree's size.
+ * Every path is listed first (an unreadable one stops the run before any is read); `onFile` is told
+ * each file's position before it is read.
+ */
+export async function* streamDocuments(
+  paths: readonly string[],
+  io: CliIO,
+  onFile?: (index: number, files: number) => void,
+): AsyncGenerator<InputDocument> {
+  const files: Array<{ file: string; path: string }> = [];
+  for (const path of paths.length === 0 ? ['-'] : paths) for (const file of await filesOf(path)) files.push({ file, path });
+  for (const [index, { file, path }] of files.entries()) {
+    onFile?.(index, files.length);
+    const { text, source } = await readInput(file, io);
+    const found = splitDocuments(text, source);
+    // An empty file met in a directory is no mistake (a placeholder, a file of comments); one named
+    // on the command line is.
+    if (found.length > 0) yield* found;
+    else if (file === path) yield { source, file: source, document: 1, error: 'no document found' };
   }
 }
 
