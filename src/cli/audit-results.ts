@@ -106,7 +106,12 @@ function describeObject({ request }: ReviewedObject): string {
 async function findingsOf({ request, handled }: ReviewedObject, steps: readonly MutatingStep[], deadline: Deadline): Promise<Finding[]> {
   const findings: Finding[] = [];
   for (const { response, outcome } of handled) {
-    if (response.patch !== undefined) findings.push(...(await changesByPlugin(request, steps, deadline)));
+    if (response.patch !== undefined) {
+      // The plugins this request is exempt from changed nothing; alone, they would not know it.
+      const exempt = new Set((outcome.exempted ?? []).map((e) => e.plugin));
+      const acting = steps.filter((s) => !exempt.has(s.plugin));
+      findings.push(...(await changesByPlugin(request, acting, deadline)));
+    }
     const explanation = (plugin: string) => {
       const lines = outcome.explanations?.find((e) => e.plugin === plugin)?.explained.lines;
       return lines === undefined || lines.length === 0 ? {} : { explanation: [...lines] };
