@@ -167,6 +167,20 @@ describeWithControlPlane('audit of a real kube-apiserver', () => {
     expect(offlineOutput.summary).toEqual(cluster.output.summary);
   });
 
+  it("audits manifests against the live cluster's lookups when given PATHS without --cluster-state", async () => {
+    const { code, output } = await auditCluster(`${fixtures}/tree/apps/stateful.json`, '--enable-admission-plugins', 'PodNodeSelector');
+    expect(code).toBe(0);
+    // team-a's node selector comes from the Namespace the cluster holds.
+    expect(output.results).toEqual([
+      expect.objectContaining({
+        source: `${fixtures}/tree/apps/stateful.json: item 1`,
+        kind: 'StatefulSet',
+        findings: [expect.objectContaining({ plugin: 'PodNodeSelector', result: 'deny', object: 'Pod team-a/db-0' })],
+      }),
+    ]);
+    expect(output.summary).toMatchObject({ objects: 2, errors: 0 });
+  });
+
   it('writes reports the API server accepts under the documented schema, one per namespace', async () => {
     await kubectl('apply', '-f', `${fixtures}/openreports-crds.yaml`);
     await kubectl(
