@@ -5,7 +5,7 @@ import { deadlineOf, podAttributes } from '../../test/support/attributes.ts';
 import { namespace, recordingLookup } from '../../test/support/lookups.ts';
 import { recordingPlugin } from '../../test/support/recording-plugin.ts';
 import { decodeLabelSelector, type LabelSelector } from '../api/label-selector.ts';
-import type { Namespace } from '../ports/lookups.ts';
+import type { Namespace, ResourceLookup } from '../ports/lookups.ts';
 import { AdmissionChain, type ChainEntry } from './chain.ts';
 import { forbidden } from './errors.ts';
 import { compileExemption, type ExemptionRules } from './exemptions.ts';
@@ -15,8 +15,8 @@ import type { AdmissionRequest } from './review.ts';
 
 const never = deadlineOf();
 
-function exemption(given: Partial<ExemptionRules>) {
-  return compileExemption({ namespaces: [], namespaceSelectors: [], users: [], groups: [], serviceAccounts: [], ...given });
+function exemption(given: Partial<ExemptionRules>, namespaces?: ResourceLookup<Namespace>) {
+  return compileExemption({ namespaces: [], namespaceSelectors: [], users: [], groups: [], serviceAccounts: [], ...given }, namespaces);
 }
 
 function selector(value: unknown): LabelSelector {
@@ -94,15 +94,14 @@ describe('AdmissionChain with exemptions', () => {
 
   describe('namespace label rules', () => {
     const labelled = (name: string, labels: Record<string, string>): Namespace => ({ ...namespace(name), metadata: { name, labels } });
-    const platform = exemption({ namespaceSelectors: [selector({ matchLabels: { team: 'platform' } })] });
-    const chainOf = (log: string[], namespaces: ReturnType<typeof recordingLookup<Namespace>>) => {
-      const entries: ChainEntry[] = [
-        { mode: 'enforce', plugin: recordingPlugin({ name: 'A', log }), exemption: platform },
-        { mode: 'enforce', plugin: recordingPlugin({ name: 'B', log }), exemption: platform },
-        { mode: 'enforce', plugin: recordingPlugin({ name: 'C', log }) },
-      ];
-      return new AdmissionChain(entries, { namespaces });
-    };
+    const platform = (namespaces?: ResourceLookup<Namespace>) =>
+      exemption({ namespaceSelectors: [selector({ matchLabels: { team: 'platform' } })] }, namespaces);
+    const entriesOf = (log: string[], namespaces: ResourceLookup<Namespace>): ChainEntry[] => [
+      { mode: 'enforce', plugin: recordingPlugin({ name: 'A', log }), exemption: platform(namespaces) },
+      { mode: 'enforce', plugin: recordingPlugin({ name: 'B', log }), exemption: platform(namespaces) },
+      { mode: 'enforce', plugin: recordingPlugin({ name: 'C', log }) },
+    ];
+    const chainOf = (log: string[], namespaces: ResourceLookup<Namespace>) => new AdmissionChain(entriesOf(log, namespaces));
 
     it('reads the namespace once per phase, however many plugins ask', async () => {
       const log: string[] = [];
@@ -133,9 +132,16 @@ describe('AdmissionChain with exemptions', () => {
       expect(namespaces.calls).toEqual({ cached: [], live: [] });
     });
 
-    it('runs the plugins when the chain has no namespaces lookup', async () => {
+    it('an entry taken out of its chain decides as the chain does (each plugin alone, as audit runs them)', async () => {
       const log: string[] = [];
-      const chain = new AdmissionChain([{ mode: 'enforce', plugin: recordingPlugin({ name: 'A', log }), exemption: platform }]);
+      const namespaces = recordingLookup([labelled('default', { team: 'platform' })]);
+      for (const entry of entriesOf(log, namespaces)) await new AdmissionChain([entry]).admit(podAttributes(), never);
+      expect(log).toEqual(['C:admit']);
+    });
+
+    it('runs the plugins when the exemption has no namespaces lookup', async () => {
+      const log: string[] = [];
+      const chain = new AdmissionChain([{ mode: 'enforce', plugin: recordingPlugin({ name: 'A', log }), exemption: platform() }]);
       await chain.admit(podAttributes(), never);
       expect(log).toEqual(['A:admit']);
     });

@@ -5,11 +5,10 @@
 // request is exempt from is skipped, and the decision says by which rule.
 
 import { internalError, isStatusError, type StatusError } from '../api/status-error.ts';
-import type { Namespace, ResourceLookup } from '../ports/lookups.ts';
 import type { Attributes, RequestContext } from './attributes.ts';
 import type { Deadline } from './deadline.ts';
 import { abortedError } from './errors.ts';
-import { namespaceLabelsOf, type PluginExemption } from './exemptions.ts';
+import { NamespaceReads, type PluginExemption } from './exemptions.ts';
 import { type ExplainContext, type Explained, type Explainer, explanationOf } from './explanation.ts';
 import { MutationScope } from './mutation-scope.ts';
 import { type AdmissionPlugin, PluginMode } from './plugin.ts';
@@ -46,8 +45,6 @@ export interface ExplainedRejection {
 export interface ChainOptions {
   /** Turns a rejection's facts into warnings and an audit annotation (none: rejections go unexplained). */
   explainer?: Explainer;
-  /** Where namespace label exemptions read the request's namespace (none: no selector matches). */
-  namespaces?: ResourceLookup<Namespace>;
 }
 
 export class AdmissionChain {
@@ -58,14 +55,12 @@ export class AdmissionChain {
   readonly #snapshotScopes = new Map<AdmissionPlugin, MutationScope>();
   readonly #explainer: Explainer | undefined;
   readonly #explainContext: ExplainContext;
-  readonly #namespaces: ResourceLookup<Namespace> | undefined;
 
   constructor(entries: readonly ChainEntry[], options: ChainOptions = {}) {
     this.entries = entries;
     const mutating = entries.filter((e) => e.plugin.admit);
     this.mutationScope = MutationScope.of(mutating.map((e) => e.plugin.mutates));
     this.#explainer = options.explainer;
-    this.#namespaces = options.namespaces;
     this.#explainContext = { mutatingPlugins: mutating.map((e) => e.plugin.name) };
     for (const { plugin, mode } of mutating) {
       if (mode !== PluginMode.Enforce) this.#snapshotScopes.set(plugin, MutationScope.of([plugin.mutates]));
@@ -97,12 +92,12 @@ export class AdmissionChain {
   async #run(phase: Phase, attributes: Attributes, deadline: Deadline): Promise<PhaseOutcome> {
     const { signal, expiresAt } = deadline;
     const outcome: PhaseOutcome = { warnings: [], annotations: {} };
-    const namespaceLabels = namespaceLabelsOf(this.#namespaces, attributes.namespace, signal);
+    const namespaceReads = new NamespaceReads(signal);
     for (const { plugin, mode, exemption } of this.entries) {
       const step = plugin[phase];
       if (!step || !plugin.handles(attributes.operation)) continue;
       // Before the deadline check: a namespace read that overran it is caught there.
-      const rule = exemption === undefined ? undefined : await exemption.match(attributes, namespaceLabels);
+      const rule = exemption === undefined ? undefined : await exemption.match(attributes, namespaceReads);
       if (rule !== undefined) {
         (outcome.exempted ??= []).push({ plugin: plugin.name, rule });
         outcome.annotations[annotationKey(plugin.name, 'exempted')] = rule;

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { namespace, recordingLookup } from '../../test/support/lookups.ts';
 import { decodeLabelSelector, type LabelSelector } from '../api/label-selector.ts';
 import type { Namespace } from '../ports/lookups.ts';
-import { compileExemption, type ExemptionRules, type ExemptionSubject, namespaceLabelsOf } from './exemptions.ts';
+import { compileExemption, type ExemptionRules, type ExemptionSubject, NamespaceReads } from './exemptions.ts';
 
 function selector(value: unknown): LabelSelector {
   const decoded = decodeLabelSelector(value);
@@ -20,7 +20,8 @@ function labelled(name: string, labels: Record<string, string>): Namespace {
 
 const platform = labelled('istio-system', { team: 'platform', 'kubernetes.io/metadata.name': 'istio-system' });
 const tenant = labelled('team-a', { team: 'a' });
-const labelsOf = (ns: string) => namespaceLabelsOf(recordingLookup([platform, tenant]), ns, new AbortController().signal);
+const cluster = recordingLookup([platform, tenant]);
+const reads = () => new NamespaceReads(new AbortController().signal);
 const subject = (namespace: string, username: string, groups: string[] = []): ExemptionSubject => ({
   namespace,
   userInfo: { username, groups },
@@ -51,7 +52,7 @@ describe('compileExemption', () => {
     ['no rule: a malformed service account username', subject('team-a', 'system:serviceaccount:operators:vendor-operator:x'), undefined],
     ['no rule: a cluster-scoped request has no namespace', subject('', 'alice'), undefined],
   ])('%s', async (_, request, expected) => {
-    expect(await compileExemption(everyRule).match(request, labelsOf(request.namespace))).toBe(expected);
+    expect(await compileExemption(everyRule, cluster).match(request, reads())).toBe(expected);
   });
 
   it('names the first selector that matches, by index', async () => {
@@ -67,38 +68,40 @@ describe('compileExemption', () => {
           }),
         ],
       }),
+      cluster,
     );
-    expect(await exemption.match(subject('team-a', 'alice'), labelsOf('team-a'))).toBe(
+    expect(await exemption.match(subject('team-a', 'alice'), reads())).toBe(
       'namespaceSelectors[1] "team notin (platform),!legacy" (namespace "team-a")',
     );
-    expect(await exemption.match(subject('istio-system', 'alice'), labelsOf('istio-system'))).toBeUndefined();
+    expect(await exemption.match(subject('istio-system', 'alice'), reads())).toBeUndefined();
   });
 
   it('reads the namespace only when a selector is the only rule left to try', async () => {
     const namespaces = recordingLookup([platform]);
-    const exemption = compileExemption(rules({ users: ['ci-bot'], namespaceSelectors: [selector({ matchLabels: { team: 'platform' } })] }));
-    const signal = new AbortController().signal;
-    expect(await exemption.match(subject('istio-system', 'ci-bot'), namespaceLabelsOf(namespaces, 'istio-system', signal))).toBe(
-      'user "ci-bot"',
+    const exemption = compileExemption(
+      rules({ users: ['ci-bot'], namespaceSelectors: [selector({ matchLabels: { team: 'platform' } })] }),
+      namespaces,
     );
+    expect(await exemption.match(subject('istio-system', 'ci-bot'), reads())).toBe('user "ci-bot"');
     expect(namespaces.calls.cached).toEqual([]);
     expect(compileExemption(rules({ users: ['ci-bot'] })).readsNamespaceLabels).toBe(false);
     expect(exemption.readsNamespaceLabels).toBe(true);
   });
 });
 
-describe('namespaceLabelsOf (fail closed: an unreadable namespace matches no selector)', () => {
-  const exemption = compileExemption(
-    rules({ namespaceSelectors: [selector({ matchExpressions: [{ key: 'team', operator: 'DoesNotExist' }] })] }),
-  );
+describe('NamespaceReads (fail closed: an unreadable namespace matches no selector)', () => {
+  const rule = rules({ namespaceSelectors: [selector({ matchExpressions: [{ key: 'team', operator: 'DoesNotExist' }] })] });
   const signal = () => new AbortController().signal;
 
-  it('reads the cache first, then the API server, once per request', async () => {
+  it('reads the cache first, then the API server, once per request whichever plugins ask', async () => {
     const namespaces = recordingLookup<Namespace>([], { server: [labelled('fresh', {})] });
-    const read = namespaceLabelsOf(namespaces, 'fresh', signal());
-    expect(await exemption.match(subject('fresh', 'alice'), read)).toContain('namespaceSelectors[0]');
-    expect(await exemption.match(subject('fresh', 'alice'), read)).toContain('namespaceSelectors[0]');
+    const request = new NamespaceReads(signal());
+    for (const exemption of [compileExemption(rule, namespaces), compileExemption(rule, namespaces)])
+      expect(await exemption.match(subject('fresh', 'alice'), request)).toContain('namespaceSelectors[0]');
     expect(namespaces.calls).toEqual({ cached: ['/fresh'], live: ['/fresh'] });
+    // The next request reads again.
+    await compileExemption(rule, namespaces).match(subject('fresh', 'alice'), new NamespaceReads(signal()));
+    expect(namespaces.calls.cached).toEqual(['/fresh', '/fresh']);
   });
 
   it.each([
@@ -115,20 +118,20 @@ describe('namespaceLabelsOf (fail closed: an unreadable namespace matches no sel
     ],
     ['there is no namespaces lookup', undefined],
   ])('does not exempt when %s', async (_, namespaces) => {
-    expect(await exemption.match(subject('gone', 'alice'), namespaceLabelsOf(namespaces, 'gone', signal()))).toBeUndefined();
+    expect(await compileExemption(rule, namespaces).match(subject('gone', 'alice'), new NamespaceReads(signal()))).toBeUndefined();
   });
 
   it('does not read at all once the request is aborted', async () => {
     const namespaces = recordingLookup<Namespace>([labelled('gone', {})]);
     const controller = new AbortController();
     controller.abort();
-    expect(await exemption.match(subject('gone', 'alice'), namespaceLabelsOf(namespaces, 'gone', controller.signal))).toBeUndefined();
+    expect(await compileExemption(rule, namespaces).match(subject('gone', 'alice'), new NamespaceReads(controller.signal))).toBeUndefined();
     expect(namespaces.calls.cached).toEqual([]);
   });
 
   it('a namespace without labels is read as having none', async () => {
     const namespaces = recordingLookup<Namespace>([namespace('bare')]);
-    expect(await exemption.match(subject('bare', 'alice'), namespaceLabelsOf(namespaces, 'bare', signal()))).toContain(
+    expect(await compileExemption(rule, namespaces).match(subject('bare', 'alice'), new NamespaceReads(signal()))).toContain(
       'namespaceSelectors[0]',
     );
   });

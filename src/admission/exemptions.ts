@@ -24,31 +24,29 @@ export interface ExemptionSubject {
   readonly userInfo: UserInfo;
 }
 
-/**
- * The request's namespace's labels, read at most once per request: undefined when the namespace
- * cannot be read (not found, an error, the deadline), which matches no selector.
- */
-export type NamespaceLabels = () => Promise<Readonly<Record<string, string>> | undefined>;
-
 /** One plugin's rules, compiled: which rule exempts a request, in words for the annotation and the log. */
 export interface PluginExemption {
   /** Whether some rule needs the namespace's labels (so the backend must read namespaces). */
   readonly readsNamespaceLabels: boolean;
   /** The rule that matched ('namespace "istio-system"'), or undefined: the plugin runs. */
-  match(subject: ExemptionSubject, namespaceLabels: NamespaceLabels): Promise<string | undefined>;
+  match(subject: ExemptionSubject, reads: NamespaceReads): Promise<string | undefined>;
 }
 
 const serviceAccountPrefix = 'system:serviceaccount:';
 
-export function compileExemption(rules: ExemptionRules): PluginExemption {
+/**
+ * `namespaces` is where label selectors read the request's namespace (none: no selector matches).
+ * The exemption carries it, so an entry taken out of its chain still decides as the chain would.
+ */
+export function compileExemption(rules: ExemptionRules, namespaces?: ResourceLookup<Namespace>): PluginExemption {
   const users = new Set(rules.users);
   const groups = new Set(rules.groups);
-  const namespaces = new Set(rules.namespaces);
+  const names = new Set(rules.namespaces);
   const serviceAccounts = new Set(rules.serviceAccounts);
   const selectors = rules.namespaceSelectors;
   return {
     readsNamespaceLabels: selectors.length > 0,
-    async match({ namespace, userInfo }, namespaceLabels) {
+    async match({ namespace, userInfo }, reads) {
       // What the request itself says first; a namespace read only when nothing else matched.
       const username = userInfo.username ?? '';
       if (users.has(username)) return `user ${JSON.stringify(username)}`;
@@ -57,9 +55,9 @@ export function compileExemption(rules: ExemptionRules): PluginExemption {
       const group = (userInfo.groups ?? []).find((g) => groups.has(g));
       if (group !== undefined) return `group ${JSON.stringify(group)}`;
       if (namespace === '') return undefined;
-      if (namespaces.has(namespace)) return `namespace ${JSON.stringify(namespace)}`;
+      if (names.has(namespace)) return `namespace ${JSON.stringify(namespace)}`;
       if (selectors.length === 0) return undefined;
-      const labels = await namespaceLabels();
+      const labels = await reads.labels(namespaces, namespace);
       if (labels === undefined) return undefined;
       const index = selectors.findIndex((selector) => labelSelectorMatches(selector, labels));
       if (index < 0) return undefined;
@@ -76,25 +74,33 @@ function serviceAccountOf(username: string): string | undefined {
   return `${parts[0]}/${parts[1]}`;
 }
 
+type Labels = Readonly<Record<string, string>>;
+
 /**
- * The request's namespace's labels from the namespaces lookup: the cache first, then one live read
- * (as PodNodeSelector reads a namespace), at most once however many plugins ask. Any failure, and
- * no lookup at all, reads as undefined.
+ * One request's namespace reads, shared by every plugin it passes: each namespace read at most once,
+ * from the lookup's cache first, then one live read (as PodNodeSelector reads a namespace). Any
+ * failure, the request's deadline, and no lookup at all read as undefined, which matches no selector.
  */
-export function namespaceLabelsOf(namespaces: ResourceLookup<Namespace> | undefined, name: string, signal: AbortSignal): NamespaceLabels {
-  let read: Promise<Readonly<Record<string, string>> | undefined> | undefined;
-  return () => {
-    read ??= readLabels(namespaces, name, signal);
+export class NamespaceReads {
+  readonly #signal: AbortSignal;
+  readonly #reads = new Map<ResourceLookup<Namespace>, Map<string, Promise<Labels | undefined>>>();
+
+  constructor(signal: AbortSignal) {
+    this.#signal = signal;
+  }
+
+  labels(namespaces: ResourceLookup<Namespace> | undefined, name: string): Promise<Labels | undefined> {
+    if (namespaces === undefined || name === '') return Promise.resolve(undefined);
+    let byName = this.#reads.get(namespaces);
+    if (byName === undefined) this.#reads.set(namespaces, (byName = new Map()));
+    let read = byName.get(name);
+    if (read === undefined) byName.set(name, (read = readLabels(namespaces, name, this.#signal)));
     return read;
-  };
+  }
 }
 
-async function readLabels(
-  namespaces: ResourceLookup<Namespace> | undefined,
-  name: string,
-  signal: AbortSignal,
-): Promise<Readonly<Record<string, string>> | undefined> {
-  if (namespaces === undefined || name === '' || signal.aborted) return undefined;
+async function readLabels(namespaces: ResourceLookup<Namespace>, name: string, signal: AbortSignal): Promise<Labels | undefined> {
+  if (signal.aborted) return undefined;
   try {
     const found = namespaces.cached('', name) ?? (await namespaces.live('', name, signal));
     return found === undefined ? undefined : (found.metadata?.labels ?? {});

@@ -32,27 +32,21 @@ export function buildChain(options: BuildChainOptions): AdmissionChain {
   const configured = options.configuration === undefined ? instrumented : { ...instrumented, configuration: options.configuration };
   // The ImageReview backend is named by a kubeconfig file in the plugin's configuration, whichever backend serves the rest.
   const ports: Ports = { imageReview: kubeConfigImageReviewClients, ...configured };
-  let readsNamespaces = false;
-  const entries: ChainEntry[] = options.enabled.map((definition) => {
-    const plugin = createPlugin(definition, ports, backend.name);
-    const rules = options.exemptions?.get(definition.name);
-    const exemption = rules === undefined ? undefined : compileExemption(rules);
-    if (exemption?.readsNamespaceLabels) readsNamespaces = true;
-    return {
-      plugin: metrics ? instrumentPlugin(plugin, metrics) : plugin,
-      mode: options.modes[definition.name] ?? PluginMode.Enforce,
-      ...(exemption === undefined ? {} : { exemption }),
-    };
-  });
-  if (readsNamespaces && ports.lookups === undefined)
+  if (options.exemptions !== undefined && exemptionsReadNamespaces(options.exemptions) && ports.lookups === undefined)
     throw new Error(
       `plugin exemptions select namespaces by label, which needs namespace lookups the ${backend.name} backend does not provide`,
     );
-  // Denials are explained with the requester's nearest grants where the backend knows them.
-  return new AdmissionChain(entries, {
-    explainer: createExplainer(backend.grants === undefined ? {} : { grants: backend.grants }),
-    ...(readsNamespaces && ports.lookups !== undefined ? { namespaces: ports.lookups.namespaces } : {}),
+  const entries: ChainEntry[] = options.enabled.map((definition) => {
+    const plugin = createPlugin(definition, ports, backend.name);
+    const rules = options.exemptions?.get(definition.name);
+    return {
+      plugin: metrics ? instrumentPlugin(plugin, metrics) : plugin,
+      mode: options.modes[definition.name] ?? PluginMode.Enforce,
+      ...(rules === undefined ? {} : { exemption: compileExemption(rules, ports.lookups?.namespaces) }),
+    };
   });
+  // Denials are explained with the requester's nearest grants where the backend knows them.
+  return new AdmissionChain(entries, { explainer: createExplainer(backend.grants === undefined ? {} : { grants: backend.grants }) });
 }
 
 /** Whether some plugin's exemptions select namespaces by label: the backend must then read namespaces. */
