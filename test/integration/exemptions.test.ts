@@ -14,6 +14,7 @@ import { namespaceType, type StandInApiServer, startStandInApiServer } from '../
 import { type CertFiles, writeTestCertificates } from '../support/certs.ts';
 import { repoRoot, runMain } from '../support/cli.ts';
 import { post } from '../support/https-client.ts';
+import { unreachableImageReviewBackend } from '../support/image-review-backend.ts';
 import { capturedLog } from '../support/log.ts';
 import { scratchFiles } from '../support/scratch-files.ts';
 import { type ServedAgainst, serveAgainst } from '../support/serve-against.ts';
@@ -48,7 +49,7 @@ const state = write(
     .join('---\n'),
 );
 
-/** EventRateLimit will not start without a limit: one event at a time for the whole server. */
+/** EventRateLimit will not start without a limit: one event at a time for the whole server; ImagePolicyWebhook not without a backend. */
 const admissionConfiguration = write(
   'admission.yaml',
   stringify({
@@ -63,6 +64,8 @@ const admissionConfiguration = write(
           limits: [{ type: 'Server', qps: 1, burst: 1 }],
         },
       },
+      // A backend that refuses at once: without defaultAllow, every pod is denied.
+      { name: 'ImagePolicyWebhook', configuration: { imagePolicy: { kubeConfigFile: unreachableImageReviewBackend } } },
     ],
   }),
 );
@@ -102,6 +105,7 @@ const actedOn: Record<string, { request: Request; times?: number }> = {
   },
   ServiceAccount: { request: pod({ containers: [container] }) },
   AlwaysPullImages: { request: pod({ containers: [{ name: 'app', image: 'nginx:1.27' }] }) },
+  ImagePolicyWebhook: { request: pod({ containers: [container] }) },
   PodNodeSelector: { request: pod({ containers: [container] }) },
   PodTolerationRestriction: { request: pod({ containers: [{ ...container, resources: { requests: { cpu: '100m' } } }] }) },
   EventRateLimit: {
@@ -444,6 +448,48 @@ describe('serve --plugin-exemptions-file on the cluster backend', () => {
     expect((await admit(served.server.port, served.certs, review(request, exempt, 'n')))[1]!.allowed).toBe(true);
     expect(api.calls.count('list namespaces')).toBe(0);
     expect(api.calls.count('get namespaces')).toBe(0);
+  });
+});
+
+describe('audit --plugin-exemptions-file', () => {
+  // audit reads pods, Services, workloads and objects with owner references: no Events.
+  const notAudited = ['EventRateLimit'];
+  const audited = orderedPlugins.map((p) => p.name).filter((name) => !notAudited.includes(name));
+  /** The row's object as a manifest in that namespace; a PVC is audited when it has an owner. */
+  const manifest = (name: string, namespace: string) => {
+    const { object } = actedOn[name]!.request;
+    const owned =
+      name === 'StorageObjectInUseProtection'
+        ? { ownerReferences: [{ apiVersion: 'apps/v1', kind: 'StatefulSet', name: 'db', uid: 'u-db' }] }
+        : {};
+    return { ...object, metadata: { ...(object.metadata as object), namespace, ...owned } };
+  };
+
+  it.each(audited)('%s: no finding in a namespace its exemptions select, a finding elsewhere', async (name) => {
+    const file = write('manifests.yaml', [manifest(name, exempt), manifest(name, other)].map((o) => stringify(o)).join('---\n'));
+    const exemptions = exemptionsFile([{ name, namespaceSelectors: [{ matchLabels: { team: 'platform' } }] }]);
+    const result = await runMain([
+      'audit',
+      file,
+      '--cluster-state',
+      state,
+      '--plugins',
+      name,
+      '--admission-control-config-file',
+      admissionConfiguration,
+      '--feature-gates',
+      'PodTopologyLabelsAdmission=true',
+      '--user',
+      'alice',
+      '--plugin-exemptions-file',
+      exemptions,
+      '-o',
+      'json',
+    ]);
+    expect(result.code).toBe(0);
+    const { results } = JSON.parse(result.stdout) as { results: Array<{ namespace?: string; findings: Array<{ plugin: string }> }> };
+    expect(results.filter((r) => r.namespace === exempt)).toEqual([]);
+    expect(results.filter((r) => r.namespace === other).flatMap((r) => r.findings.map((f) => f.plugin))).toContain(name);
   });
 });
 
