@@ -3,7 +3,7 @@
 // parser and file loader, through the paths the pod sees. Off by default; selectors add namespace
 // reads to the ClusterRole; values the server would refuse are refused by the schema first.
 import { createHash } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Command } from 'commander';
@@ -12,7 +12,7 @@ import { loadPluginExemptionsFlag } from '../../src/config/plugin-exemptions.ts'
 import { addServeOptions, parseServeConfig, type RawServeOptions } from '../../src/config/serve-config.ts';
 import { defaultEnabledPlugins, orderedPlugins } from '../../src/plugins/index.ts';
 import { projectConfigMapMounts } from './config-map-mounts.ts';
-import { defaultRelease, type KubeObject, only, renderChart, runHelm } from './helm.ts';
+import { chartDir, defaultRelease, type KubeObject, only, renderChart, runHelm } from './helm.ts';
 
 const pluginNames = orderedPlugins.map((p) => p.name);
 const fullname = `${defaultRelease}-admission-chain`;
@@ -128,6 +128,13 @@ describe('chart: per-plugin exemptions', () => {
     const checksum = async (namespaces: string[]) =>
       (await serverReads({ exemptions: { AlwaysPullImages: { namespaces } } })).pod.metadata.annotations?.['checksum/plugin-exemptions'];
     expect(await checksum(['a'])).not.toBe(await checksum(['b']));
+  });
+
+  it("the schema's plugin names are the server's", () => {
+    const schema = JSON.parse(readFileSync(join(chartDir, 'values.schema.json'), 'utf8')) as {
+      properties: { exemptions: { propertyNames: { enum: string[] } } };
+    };
+    expect(schema.properties.exemptions.propertyNames.enum).toEqual(pluginNames);
   });
 
   it.each([
