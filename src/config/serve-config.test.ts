@@ -1,9 +1,12 @@
 // Checks `serve` makes of its flags at start-up: the body limit against the in-flight budget (every
-// body the limit lets in can be handled, the lightest one included), and --feature-gates.
-import { describe, expect, it } from 'vitest';
+// body the limit lets in can be handled, the lightest one included), --feature-gates and
+// --plugin-exemptions-file.
+import { Command } from 'commander';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { testServeConfig } from '../../test/support/serve-config.ts';
+import { defaultEnabledPlugins, orderedPlugins } from '../plugins/index.ts';
 import { jsonShape, requestWeight } from '../server/json-weight.ts';
-import { minimumInFlightPerBodyByte } from './serve-config.ts';
+import { addServeOptions, minimumInFlightPerBodyByte, parseServeConfig, type RawServeOptions } from './serve-config.ts';
 
 const serve = (maxRequestBodyBytes: number, maxInFlightBytes: number) =>
   testServeConfig({
@@ -44,5 +47,24 @@ describe('--feature-gates', () => {
 
   it('refuses a gate no plugin reads', () => {
     expect(() => serveWith(['NoSuchGate=true'])).toThrow('--feature-gates "NoSuchGate=true": unrecognized feature gate "NoSuchGate"');
+  });
+});
+
+describe('--plugin-exemptions-file', () => {
+  const parsed = (args: string[]) => {
+    const command = addServeOptions(new Command('serve')).exitOverride();
+    command.parse(['--tls-cert-file', 'a', '--tls-private-key-file', 'b', ...args], { from: 'user' });
+    return parseServeConfig(command.opts<RawServeOptions>(), orderedPlugins, defaultEnabledPlugins).pluginExemptionsFile;
+  };
+  afterEach(() => {
+    vi.unstubAllEnvs();
+  });
+
+  it('none by default, the file from the flag, or from ADMISSION_CHAIN_PLUGIN_EXEMPTIONS_FILE', () => {
+    expect(parsed([])).toBeUndefined();
+    expect(parsed(['--plugin-exemptions-file', 'exemptions.yaml'])).toBe('exemptions.yaml');
+    vi.stubEnv('ADMISSION_CHAIN_PLUGIN_EXEMPTIONS_FILE', 'from-env.yaml');
+    expect(parsed([])).toBe('from-env.yaml');
+    expect(parsed(['--plugin-exemptions-file', 'flag.yaml'])).toBe('flag.yaml');
   });
 });
