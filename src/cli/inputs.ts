@@ -4,7 +4,7 @@
 // that names its source, so the others are still reviewed.
 import { readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { parseAllDocuments } from 'yaml';
+import { Composer, type Document, LineCounter, Parser, type YAMLError } from 'yaml';
 import { isPlainObject } from '../util/plain-object.ts';
 import { CliError, type CliIO, readInput } from './io.ts';
 
@@ -43,11 +43,14 @@ export async function* streamDocuments(
   for (const [index, { file, path }] of files.entries()) {
     onFile?.(index, files.length);
     const { text, source } = await readInput(file, io);
-    const found = splitDocuments(text, source);
+    let found = 0;
+    for (const document of documentsOf(text, source)) {
+      found++;
+      yield document;
+    }
     // An empty file met in a directory is no mistake (a placeholder, a file of comments); one named
     // on the command line is.
-    if (found.length > 0) yield* found;
-    else if (file === path) yield { source, file: source, document: 1, error: 'no document found' };
+    if (found === 0 && file === path) yield { source, file: source, document: 1, error: 'no document found' };
   }
 }
 
@@ -73,25 +76,58 @@ async function filesOf(path: string): Promise<string[]> {
 
 /** The documents of one file's text, none for an empty one. */
 export function splitDocuments(text: string, file: string): InputDocument[] {
-  const parsed = text.trim() === '' ? [] : parseAllDocuments(text);
-  const docs = Array.isArray(parsed) ? parsed.filter((d) => d.contents !== null || d.errors.length > 0) : [];
-  const many = docs.length > 1;
-  return docs.flatMap((doc, i): InputDocument[] => {
-    const document = i + 1;
-    const source = many ? `${file}: document ${document}` : file;
-    if (doc.errors.length > 0) {
-      return [{ source, file, document, error: `not valid JSON or YAML: ${doc.errors[0]!.message.split('\n')[0]}` }];
-    }
-    const value: unknown = doc.toJS();
-    if (!isList(value)) return [{ source, file, document, value }];
-    return value.items.map((item, j) => ({
-      source: `${many ? source : file}${many ? '' : ':'} item ${j + 1}`,
-      file,
-      document,
-      item: j + 1,
-      value: item,
-    }));
-  });
+  return [...documentsOf(text, file)];
+}
+
+/**
+ * splitDocuments one document at a time: each is parsed when asked for, so a file of thousands of
+ * documents never holds all their syntax trees at once. One document is read ahead, to know whether
+ * the file has more than one (their sources then name their positions).
+ */
+export function* documentsOf(text: string, file: string): Generator<InputDocument> {
+  if (text.trim() === '') return;
+  const lines = new LineCounter();
+  const parsed = new Composer().compose(new Parser(lines.addNewLine).parse(text));
+  // Not for...of: leaving that loop early would close the generator.
+  const next = (): Document.Parsed | undefined => {
+    for (let r = parsed.next(); !r.done; r = parsed.next()) if (r.value.contents !== null || r.value.errors.length > 0) return r.value;
+    return undefined;
+  };
+  let current = next();
+  let following = current === undefined ? undefined : next();
+  const many = following !== undefined;
+  for (let document = 1; current !== undefined; document++) {
+    yield* fromDocument(current, { file, document, many }, lines);
+    current = following;
+    following = current === undefined ? undefined : next();
+  }
+}
+
+function fromDocument(
+  doc: Document.Parsed,
+  { file, document, many }: { file: string; document: number; many: boolean },
+  lines: LineCounter,
+): InputDocument[] {
+  const source = many ? `${file}: document ${document}` : file;
+  const [error] = doc.errors;
+  if (error !== undefined) return [{ source, file, document, error: `not valid JSON or YAML: ${located(error, lines)}` }];
+  const value: unknown = doc.toJS();
+  if (!isList(value)) return [{ source, file, document, value }];
+  return value.items.map((item, j) => ({
+    source: `${many ? source : file}${many ? '' : ':'} item ${j + 1}`,
+    file,
+    document,
+    item: j + 1,
+    value: item,
+  }));
+}
+
+/** The parser's message with where it is, as the yaml library's own pretty errors begin. */
+function located(error: YAMLError, lines: LineCounter): string {
+  const message = error.message.split('\n')[0]!;
+  if (error.pos[0] === -1) return message;
+  const { line, col } = lines.linePos(error.pos[0]);
+  return `${message} at line ${line}, column ${col}`;
 }
 
 function isList(value: unknown): value is { items: unknown[] } {
