@@ -36,7 +36,11 @@ export function podTemplateHash(template: unknown): string {
 function sortedKeys(_key: string, value: unknown): unknown {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return value;
   const record = value as Record<string, unknown>;
-  return Object.fromEntries(Object.keys(record).sort().map((k) => [k, record[k]]));
+  return Object.fromEntries(
+    Object.keys(record)
+      .sort()
+      .map((k) => [k, record[k]]),
+  );
 }
 
 /** getPodsPrefix: "<name>-" when that is a valid pod name prefix, else the name alone. */
