@@ -26,8 +26,6 @@ export interface ExemptionSubject {
 
 /** One plugin's rules, compiled: which rule exempts a request, in words for the annotation and the log. */
 export interface PluginExemption {
-  /** Whether some rule needs the namespace's labels (so the backend must read namespaces). */
-  readonly readsNamespaceLabels: boolean;
   /** The rule that matched ('namespace "istio-system"'), or undefined: the plugin runs. */
   match(subject: ExemptionSubject, reads: NamespaceReads): Promise<string | undefined>;
 }
@@ -45,7 +43,6 @@ export function compileExemption(rules: ExemptionRules, namespaces?: ResourceLoo
   const serviceAccounts = new Set(rules.serviceAccounts);
   const selectors = rules.namespaceSelectors;
   return {
-    readsNamespaceLabels: selectors.length > 0,
     async match({ namespace, userInfo }, reads) {
       // What the request itself says first; a namespace read only when nothing else matched.
       const username = userInfo.username ?? '';
