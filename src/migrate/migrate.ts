@@ -10,6 +10,10 @@ import type { Toleration } from '../api/core.ts';
 import type { LabelSet } from '../api/labels.ts';
 import { loadAdmissionConfiguration } from '../config/admission-configuration.ts';
 import { parseConfiguration as parseEventRateLimitConfiguration } from '../plugins/eventratelimit/configuration.ts';
+import {
+  decodeConfiguration as decodeImagePolicyConfiguration,
+  parseConfiguration as parseImagePolicyConfiguration,
+} from '../plugins/imagepolicywebhook/configuration.ts';
 import { orderedPlugins } from '../plugins/index.ts';
 import { parseConfiguration as parseNodeSelectorConfiguration } from '../plugins/podnodeselector/configuration.ts';
 import { parseConfiguration as parseTolerationConfiguration } from '../plugins/podtolerationrestriction/configuration.ts';
@@ -40,9 +44,16 @@ export interface PluginValues {
   defaultTolerations?: Toleration[];
   whitelist?: Toleration[];
   limits?: Array<{ type: string; qps: number; burst: number; cacheSize?: number }>;
+  kubeConfigSecret?: { name: string; key: string };
+  allowTTL?: number;
+  denyTTL?: number;
+  retryBackoff?: number;
+  defaultAllow?: boolean;
 }
 
 const ours = orderedPlugins.map((p) => p.name);
+/** The Secret the values name for ImagePolicyWebhook's kubeconfig; the notes say to create it. */
+const imagePolicySecret = 'image-policy-backend';
 const configurable = new Set(['PodNodeSelector', 'PodTolerationRestriction']);
 const replicaNote =
   'EventRateLimit: its limits are per replica, as they are per kube-apiserver: with N webhook replicas the cluster allows about N times as much, unless plugins.EventRateLimit.divideAmongReplicas is true (docs/deploy.md, EventRateLimit)';
@@ -138,6 +149,10 @@ async function configurations(
       throw new MigrateSourceError(
         `${source.description}: EventRateLimit is enabled without --admission-control-config-file; kube-apiserver will not start it without limits`,
       );
+    if (enabled.includes('ImagePolicyWebhook'))
+      throw new MigrateSourceError(
+        `${source.description}: ImagePolicyWebhook is enabled without --admission-control-config-file; kube-apiserver will not start it without its imagePolicy configuration`,
+      );
     return values;
   }
   const locate = (path: string) => {
@@ -164,6 +179,22 @@ async function configurations(
         defaultTolerations: parsed.default.map(plainToleration),
         whitelist: parsed.whitelist.map(plainToleration),
       });
+  }
+  if (enabled.includes('ImagePolicyWebhook')) {
+    // The decoder refuses what the webhook would; the values keep the file's own units and sentinels.
+    const section = loaded.configurations.for('ImagePolicyWebhook');
+    const parsed = parseImagePolicyConfiguration(section, 'ImagePolicyWebhook');
+    const raw = decodeImagePolicyConfiguration(section?.documents[0], (detail) => new Error(detail));
+    values.set('ImagePolicyWebhook', {
+      kubeConfigSecret: { name: imagePolicySecret, key: 'kubeconfig' },
+      allowTTL: Number(raw.allowTTL),
+      denyTTL: Number(raw.denyTTL),
+      retryBackoff: Number(raw.retryBackoff),
+      defaultAllow: raw.defaultAllow,
+    });
+    notes.push(
+      `ImagePolicyWebhook: put the backend's kubeconfig (${parsed.kubeConfigFile} on the control plane) and the files it names in a Secret ${imagePolicySecret} in the chart's namespace, under the key kubeconfig, with relative paths to its other keys`,
+    );
   }
   if (enabled.includes('EventRateLimit')) {
     // Like kube-apiserver, the plugin will not run without limits: the decoder says so.

@@ -91,7 +91,6 @@ export const notReproduced: Readonly<Record<string, string>> = {
     "refuses writes into a namespace that does not exist; kube-apiserver's NamespaceLifecycle, on by default on every platform, refuses them too",
   NodeRestriction:
     "limits what each kubelet may write from the node's own credentials; it is part of the platform's node authorization, which the platform runs",
-  ImagePolicyWebhook: 'not implemented by admission-chain yet',
 };
 
 /** The reason for a plugin on by default that admission-chain does not run. */

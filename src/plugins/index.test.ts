@@ -7,6 +7,7 @@ describe('the ordered plugin list', () => {
       'LimitPodHardAntiAffinityTopology',
       'ServiceAccount',
       'AlwaysPullImages',
+      'ImagePolicyWebhook',
       'PodNodeSelector',
       'PodTolerationRestriction',
       'EventRateLimit',

@@ -1,6 +1,6 @@
 // The one ordered list of plugins (upstream AllOrderedPlugins in pkg/kubeapiserver/options/plugins.go,
 // relative order kept): LimitPodHardAntiAffinityTopology, ServiceAccount, AlwaysPullImages,
-// PodNodeSelector, PodTolerationRestriction, EventRateLimit, ExtendedResourceToleration, StorageObjectInUseProtection,
+// ImagePolicyWebhook, PodNodeSelector, PodTolerationRestriction, EventRateLimit, ExtendedResourceToleration, StorageObjectInUseProtection,
 // OwnerReferencesPermissionEnforcement, RuntimeClass, DenyServiceExternalIPs, PodTopologyLabels. Flags
 // choose which of these run, never their order.
 import type { PluginDefinition } from '../admission/plugin.ts';
@@ -9,6 +9,7 @@ import { definition as limitPodHardAntiAffinityTopology } from './antiaffinity/i
 import { definition as denyServiceExternalIPs } from './denyserviceexternalips/index.ts';
 import { definition as eventRateLimit } from './eventratelimit/index.ts';
 import { definition as extendedResourceToleration } from './extendedresourcetoleration/index.ts';
+import { definition as imagePolicyWebhook } from './imagepolicywebhook/index.ts';
 import { definition as ownerReferencesPermissionEnforcement } from './ownerreferences/index.ts';
 import { definition as podNodeSelector } from './podnodeselector/index.ts';
 import { definition as podTolerationRestriction } from './podtolerationrestriction/index.ts';
@@ -21,6 +22,7 @@ export const orderedPlugins: readonly PluginDefinition[] = [
   limitPodHardAntiAffinityTopology,
   serviceAccount,
   alwaysPullImages,
+  imagePolicyWebhook,
   podNodeSelector,
   podTolerationRestriction,
   eventRateLimit,

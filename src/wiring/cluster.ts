@@ -8,6 +8,7 @@ import { createClusterFeatureGates } from '../adapters/cluster/feature-gates.ts'
 import { createClusterLookups } from '../adapters/cluster/lookups/lookups.ts';
 import { createRbacMirrorAuthorizer } from '../adapters/cluster/rbac-mirror/rbac-mirror-authorizer.ts';
 import { createClusterRestMapper } from '../adapters/cluster/rest-mapping/rest-mapper.ts';
+import { kubeConfigImageReviewClients } from '../adapters/imagepolicy/kubeconfig-client.ts';
 import type { PluginDefinition } from '../admission/plugin.ts';
 import { systemClock, systemRandom } from '../ports/clock.ts';
 import { featureGatesFromOverrides } from '../ports/feature-gates.ts';
@@ -51,7 +52,7 @@ export function createClusterBackend(
 ): Backend {
   const needs = new Set(enabled.flatMap((p) => p.needs));
   const lookupsNeeded = [...new Set(enabled.flatMap((p) => p.lookups ?? []))].map((l) => lookupResources[l]);
-  const ports: Ports = { logger, clock: systemClock, random: systemRandom };
+  const ports: Ports = { logger, clock: systemClock, random: systemRandom, imageReview: kubeConfigImageReviewClients };
   const closers: Array<() => Promise<void>> = [];
   const waits: Array<Promise<void>> = [];
   const reasons: Array<() => string[]> = [];

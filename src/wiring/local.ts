@@ -2,6 +2,7 @@
 // static discovery and in-memory lookups. It serves `review`, `authorize` and `serve --cluster-state`.
 // Its feature gates are those of the release its built-in discovery describes (1.34: the
 // VolumeAttributesClass gate GA and on, as in every release since), with --feature-gates on top.
+import { kubeConfigImageReviewClients } from '../adapters/imagepolicy/kubeconfig-client.ts';
 import { type ClusterState, loadClusterStateFile } from '../adapters/local/cluster-state.ts';
 import { builtInDiscoveryVersion } from '../adapters/local/discovery-snapshot.ts';
 import { createLocalLookups } from '../adapters/local/lookups.ts';
@@ -25,6 +26,8 @@ export function createLocalBackend(state: ClusterState, logger: Logger, featureG
     restMapper: createLocalRestMapper(state),
     lookups: createLocalLookups(state),
     featureGates: featureGatesAt(builtInDiscoveryVersion, featureGates),
+    // Offline too, ImagePolicyWebhook asks the backend its kubeconfig file names.
+    imageReview: kubeConfigImageReviewClients,
   };
   return {
     name: 'local',

@@ -11,6 +11,7 @@ import * as build from '../../build/entries.ts';
 import { loadAdmissionConfigurationFlag } from '../../src/config/admission-configuration.ts';
 import { addServeOptions, parseServeConfig, type RawServeOptions } from '../../src/config/serve-config.ts';
 import { parseConfiguration as parseEventRateLimitConfiguration } from '../../src/plugins/eventratelimit/configuration.ts';
+import { parseConfiguration as parseImagePolicyConfiguration } from '../../src/plugins/imagepolicywebhook/configuration.ts';
 import { defaultEnabledPlugins, orderedPlugins } from '../../src/plugins/index.ts';
 import { parseConfiguration as parseNodeSelectorConfiguration } from '../../src/plugins/podnodeselector/configuration.ts';
 import { parseConfiguration as parseTolerationConfiguration } from '../../src/plugins/podtolerationrestriction/configuration.ts';
@@ -40,13 +41,25 @@ const chartPluginOrder = (): string[] => {
 };
 
 const pluginNames = orderedPlugins.map((p) => p.name);
+
+interface PodSpecWithVolumes {
+  volumes: { name: string; secret?: { secretName: string } }[];
+  containers: { volumeMounts: { name: string; mountPath: string }[] }[];
+}
+/** ImagePolicyWebhook will not start without its backend's kubeconfig (as upstream): this Secret's. */
+const imagePolicySecret = 'image-policy-backend';
 /** EventRateLimit will not start without a limit (as upstream): this one, wherever it is enabled. */
 const eventLimits = [{ type: 'Namespace', qps: 50, burst: 100, cacheSize: 2000 }];
 const enableOnly = (names: string[], modes: Record<string, string> = {}) => ({
   plugins: Object.fromEntries(
     chartPluginOrder().map((n) => [
       n,
-      { enabled: names.includes(n), mode: modes[n] ?? 'enforce', ...(n === 'EventRateLimit' ? { limits: eventLimits } : {}) },
+      {
+        enabled: names.includes(n),
+        mode: modes[n] ?? 'enforce',
+        ...(n === 'EventRateLimit' ? { limits: eventLimits } : {}),
+        ...(n === 'ImagePolicyWebhook' ? { kubeConfigSecret: { name: imagePolicySecret } } : {}),
+      },
     ]),
   ),
 });
@@ -57,13 +70,17 @@ const eventRateLimitConfiguration = {
           source: 'test',
           documents: [{ apiVersion: 'eventratelimit.admission.k8s.io/v1alpha1', kind: 'Configuration', limits: eventLimits }],
         }
-      : undefined,
+      : name === 'ImagePolicyWebhook'
+        ? { source: 'test', documents: [{ imagePolicy: { kubeConfigFile: 'kubeconfig' } }] }
+        : undefined,
 };
+/** Enough of an ImageReview client to build the plugin: nothing is asked. */
+const noImageReviews = { fromKubeConfigFile: () => ({ url: 'https://backend', post: () => Promise.reject(new Error('not asked')) }) };
 
 describe('chart ↔ server contract', () => {
   it('the chart knows exactly the server’s plugins, in the server’s order', () => {
     expect(chartPluginOrder()).toEqual(pluginNames);
-    expect(pluginNames).toHaveLength(12);
+    expect(pluginNames).toHaveLength(13);
   });
 
   it('values.yaml lists every plugin in the server’s order, and the schema knows each of them', () => {
@@ -132,7 +149,7 @@ describe('chart ↔ server contract', () => {
     'only %s: the chart installs a configuration for each phase the server runs it in, which is what registration reports on',
     (name) => {
       const definition = orderedPlugins.find((p) => p.name === name)!;
-      const needs = Object.fromEntries(definition.needs.map((need) => [need, {}]));
+      const needs = Object.fromEntries(definition.needs.map((need) => [need, need === 'imageReview' ? noImageReviews : {}]));
       const plugin = definition.create(testPorts({ ...needs, configuration: eventRateLimitConfiguration }) as never);
       const kinds = serverConfigFor(enableOnly([name]))
         .objects.filter((o) => o.kind.endsWith('WebhookConfiguration'))
@@ -225,7 +242,11 @@ describe('chart ↔ server contract: the AdmissionConfiguration file', () => {
       eventRateLimit: config.plugins.enabled.includes('EventRateLimit')
         ? parseEventRateLimitConfiguration(loaded.configurations.for('EventRateLimit'), 'EventRateLimit')
         : undefined,
-      sections: ['PodNodeSelector', 'PodTolerationRestriction', 'EventRateLimit'].filter(
+      imagePolicy: config.plugins.enabled.includes('ImagePolicyWebhook')
+        ? parseImagePolicyConfiguration(loaded.configurations.for('ImagePolicyWebhook'), 'ImagePolicyWebhook')
+        : undefined,
+      objects,
+      sections: ['ImagePolicyWebhook', 'PodNodeSelector', 'PodTolerationRestriction', 'EventRateLimit'].filter(
         (name) => loaded.configurations.for(name) !== undefined,
       ),
     };
@@ -290,7 +311,33 @@ describe('chart ↔ server contract: the AdmissionConfiguration file', () => {
     expect(read?.tolerations).toEqual({ default: [], whitelist: [] });
   });
 
-  it.each([['PodNodeSelector'], ['PodTolerationRestriction'], ['EventRateLimit']])(
+  it('ImagePolicyWebhook: the file names the kubeconfig in the mounted Secret, and the settings arrive as written', async () => {
+    const plugins = {
+      ImagePolicyWebhook: {
+        enabled: true,
+        mode: 'enforce',
+        kubeConfigSecret: { name: imagePolicySecret, key: 'backend.yaml' },
+        allowTTL: 120,
+        denyTTL: -1,
+        retryBackoff: 1000,
+        defaultAllow: true,
+      },
+    };
+    const read = await serverReads({ plugins });
+    expect(read?.imagePolicy).toEqual({
+      kubeConfigFile: '/etc/admission-chain/image-policy/backend.yaml',
+      allowTTL: 120_000_000_000n,
+      denyTTL: 0n,
+      retryBackoff: 1_000_000_000n,
+      defaultAllow: true,
+    });
+    const pod = only<KubeObject & { spec: { template: { spec: PodSpecWithVolumes } } }>(read!.objects, 'Deployment').spec.template.spec;
+    const volume = pod.volumes.find((v) => v.secret?.secretName === imagePolicySecret);
+    const mount = pod.containers[0]?.volumeMounts.find((m) => m.name === volume?.name);
+    expect(mount?.mountPath).toBe('/etc/admission-chain/image-policy');
+  });
+
+  it.each([['ImagePolicyWebhook'], ['PodNodeSelector'], ['PodTolerationRestriction'], ['EventRateLimit']])(
     'only %s: the file configures that plugin alone',
     async (name) => {
       const read = await serverReads(enableOnly([name]));
@@ -299,7 +346,7 @@ describe('chart ↔ server contract: the AdmissionConfiguration file', () => {
   );
 
   it('no plugin that takes a configuration: no file, no flag, no ConfigMap', async () => {
-    const configured = ['PodNodeSelector', 'PodTolerationRestriction', 'EventRateLimit'];
+    const configured = ['ImagePolicyWebhook', 'PodNodeSelector', 'PodTolerationRestriction', 'EventRateLimit'];
     expect(await serverReads(enableOnly(pluginNames.filter((n) => !configured.includes(n))))).toBeUndefined();
     expect(renderChart().some((o) => o.kind === 'ConfigMap')).toBe(false);
   });

@@ -107,6 +107,7 @@ const allPluginsOff = {
   LimitPodHardAntiAffinityTopology: { enabled: false, mode: 'enforce' },
   ServiceAccount: { enabled: false, mode: 'enforce' },
   AlwaysPullImages: { enabled: false, mode: 'enforce' },
+  ImagePolicyWebhook: { enabled: false, mode: 'enforce' },
   PodNodeSelector: { enabled: false, mode: 'enforce' },
   PodTolerationRestriction: { enabled: false, mode: 'enforce' },
   EventRateLimit: { enabled: false, mode: 'enforce' },
@@ -121,11 +122,16 @@ const everyPlugin = Object.keys(allPluginsOff) as (keyof typeof allPluginsOff)[]
 const onlyPlugins = (...names: (keyof typeof allPluginsOff)[]): Record<string, unknown> => ({
   plugins: {
     ...allPluginsOff,
-    // EventRateLimit will not start without a limit, as upstream.
+    // EventRateLimit will not start without a limit, nor ImagePolicyWebhook without its backend, as upstream.
     ...Object.fromEntries(
       names.map((n) => [
         n,
-        { enabled: true, mode: 'enforce', ...(n === 'EventRateLimit' ? { limits: [{ type: 'Server', qps: 10, burst: 20 }] } : {}) },
+        {
+          enabled: true,
+          mode: 'enforce',
+          ...(n === 'EventRateLimit' ? { limits: [{ type: 'Server', qps: 10, burst: 20 }] } : {}),
+          ...(n === 'ImagePolicyWebhook' ? { kubeConfigSecret: { name: 'image-policy-backend' } } : {}),
+        },
       ]),
     ),
   },
@@ -782,12 +788,13 @@ describe('chart with cert-manager', () => {
 // What each plugin alone sends to each webhook, and what it may read. Rules come from the plugins'
 // upstream handlers: LimitPodHardAntiAffinityTopology (validate pods CREATE/UPDATE), ServiceAccount
 // (admit pods CREATE; validate also pods/ephemeralcontainers UPDATE), AlwaysPullImages (pods
-// CREATE/UPDATE, main resource only), PodNodeSelector (pods CREATE), PodTolerationRestriction (pods
+// CREATE/UPDATE, main resource only), ImagePolicyWebhook (pods CREATE/UPDATE and
+// pods/ephemeralcontainers UPDATE, both phases), PodNodeSelector (pods CREATE), PodTolerationRestriction (pods
 // CREATE/UPDATE), ExtendedResourceToleration (admit pods CREATE/UPDATE), StorageObjectInUseProtection
 // (PV, PVC, VolumeAttributesClass CREATE), ORPE (everything, CREATE/UPDATE), RuntimeClass (pods
 // CREATE), DenyServiceExternalIPs (validate services CREATE/UPDATE), EventRateLimit (validate core
 // events CREATE/UPDATE), PodTopologyLabels (admit pods and pods/binding CREATE). None of the pod
-// plugins but ServiceAccount and PodTopologyLabels looks at a subresource, nor DenyServiceExternalIPs
+// plugins but ServiceAccount, ImagePolicyWebhook and PodTopologyLabels looks at a subresource, nor DenyServiceExternalIPs
 // at services/status.
 const sar = { apiGroups: ['authorization.k8s.io'], resources: ['subjectaccessreviews'], verbs: ['create'] };
 const serviceAccountReads = { apiGroups: [''], resources: ['serviceaccounts'], verbs: ['get', 'list', 'watch'] };
@@ -813,6 +820,12 @@ const pluginTable: { plugin: keyof typeof allPluginsOff; mutating: string[] | nu
     plugin: 'AlwaysPullImages',
     mutating: ['core/pods@Namespaced:CREATE,UPDATE'],
     validating: ['core/pods@Namespaced:CREATE,UPDATE'],
+    rbac: [],
+  },
+  {
+    plugin: 'ImagePolicyWebhook',
+    mutating: ['core/pods/ephemeralcontainers@Namespaced:UPDATE', 'core/pods@Namespaced:CREATE,UPDATE'],
+    validating: ['core/pods/ephemeralcontainers@Namespaced:UPDATE', 'core/pods@Namespaced:CREATE,UPDATE'],
     rbac: [],
   },
   {
@@ -874,6 +887,79 @@ describe.each(pluginTable)('chart with only $plugin enabled', ({ plugin, mutatin
 
   it('tells the server to run exactly this plugin', () => {
     expect(containerOf(objects).args).toContain(`--plugins=${plugin}`);
+  });
+});
+
+// ImagePolicyWebhook's backend is named by a kubeconfig file: the user's Secret, mounted as a folder
+// (files the kubeconfig names by relative path are its other keys), and the imagePolicy block in the
+// AdmissionConfiguration points at it.
+describe('ImagePolicyWebhook: the backend kubeconfig from a Secret, the imagePolicy block', () => {
+  type ConfigMap = KubeObject & { data: Record<string, string> };
+  const values = (settings: Record<string, unknown>) => ({
+    plugins: { ...allPluginsOff, ImagePolicyWebhook: { enabled: true, mode: 'enforce', ...settings } },
+  });
+
+  it('mounts the Secret read-only and renders its file, TTLs, backoff and defaultAllow', () => {
+    const objects = renderChart({
+      values: values({
+        kubeConfigSecret: { name: 'backend-kubeconfig', key: 'config' },
+        allowTTL: 60,
+        denyTTL: -1,
+        retryBackoff: 250,
+        defaultAllow: true,
+      }),
+    });
+    const pod = only<Deployment>(objects, 'Deployment').spec.template;
+    expect(pod.spec.volumes).toContainEqual({
+      name: 'image-policy-kubeconfig',
+      secret: expect.objectContaining({ secretName: 'backend-kubeconfig' }),
+    });
+    expect(pod.spec.containers[0]?.volumeMounts).toContainEqual({
+      name: 'image-policy-kubeconfig',
+      mountPath: '/etc/admission-chain/image-policy',
+      readOnly: true,
+    });
+    const text = only<ConfigMap>(objects, 'ConfigMap', `${fullname}-admission-configuration`).data['admission-configuration.yaml']!;
+    expect(parse(text, { version: '1.1' }).plugins).toEqual([
+      {
+        name: 'ImagePolicyWebhook',
+        configuration: {
+          imagePolicy: {
+            kubeConfigFile: '/etc/admission-chain/image-policy/config',
+            allowTTL: 60,
+            denyTTL: -1,
+            retryBackoff: 250,
+            defaultAllow: true,
+          },
+        },
+      },
+    ]);
+  });
+
+  it("takes upstream's defaults (0) and the Secret's kubeconfig key when only the Secret is named", () => {
+    const objects = renderChart({ values: values({ kubeConfigSecret: { name: 'backend-kubeconfig' } }) });
+    const text = only<ConfigMap>(objects, 'ConfigMap', `${fullname}-admission-configuration`).data['admission-configuration.yaml']!;
+    expect(parse(text, { version: '1.1' }).plugins[0].configuration.imagePolicy).toEqual({
+      kubeConfigFile: '/etc/admission-chain/image-policy/kubeconfig',
+      allowTTL: 0,
+      denyTTL: 0,
+      retryBackoff: 0,
+      defaultAllow: false,
+    });
+  });
+
+  it('refuses to render without the Secret, and out-of-range settings', () => {
+    const missing = runHelm('template', { values: values({}) });
+    expect(missing.status).not.toBe(0);
+    expect(missing.stderr).toContain('plugins.ImagePolicyWebhook.kubeConfigSecret.name: name the Secret');
+    const outOfRange = runHelm('template', { values: values({ kubeConfigSecret: { name: 'b' }, allowTTL: 1801 }) });
+    expect(outOfRange.status).not.toBe(0);
+    expect(outOfRange.stderr).toContain('/plugins/ImagePolicyWebhook/allowTTL');
+  });
+
+  it('leaves the Secret out when the plugin is off', () => {
+    const pod = only<Deployment>(renderChart(), 'Deployment').spec.template;
+    expect(pod.spec.volumes.map((v) => v.name)).not.toContain('image-policy-kubeconfig');
   });
 });
 

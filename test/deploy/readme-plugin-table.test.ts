@@ -12,6 +12,7 @@ import { platformFacts, platformRuns } from '../../src/migrate/platforms.ts';
 import { defaultEnabledPlugins, orderedPlugins } from '../../src/plugins/index.ts';
 import { silentLogger } from '../../src/ports/logger.ts';
 import { createLocalBackend } from '../../src/wiring/local.ts';
+import { unreachableImageReviewBackend } from '../support/image-review-backend.ts';
 import { repoRoot } from './tools.ts';
 
 const providers = { EKS: 'eks', GKE: 'gke', AKS: 'aks' } as const;
@@ -48,13 +49,20 @@ describe('README: the plugin table', () => {
 
   it("names each plugin's phase as the plugin implements it", async () => {
     const local = createLocalBackend(await loadClusterStateFile(join(repoRoot, 'examples/cluster-state.yaml')), silentLogger);
-    // EventRateLimit, as kube-apiserver's, will not start without a limit.
+    // EventRateLimit, as kube-apiserver's, will not start without a limit;
     const limits = [{ type: 'Server', qps: 1, burst: 1 }];
     const configuration = {
       source: 'test',
       documents: [{ apiVersion: 'eventratelimit.admission.k8s.io/v1alpha1', kind: 'Configuration', limits }],
     };
-    const ports = { ...local.ports, configuration: { for: (name: string) => (name === 'EventRateLimit' ? configuration : undefined) } };
+    // ImagePolicyWebhook, neither without its backend (one that refuses at once: nothing is asked here).
+    const imagePolicy = { source: 'test', documents: [{ imagePolicy: { kubeConfigFile: unreachableImageReviewBackend } }] };
+    const ports = {
+      ...local.ports,
+      configuration: {
+        for: (name: string) => (name === 'EventRateLimit' ? configuration : name === 'ImagePolicyWebhook' ? imagePolicy : undefined),
+      },
+    };
     for (const definition of orderedPlugins) {
       const plugin = createPlugin(definition, ports, 'local');
       const phase = plugin.admit && plugin.validate ? 'both' : plugin.admit ? 'mutating' : 'validating';

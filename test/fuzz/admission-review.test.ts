@@ -21,6 +21,7 @@ import { buildChain } from '../../src/wiring/chain.ts';
 import { createLocalBackend } from '../../src/wiring/local.ts';
 import { type CertFiles, writeTestCertificates } from '../support/certs.ts';
 import { post, type TestResponse } from '../support/https-client.ts';
+import { unreachableImageReviewBackend } from '../support/image-review-backend.ts';
 
 const cases = Number(process.env.FUZZ_CASES ?? 2000);
 const seed = Number(process.env.FUZZ_SEED ?? 20261201);
@@ -194,7 +195,13 @@ describe(`fuzzed AdmissionReviews (${cases} cases, seed ${seed})`, () => {
       modes: {},
       backend: createLocalBackend(state, silentLogger),
       metrics,
-      configuration: admission.configurations,
+      // ImagePolicyWebhook's backend refuses at once; with defaultAllow every pod is admitted, marked failed-open.
+      configuration: {
+        for: (name) =>
+          name === 'ImagePolicyWebhook'
+            ? { source: 'test', documents: [{ imagePolicy: { kubeConfigFile: unreachableImageReviewBackend, defaultAllow: true } }] }
+            : admission.configurations.for(name),
+      },
     });
     expect(chain.entries.map((e) => e.plugin.name)).toEqual(all);
     server = await startServer({

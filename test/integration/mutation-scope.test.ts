@@ -14,6 +14,7 @@ import { orderedPlugins } from '../../src/plugins/index.ts';
 import { silentLogger } from '../../src/ports/logger.ts';
 import { createLocalBackend } from '../../src/wiring/local.ts';
 import { deadlineOf } from '../support/attributes.ts';
+import { unreachableImageReviewBackend } from '../support/image-review-backend.ts';
 import { podReview } from '../support/reviews.ts';
 
 const fixtures = join(import.meta.dirname, '../fixtures');
@@ -103,18 +104,21 @@ const fixedPorts = {
   // EventRateLimit, like kube-apiserver, will not start without its limits.
   configuration: {
     for: (name: string) =>
-      name === 'EventRateLimit'
-        ? {
-            source: 'test',
-            documents: [
-              {
-                apiVersion: 'eventratelimit.admission.k8s.io/v1alpha1',
-                kind: 'Configuration',
-                limits: [{ type: 'Server', qps: 1, burst: 1 }],
-              },
-            ],
-          }
-        : undefined,
+      name === 'ImagePolicyWebhook'
+        ? // An unreachable backend and defaultAllow: the mutating phase marks every pod failed-open.
+          { source: 'test', documents: [{ imagePolicy: { kubeConfigFile: unreachableImageReviewBackend, defaultAllow: true } }] }
+        : name === 'EventRateLimit'
+          ? {
+              source: 'test',
+              documents: [
+                {
+                  apiVersion: 'eventratelimit.admission.k8s.io/v1alpha1',
+                  kind: 'Configuration',
+                  limits: [{ type: 'Server', qps: 1, burst: 1 }],
+                },
+              ],
+            }
+          : undefined,
   },
   random: { intBelow: () => 0, alphanumeric: (n: number) => 'x'.repeat(n) },
   clock: { now: () => 0, sleep: async () => {} },

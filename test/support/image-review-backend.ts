@@ -3,9 +3,13 @@
 // client certificate), and kubeconfig files that reach it, written to a scratch folder.
 import { createServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
 import { stringify } from 'yaml';
 import { generateAuthority, issueServingCertificate, type KeyPairPem } from '../../src/tls/generate.ts';
 import type { ScratchFiles } from './scratch-files.ts';
+
+/** A kubeconfig whose backend refuses every connection at once (no retries): ImagePolicyWebhook fails at once. */
+export const unreachableImageReviewBackend = join(import.meta.dirname, '../fixtures/imagepolicy/unreachable-backend.kubeconfig.yaml');
 
 export interface TestCertificates {
   readonly ca: KeyPairPem;

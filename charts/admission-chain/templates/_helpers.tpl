@@ -98,6 +98,7 @@ explicitly; ORPE alone needs every resource and subresource.
 - LimitPodHardAntiAffinityTopology
 - ServiceAccount
 - AlwaysPullImages
+- ImagePolicyWebhook
 - PodNodeSelector
 - PodTolerationRestriction
 - EventRateLimit
@@ -126,6 +127,15 @@ AlwaysPullImages:
     - {group: "", versions: [v1], resource: pods, scope: Namespaced, operations: [CREATE, UPDATE]}
   validating:
     - {group: "", versions: [v1], resource: pods, scope: Namespaced, operations: [CREATE, UPDATE]}
+ImagePolicyWebhook:
+  # Pods and their ephemeral containers, CREATE and UPDATE. The validating phase decides; the
+  # mutating phase only marks a pod admitted because the backend failed (defaultAllow).
+  mutating:
+    - {group: "", versions: [v1], resource: pods, scope: Namespaced, operations: [CREATE, UPDATE]}
+    - {group: "", versions: [v1], resource: pods/ephemeralcontainers, scope: Namespaced, operations: [UPDATE]}
+  validating:
+    - {group: "", versions: [v1], resource: pods, scope: Namespaced, operations: [CREATE, UPDATE]}
+    - {group: "", versions: [v1], resource: pods/ephemeralcontainers, scope: Namespaced, operations: [UPDATE]}
 PodNodeSelector:
   # Handles CREATE only; the pods resource itself.
   mutating:
@@ -469,7 +479,7 @@ configMap:
 {{/*
 kube-apiserver's AdmissionConfiguration file (apiserver.config.k8s.io/v1), as the server reads it with
 --admission-control-config-file: an inline section for each enabled plugin that takes a configuration
-(PodNodeSelector, PodTolerationRestriction, EventRateLimit), from its values; empty when none is enabled. Map keys
+(ImagePolicyWebhook, PodNodeSelector, PodTolerationRestriction, EventRateLimit), from its values; empty when none is enabled. Map keys
 and strings are quoted and tolerations written as JSON, so no name or value can turn into a YAML 1.1
 boolean or a float in exponent notation on the way.
 */}}
@@ -478,10 +488,23 @@ boolean or a float in exponent notation on the way.
 {{- $nodeSelector := has "PodNodeSelector" $enabled }}
 {{- $tolerations := has "PodTolerationRestriction" $enabled }}
 {{- $events := has "EventRateLimit" $enabled }}
-{{- if or $nodeSelector $tolerations $events }}
+{{- $imagePolicy := has "ImagePolicyWebhook" $enabled }}
+{{- if or $nodeSelector $tolerations $events $imagePolicy }}
 apiVersion: apiserver.config.k8s.io/v1
 kind: AdmissionConfiguration
 plugins:
+{{- if $imagePolicy }}
+{{- $config := .Values.plugins.ImagePolicyWebhook }}
+  # kube-apiserver's imagePolicy block; the kubeconfig is the Secret mounted beside this file.
+  - name: ImagePolicyWebhook
+    configuration:
+      imagePolicy:
+        kubeConfigFile: {{ include "admission-chain.imagePolicyKubeConfigFile" . | quote }}
+        allowTTL: {{ int ($config.allowTTL | default 0) }}
+        denyTTL: {{ int ($config.denyTTL | default 0) }}
+        retryBackoff: {{ int ($config.retryBackoff | default 0) }}
+        defaultAllow: {{ $config.defaultAllow | default false }}
+{{- end }}
 {{- if $nodeSelector }}
 {{- $config := .Values.plugins.PodNodeSelector }}
   # kube-apiserver's legacy PodNodeSelector format: the cluster default, then each namespace's whitelist.
@@ -549,6 +572,20 @@ replicas (rounded up, so never below 1) when divideAmongReplicas is set.
 {{- end }}
 {{- else }}[]
 {{- end }}
+{{- end }}
+
+{{/* Where ImagePolicyWebhook's kubeconfig Secret is mounted, and the file in it. */}}
+{{- define "admission-chain.imagePolicyDir" -}}/etc/admission-chain/image-policy{{- end }}
+
+{{- define "admission-chain.imagePolicyKubeConfigFile" -}}
+{{- $secret := .Values.plugins.ImagePolicyWebhook.kubeConfigSecret | default dict }}
+{{- printf "%s/%s" (include "admission-chain.imagePolicyDir" .) ($secret.key | default "kubeconfig") }}
+{{- end }}
+
+{{/* The name of ImagePolicyWebhook's kubeconfig Secret; fails when the plugin is on without one. */}}
+{{- define "admission-chain.imagePolicySecretName" -}}
+{{- $secret := .Values.plugins.ImagePolicyWebhook.kubeConfigSecret | default dict }}
+{{- required "plugins.ImagePolicyWebhook.kubeConfigSecret.name: name the Secret holding the ImageReview backend's kubeconfig: kube-apiserver will not start ImagePolicyWebhook without one, and neither will the webhook" $secret.name }}
 {{- end }}
 
 {{- define "admission-chain.admissionConfigurationName" -}}
