@@ -11,7 +11,15 @@ import type { BackendConfig } from '../wiring/backend.ts';
 import { openClusterObjects } from '../wiring/cluster-objects.ts';
 import { type AuditSink, countLine, jsonSink, tableSink, yamlSink } from './audit-output.ts';
 import { policyReportSink, type ReportApi, reportApis } from './audit-reports.ts';
-import { type AuditSummary, auditResult, count, emptySummary, mutatingSteps } from './audit-results.ts';
+import {
+  type AuditResult,
+  type AuditSummary,
+  auditResult,
+  count,
+  emptySummary,
+  type MutatingStep,
+  mutatingSteps,
+} from './audit-results.ts';
 import { asCreated, clusterResources, isAudited, listedResourcesMapper } from './audit-scope.ts';
 import { streamDocuments } from './inputs.ts';
 import { CliError, type CliIO } from './io.ts';
@@ -22,12 +30,13 @@ import {
   type ManifestFlags,
   manifestContext,
   prepareChain,
+  type ReviewedObject,
   reviewDocument,
   withChainOptions,
   withManifestOptions,
 } from './review.ts';
 import { asKubeObject } from './review-requests.ts';
-import { exitCode } from './review-results.ts';
+import { type DocumentError, exitCode } from './review-results.ts';
 
 interface AuditOptions extends ChainFlags, ManifestFlags {
   clusterState?: string;
@@ -109,29 +118,16 @@ async function audit(args: string[], options: AuditOptions, io: CliIO): Promise<
     const steps = mutatingSteps(chain);
     for await (const item of found) {
       progress.update(at.index, at.total, unit, summary.objects);
-      if (item.error !== undefined) {
-        notAudited(summary, sink, item, io);
-        continue;
-      }
-      let object: KubeObject;
-      try {
-        object = asKubeObject(item.value);
-      } catch (error) {
-        notAudited(summary, sink, { source: item.source, error: (error as Error).message }, io);
-        continue;
-      }
-      if (!isAudited(object)) {
+      const audited = await auditFound(item, review, steps, now);
+      if (audited === 'skipped') {
         summary.skipped++;
-        continue;
+      } else if ('error' in audited) {
+        progress.end();
+        notAudited(summary, sink, audited, io);
+      } else {
+        count(summary, audited.reviewed, audited.result);
+        if (audited.result.findings.length > 0) sink.result(audited.result);
       }
-      const reviewed = await reviewDocument(review, item.source, asCreated(object), now);
-      if ('error' in reviewed) {
-        notAudited(summary, sink, reviewed, io);
-        continue;
-      }
-      const result = await auditResult(reviewed, steps, timeoutMs);
-      count(summary, reviewed, result);
-      if (result.findings.length > 0) sink.result(result);
     }
     progress.end();
     sink.end(summary);
@@ -142,7 +138,27 @@ async function audit(args: string[], options: AuditOptions, io: CliIO): Promise<
   }
 }
 
-function notAudited(summary: AuditSummary, sink: AuditSink, item: { source: string; error: string }, io: CliIO): void {
+/** One object found: skipped, not auditable (its error), or its review and what the audit says of it. */
+async function auditFound(
+  item: Found,
+  review: DocumentReview,
+  steps: readonly MutatingStep[],
+  now: Date,
+): Promise<'skipped' | DocumentError | { reviewed: ReviewedObject; result: AuditResult }> {
+  if (item.error !== undefined) return item;
+  let object: KubeObject;
+  try {
+    object = asKubeObject(item.value);
+  } catch (error) {
+    return { source: item.source, error: (error as Error).message };
+  }
+  if (!isAudited(object)) return 'skipped';
+  const reviewed = await reviewDocument(review, item.source, asCreated(object), now);
+  if ('error' in reviewed) return reviewed;
+  return { reviewed, result: await auditResult(reviewed, steps, review.timeoutMs) };
+}
+
+function notAudited(summary: AuditSummary, sink: AuditSink, item: DocumentError, io: CliIO): void {
   summary.errors++;
   io.stderr.write(`admission-chain: ${item.source}: ${item.error}\n`);
   sink.result({ source: item.source, error: item.error });
