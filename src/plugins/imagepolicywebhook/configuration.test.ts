@@ -54,7 +54,10 @@ describe('TestNewFromConfig', () => {
         testPorts({ configuration: { for: () => configuration }, imageReview: kubeConfigImageReviewClients }),
         'test',
       );
-    if (row.wantErr) expect(build).toThrow(/^image policy backend kubeconfig /);
+    if (row.wantErr)
+      expect(build).toThrow(
+        /^admission\.yaml plugins\[0\]\.configuration: plugin ImagePolicyWebhook: imagePolicy\.kubeConfigFile: image policy backend kubeconfig /,
+      );
     else expect(build().name).toBe(pluginName);
   });
 });

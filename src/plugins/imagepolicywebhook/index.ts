@@ -23,6 +23,7 @@ import { isForbidden, StatusError } from '../../api/status-error.ts';
 import type { Clock, Random } from '../../ports/clock.ts';
 import type { ImageReviewClient } from '../../ports/image-review.ts';
 import { type Logger, silentLogger } from '../../ports/logger.ts';
+import { PluginConfigurationError } from '../../ports/plugin-configuration.ts';
 import { askBackend, type BackendError } from './backend-call.ts';
 import { type ImagePolicyConfiguration, parseConfiguration, toMilliseconds } from './configuration.ts';
 import { encodeReview, encodeSpec, type ImageReviewStatus, isReviewed, podOf, reviewSpec } from './image-review.ts';
@@ -41,8 +42,15 @@ export const definition: PluginDefinition<'imageReview'> = {
   name: pluginName,
   needs: ['imageReview'],
   create: (ports) => {
-    const configuration = parseConfiguration(ports.configuration?.for(pluginName), pluginName);
-    const client = ports.imageReview.fromKubeConfigFile(configuration.kubeConfigFile);
+    const section = ports.configuration?.for(pluginName);
+    const configuration = parseConfiguration(section, pluginName);
+    let client: ImageReviewClient;
+    try {
+      client = ports.imageReview.fromKubeConfigFile(configuration.kubeConfigFile);
+    } catch (error) {
+      // parseConfiguration has refused a missing section already.
+      throw new PluginConfigurationError(section!, pluginName, 'imagePolicy.kubeConfigFile', (error as Error).message);
+    }
     return imagePolicyWebhook({ configuration, client, clock: ports.clock, random: ports.random, logger: ports.logger });
   },
 };
