@@ -4,8 +4,8 @@
 // kube-apiserver puts before a webhook's denial. Warnings and audit annotations are ours alone.
 // A Service's cluster IPs and node ports are allocated at random by each server, so they are
 // compared as allocated or not; the ServiceAccount plugin names a pod's token volume with five
-// random characters, so that name is compared as generated; a bound pod's conditions carry the time
-// each server set them.
+// random characters, so that name is compared as generated; a bound pod's conditions and a volume's
+// phase carry the time each server set them.
 import type { Answer } from './request.ts';
 
 /** What is compared of one answer. */
@@ -38,6 +38,9 @@ function normaliseObject(object: Record<string, unknown>): unknown {
       metadata.name = `${metadata.generateName}<generated>`;
   }
   if ((copy as { kind?: string }).kind === 'Service') normaliseAllocations((copy as { spec?: ServiceSpec }).spec);
+  // A volume's or claim's phase was set at the moment each server stored it.
+  const status = (copy as { status?: { lastPhaseTransitionTime?: string } }).status;
+  if (typeof status?.lastPhaseTransitionTime === 'string') status.lastPhaseTransitionTime = '<time>';
   if ((copy as { kind?: string }).kind === 'Pod') return normaliseGeneratedPodFields(copy);
   return copy;
 }

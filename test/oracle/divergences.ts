@@ -20,7 +20,7 @@ export interface Divergence {
 
 interface PodLike {
   metadata?: { labels?: Record<string, string> };
-  spec?: { tolerations?: unknown[] };
+  spec?: { tolerations?: unknown[]; overhead?: Record<string, string> };
 }
 
 /** The object with its tolerations sorted, so two lists holding the same tolerations compare equal. */
@@ -29,6 +29,10 @@ function withSortedTolerations(object: unknown): string {
   if (copy.spec?.tolerations !== undefined) copy.spec.tolerations = copy.spec.tolerations.map((t) => JSON.stringify(t)).sort();
   return JSON.stringify(copy);
 }
+
+/** The in-tree RuntimeClass's two refusals of a pod's own overhead. */
+const overheadRefusal =
+  /pod rejected: (Pod Overhead set without corresponding RuntimeClass defined Overhead|Pod's Overhead doesn't match RuntimeClass's defined Overhead)$/;
 
 export const divergences: readonly Divergence[] = [
   {
@@ -79,5 +83,30 @@ export const divergences: readonly Divergence[] = [
       (oracleCase.request.object as PodLike | undefined)?.metadata?.labels?.[lateMutationLabel] === 'true' &&
       !inTree.admitted &&
       !webhook.admitted,
+  },
+  {
+    id: 'empty-overhead-not-sent-to-the-webhook',
+    plugins: ['RuntimeClass'],
+    reason:
+      "A pod created with an empty overhead (`overhead: {}`) keeps it in kube-apiserver's own object, so the in-tree " +
+      'RuntimeClass refuses it: an overhead its RuntimeClass does not define, or one that differs from what the class ' +
+      'defines. kube-apiserver writes the pod into the AdmissionReview as JSON, where an empty overhead is left out, so ' +
+      'our webhook sees a pod without one: it admits the first and sets the class overhead on the second. The stored pod ' +
+      'has no empty overhead either way.',
+    upstream:
+      'k8s.io/api core/v1 types.go (PodSpec.Overhead is `json:"overhead,omitempty"`), k8s.io/apiserver ' +
+      'pkg/admission/plugin/webhook/request/admissionreview.go (the object sent as the versioned object, encoded as ' +
+      'JSON), k8s.io/kubernetes plugin/pkg/admission/runtimeclass/admission.go (setOverhead and validateOverhead test the ' +
+      'overhead for nil, not for empty)',
+    matches: (oracleCase, inTree, webhook) => {
+      const overhead = (oracleCase.request.object as PodLike | undefined)?.spec?.overhead;
+      return (
+        overhead !== undefined &&
+        Object.keys(overhead).length === 0 &&
+        !inTree.admitted &&
+        overheadRefusal.test(inTree.message) &&
+        webhook.admitted
+      );
+    },
   },
 ];

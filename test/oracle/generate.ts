@@ -2,7 +2,8 @@
 // containers and init containers with images, pull policies and (extended) resources, node
 // selectors, tolerations, required and preferred anti-affinity, runtime classes, service accounts,
 // owner references of several kinds, blocking or not, on pods and ConfigMaps, nodes a pod is created
-// on or bound to — in namespaces with and without the plugins' annotations, sent as users with and
+// on or bound to, a pod's own overhead, claims, volumes and volume attributes classes with and
+// without finalizers — in namespaces with and without the plugins' annotations, sent as users with and
 // without the rights to write them; and updates of the pods and Services the world holds. The same
 // seed gives the same cases, so a disagreement names its own reproduction.
 import { seededRandom } from '../../src/util/seeded-random.ts';
@@ -72,6 +73,14 @@ const tolerationPool: object[] = [
 const nodeLabels: Record<string, readonly string[]> = { pool: ['a', 'b', 'team-a'], env: ['shared', 'prod'], disk: ['ssd'] };
 const topologyKeys = ['kubernetes.io/hostname', 'kubernetes.io/hostname', 'topology.kubernetes.io/zone', 'rack'];
 const externalIPs = ['203.0.113.10', '203.0.113.11', '198.51.100.7'];
+// A pod's own overhead: the one rc-overhead defines, another, and an empty one.
+const podOverheads: object[] = [{ cpu: '250m', memory: '64Mi' }, { cpu: '1' }, {}];
+const storageFinalizers = [
+  'kubernetes.io/pvc-protection',
+  'kubernetes.io/pv-protection',
+  'kubernetes.io/vac-protection',
+  'example.com/keep',
+];
 // Mostly a user who may write: a denial by RBAC says nothing about the plugins, but both servers must give it.
 const identities: Array<Identity | undefined> = [...Array<Identity>(8).fill(users.alice), undefined, users.bob, users.carol];
 
@@ -263,7 +272,8 @@ function podCreate(random: Random, id: string, focus: OraclePlugin): OracleReque
     ...withDefined('nodeSelector', nodeSelector),
     ...withDefined('tolerations', tolerations),
     ...withDefined('affinity', antiAffinity(random, focus)),
-    ...(chance(random, 0.15) ? { runtimeClassName: pick(random, runtimeClassNames) } : {}),
+    ...(chance(random, focus === 'RuntimeClass' ? 0.85 : 0.15) ? { runtimeClassName: pick(random, runtimeClassNames) } : {}),
+    ...(focus === 'RuntimeClass' && chance(random, 0.25) ? { overhead: pick(random, podOverheads) } : {}),
     ...(focus === 'PodTopologyLabels' && chance(random, 0.9) ? { nodeName: pick(random, nodeNames) } : {}),
   };
   return {
@@ -336,6 +346,57 @@ function ephemeralContainerUpdate(random: Random): OracleRequest {
     name: locked ? lockedPodName : existingPodName,
     change: { patch: 'strategic', body: { spec: { ephemeralContainers: [container] } } },
     as: pick(random, identities),
+  };
+}
+
+/**
+ * What StorageObjectInUseProtection protects: a PersistentVolumeClaim, a PersistentVolume or a
+ * VolumeAttributesClass created with no finalizer, its own, another plugin's or a foreign one.
+ */
+function storageCreate(random: Random, id: string): OracleRequest {
+  const slug = id.replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '');
+  const finalizers = [...new Set(some(random, storageFinalizers, 2))];
+  const metadata = { name: slug, ...(finalizers.length > 0 ? { finalizers } : {}) };
+  const as = pick(random, identities);
+  const roll = random();
+  if (roll < 0.5)
+    return {
+      operation: 'create',
+      resource: 'persistentvolumeclaims',
+      namespace: chance(random, 0.05) ? pick(random, namespacesNotSentToWebhook) : pick(random, namespaceNames),
+      object: {
+        apiVersion: 'v1',
+        kind: 'PersistentVolumeClaim',
+        metadata,
+        spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Gi' } } },
+      },
+      as,
+    };
+  if (roll < 0.8)
+    return {
+      operation: 'create',
+      resource: 'persistentvolumes',
+      namespace: '',
+      object: {
+        apiVersion: 'v1',
+        kind: 'PersistentVolume',
+        metadata,
+        spec: { capacity: { storage: '1Gi' }, accessModes: ['ReadWriteOnce'], hostPath: { path: `/data/${slug}` } },
+      },
+      as,
+    };
+  return {
+    operation: 'create',
+    resource: 'volumeattributesclasses',
+    namespace: '',
+    object: {
+      apiVersion: 'storage.k8s.io/v1',
+      kind: 'VolumeAttributesClass',
+      metadata,
+      driverName: 'csi.example.com',
+      parameters: { iops: '3000' },
+    },
+    as,
   };
 }
 
@@ -448,6 +509,7 @@ export function generateCases(plugins: readonly OraclePlugin[], count: number, s
       request = roll < 0.5 ? podCreate(random, id, plugin) : roll < 0.7 ? configMapCreate(random, id) : ownerReferencesUpdate(random);
     } else if (plugin === 'ServiceAccount' && chance(random, 0.2)) request = ephemeralContainerUpdate(random);
     else if (plugin === 'PodTopologyLabels' && chance(random, 0.35)) request = podBinding(random, id);
+    else if (plugin === 'StorageObjectInUseProtection') request = storageCreate(random, id);
     else request = chance(random, 0.15) ? podUpdate(random) : podCreate(random, id, plugin);
     cases.push({ id, plugin, request });
   }

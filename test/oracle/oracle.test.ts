@@ -6,6 +6,11 @@ import { admissionCases as externalIPRows } from '../../src/plugins/denyservicee
 import { podAdmissionCases as nodeSelectorRows } from '../../src/plugins/podnodeselector/testdata/upstream-cases.ts';
 import { podAdmissionCases as tolerationRows } from '../../src/plugins/podtolerationrestriction/testdata/upstream-cases.ts';
 import { podTopologyCases as topologyRows } from '../../src/plugins/podtopologylabels/testdata/upstream-cases.ts';
+import {
+  setOverheadCases as setOverheadRows,
+  setSchedulingCases as setSchedulingRows,
+} from '../../src/plugins/runtimeclass/testdata/upstream-cases.ts';
+import { admitCases as storageRows } from '../../src/plugins/storageobjectinuseprotection/testdata/upstream-cases.ts';
 import { describeWithControlPlane } from '../control-plane/real-cluster.ts';
 import { compareOutcomes, outcomeOf } from './compare.ts';
 import { configuredRowGroups } from './configured-rows.ts';
@@ -47,6 +52,9 @@ describeWithControlPlane('upstream as the oracle: in-tree plugins and our webhoo
       ['DenyServiceExternalIPs', externalIPRows.length],
       // Each row as a pod created on its node and as a Binding, but the one for the gate turned off.
       ['PodTopologyLabels', 2 * topologyRows.filter((row) => !row.featureDisabled).length],
+      ['RuntimeClass', setOverheadRows.length + setSchedulingRows.length],
+      // All but the two rows with the VolumeAttributesClass gate off, which is locked on at the pinned release.
+      ['StorageObjectInUseProtection', storageRows.length - 2],
     ] as const)
       expect(replayed.filter((p) => p === plugin).length, plugin).toBe(rows);
   });
@@ -67,6 +75,8 @@ describeWithControlPlane('upstream as the oracle: in-tree plugins and our webhoo
       "cannot set an ownerRef on a resource you can't delete",
       'is not allowed because service account locked does not reference that secret',
       'error looking up service account',
+      "pod rejected: Pod's Overhead doesn't match RuntimeClass's defined Overhead",
+      'conflict: runtimeClass.scheduling.nodeSelector',
     ])
       expect(
         messages.some((m) => m.includes(own)),
@@ -82,6 +92,12 @@ describeWithControlPlane('upstream as the oracle: in-tree plugins and our webhoo
       r.inTree.admitted && JSON.stringify(r.inTree.object).includes('"topology.kubernetes.io/zone":"zone-a"');
     expect(report.results.some((r) => r.oracleCase.request.operation === 'create' && zoneCopied(r))).toBe(true);
     expect(report.results.some((r) => r.oracleCase.request.operation === 'bind' && zoneCopied(r))).toBe(true);
+    // StorageObjectInUseProtection adds its finalizers to claims, volumes and volume attributes classes.
+    for (const finalizer of ['kubernetes.io/pvc-protection', 'kubernetes.io/pv-protection', 'kubernetes.io/vac-protection'])
+      expect(
+        report.results.some((r) => r.inTree.admitted && JSON.stringify(r.inTree.object).includes(`"finalizers":["${finalizer}"]`)),
+        finalizer,
+      ).toBe(true);
     // ServiceAccount mounts the token and copies the account's pull secrets.
     expect(admittedPods.some((p) => p.includes('"name":"kube-api-access-<generated>"'))).toBe(true);
     expect(admittedPods.some((p) => p.includes('"imagePullSecrets":[{"name":"regcred"}]'))).toBe(true);

@@ -18,10 +18,27 @@ export type Change =
   /** Tolerations added after the ones the pod has on that server (a pod's tolerations may only grow). */
   | { appendTolerations: object[] };
 
+/** Where each resource the oracle writes lives: its API path prefix and whether it is namespaced. */
+const resources = {
+  pods: { api: '/api/v1', namespaced: true },
+  services: { api: '/api/v1', namespaced: true },
+  configmaps: { api: '/api/v1', namespaced: true },
+  persistentvolumeclaims: { api: '/api/v1', namespaced: true },
+  persistentvolumes: { api: '/api/v1', namespaced: false },
+  volumeattributesclasses: { api: '/apis/storage.k8s.io/v1', namespaced: false },
+} as const;
+export type OracleResource = keyof typeof resources;
+
+/** The collection's path: `/api/v1/namespaces/ns/pods`, `/api/v1/persistentvolumes`. */
+export function collectionPath(resource: OracleResource, namespace: string): string {
+  const { api, namespaced } = resources[resource];
+  return namespaced ? `${api}/namespaces/${encodeURIComponent(namespace)}/${resource}` : `${api}/${resource}`;
+}
+
 export interface OracleRequest {
   operation: 'create' | 'update' | 'bind';
-  /** pods, services or configmaps (core/v1). */
-  resource: 'pods' | 'services' | 'configmaps';
+  resource: OracleResource;
+  /** The object's namespace; '' for a cluster-scoped resource. */
   namespace: string;
   /** create: the object; bind: the Binding (its metadata.name is the pod's). */
   object?: object;
@@ -61,7 +78,7 @@ export class ApiEndpoint {
 
   async send(oracleRequest: OracleRequest): Promise<Answer> {
     if (oracleRequest.operation === 'bind') return this.bind(oracleRequest);
-    const base = `/api/v1/namespaces/${encodeURIComponent(oracleRequest.namespace)}/${oracleRequest.resource}`;
+    const base = collectionPath(oracleRequest.resource, oracleRequest.namespace);
     const object = `${base}/${encodeURIComponent(oracleRequest.name ?? '')}`;
     const path =
       oracleRequest.operation === 'create'
@@ -79,7 +96,7 @@ export class ApiEndpoint {
    * first refusal). The pod's name is the Binding's, unique per case: nothing is deleted afterwards.
    */
   private async bind(oracleRequest: OracleRequest): Promise<Answer> {
-    const pods = `/api/v1/namespaces/${encodeURIComponent(oracleRequest.namespace)}/pods`;
+    const pods = collectionPath('pods', oracleRequest.namespace);
     const created = await this.call('POST', pods, headersFor('application/json', undefined), JSON.stringify(oracleRequest.pod ?? {}));
     if (created.code !== 201) throw new Error(`storing the pod to bind on ${this.name}: ${created.code} ${JSON.stringify(created.body)}`);
     const name = encodeURIComponent((created.body.metadata as { name: string }).name);

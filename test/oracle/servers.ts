@@ -34,6 +34,8 @@ export const oraclePlugins = [
   'OwnerReferencesPermissionEnforcement',
   'ServiceAccount',
   'PodTopologyLabels',
+  'RuntimeClass',
+  'StorageObjectInUseProtection',
 ] as const;
 export type OraclePlugin = (typeof oraclePlugins)[number];
 

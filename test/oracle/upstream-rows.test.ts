@@ -1,15 +1,17 @@
 // The replayed upstream rows as the oracle would send them, checked without a server: which rows of
-// AlwaysPullImages' and PodTopologyLabels' tables become requests, and that each is a request the API would take (a pod whose
-// containers have images and whose image volumes have references, a valid name, an update of a pod the
-// world stores).
+// AlwaysPullImages', PodTopologyLabels', RuntimeClass's and StorageObjectInUseProtection's tables
+// become requests, and that each is a request the API would take (a pod whose containers have images
+// and whose image volumes have references, a valid name, an update of a pod the world stores).
 import { describe, expect, it } from 'vitest';
 import type { Pod } from '../../src/api/core.ts';
 import { admitCases, updatePodCases } from '../../src/plugins/alwayspullimages/testdata/upstream-cases.ts';
 import { podTopologyCases } from '../../src/plugins/podtopologylabels/testdata/upstream-cases.ts';
+import { setOverheadCases, setSchedulingCases } from '../../src/plugins/runtimeclass/testdata/upstream-cases.ts';
+import { admitCases as storageCases } from '../../src/plugins/storageobjectinuseprotection/testdata/upstream-cases.ts';
 import { configuredRowGroups } from './configured-rows.ts';
 import type { OracleCase } from './generate.ts';
 import { upstreamCases } from './upstream-rows.ts';
-import { topologyRowNodeName, worldObjects } from './world.ts';
+import { runtimeClassRowName, topologyRowNodeName, worldObjects } from './world.ts';
 
 const dnsLabel = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
 
@@ -153,6 +155,54 @@ describe("PodTopologyLabels' rows as pod creates on the row's node and as Bindin
       const expected = { metadata: { labels: row.expectedBindingLabels ?? {} } };
       expect(oracleCase.upstreamResult?.(expected)).toBeUndefined();
       expect(oracleCase.upstreamResult?.({ metadata: { labels: { ...row.expectedBindingLabels, other: 'x' } } })).toMatch(/^labels /);
+    }
+  });
+});
+
+describe("RuntimeClass's and StorageObjectInUseProtection's rows as creates", () => {
+  it("replays every TestSetOverhead and TestSetScheduling row as a pod naming a RuntimeClass of the world that is the row's", () => {
+    const cases = upstreamCases(['RuntimeClass']);
+    const rows = [
+      ...setOverheadCases.map((row, i) => ['overhead', i, row] as const),
+      ...setSchedulingCases.map((row, i) => ['scheduling', i, row] as const),
+    ];
+    expect(cases.map((c) => c.id)).toEqual(rows.map(([, , row]) => `upstream RuntimeClass: ${row.name}`));
+    const classes = new Map(
+      worldObjects()
+        .filter((o): o is { kind: 'RuntimeClass'; metadata: { name: string } } => (o as { kind?: string }).kind === 'RuntimeClass')
+        .map((rc) => [rc.metadata.name, rc]),
+    );
+    for (const [i, oracleCase] of cases.entries()) {
+      const [table, index, row] = rows[i]!;
+      const pod = expectRealPod(oracleCase.request.object);
+      expect(pod.spec?.runtimeClassName).toBe(runtimeClassRowName(table, index));
+      expect(classes.get(runtimeClassRowName(table, index))).toEqual({
+        ...row.runtimeClass,
+        metadata: { name: runtimeClassRowName(table, index) },
+      });
+      expect(pod.spec?.overhead).toEqual(row.pod.spec?.overhead);
+      expect(oracleCase.upstreamExpects).toBe(row.error === undefined ? 'admitted' : 'denied');
+      if (row.expectedPod !== undefined) {
+        expect(oracleCase.upstreamResult?.(row.expectedPod)).toBeUndefined();
+        expect(oracleCase.upstreamResult?.({ spec: { ...row.expectedPod.spec, overhead: { cpu: '9' } } })).toMatch(/^overhead /);
+      }
+    }
+  });
+
+  it('replays each TestAdmit row but the two with the VolumeAttributesClass gate off, checking the finalizers', () => {
+    const cases = upstreamCases(['StorageObjectInUseProtection']);
+    const rows = storageCases.filter((row) => row.vacFeatureGate || row.resource.resource !== 'volumeattributesclasses');
+    expect(rows).toHaveLength(storageCases.length - 2);
+    expect(cases.map((c) => [c.request.resource, c.request.namespace === ''])).toEqual(
+      rows.map((row) => [row.resource.resource, row.resource.resource !== 'persistentvolumeclaims']),
+    );
+    for (const [i, oracleCase] of cases.entries()) {
+      const row = rows[i]!;
+      const object = oracleCase.request.object as { metadata: { name: string; finalizers?: string[] } };
+      expect(object.metadata.name).toMatch(dnsLabel);
+      expect(object.metadata.finalizers).toEqual(row.object.metadata?.finalizers);
+      expect(oracleCase.upstreamResult?.({ metadata: { finalizers: row.expected.metadata?.finalizers } })).toBeUndefined();
+      expect(oracleCase.upstreamResult?.({ metadata: {} })).toMatch(/^finalizers /);
     }
   });
 });

@@ -1,6 +1,7 @@
 // The upstream tables we ported, replayed as real requests where a row is one request the world can
-// hold: LimitPodHardAntiAffinityTopology's, ExtendedResourceToleration's and AlwaysPullImages' rows as
-// pod creates, DenyServiceExternalIPs' create rows as Service creates. A pod row gets what the API's
+// hold: LimitPodHardAntiAffinityTopology's, ExtendedResourceToleration's, AlwaysPullImages' and
+// RuntimeClass's rows as pod creates, DenyServiceExternalIPs' create rows as Service creates,
+// StorageObjectInUseProtection's as claim, volume and volume attributes class creates. A pod row gets what the API's
 // validation asks of a real pod and upstream's unit test does not: a container with an image, an image
 // volume with a reference, and limits equal to its extended-resource requests (they may not be
 // overcommitted), and no `namespaces: [""]` in an affinity term (the API refuses an empty namespace
@@ -28,9 +29,11 @@ import { interPodAffinityCases } from '../../src/plugins/antiaffinity/testdata/u
 import { admissionCases as externalIPCases } from '../../src/plugins/denyserviceexternalips/testdata/upstream-cases.ts';
 import { admitCases as extendedResourceCases } from '../../src/plugins/extendedresourcetoleration/testdata/upstream-cases.ts';
 import { podTopologyCases } from '../../src/plugins/podtopologylabels/testdata/upstream-cases.ts';
+import { type PodChangeCase, setOverheadCases, setSchedulingCases } from '../../src/plugins/runtimeclass/testdata/upstream-cases.ts';
+import { admitCases as storageCases } from '../../src/plugins/storageobjectinuseprotection/testdata/upstream-cases.ts';
 import type { OracleCase } from './generate.ts';
 import type { OraclePlugin } from './servers.ts';
-import { topologyRowNodeName, users } from './world.ts';
+import { runtimeClassRowName, topologyRowNodeName, users } from './world.ts';
 
 // No plugin annotation, no cluster default node selector: only the plugin the row is about changes the pod.
 const namespace = 'oracle-exempt';
@@ -171,6 +174,115 @@ function podTopologyRows(): OracleCase[] {
   });
 }
 
+/** What a TestSetOverhead or TestSetScheduling row expects of the pod: its overhead and node selector, and its tolerations among the pod's. */
+function changedAsRowSays(expected: Pod): (admitted: unknown) => string | undefined {
+  return (admitted) => {
+    const spec = (admitted as Pod).spec ?? {};
+    const misses: string[] = [];
+    if (JSON.stringify(spec.overhead) !== JSON.stringify(expected.spec?.overhead))
+      misses.push(`overhead ${JSON.stringify(expected.spec?.overhead)}, the pod has ${JSON.stringify(spec.overhead)}`);
+    const entries = (selector: Record<string, string> | undefined) =>
+      JSON.stringify(selector === undefined ? null : Object.entries(selector).sort());
+    if (entries(spec.nodeSelector) !== entries(expected.spec?.nodeSelector))
+      misses.push(`node selector ${JSON.stringify(expected.spec?.nodeSelector)}, the pod has ${JSON.stringify(spec.nodeSelector)}`);
+    const tolerations = (spec.tolerations ?? []).map((t) => JSON.stringify(t));
+    for (const toleration of expected.spec?.tolerations ?? [])
+      if (!tolerations.includes(JSON.stringify(toleration))) misses.push(`toleration ${JSON.stringify(toleration)}`);
+    return misses.length === 0 ? undefined : misses.join('; ');
+  };
+}
+
+/**
+ * RuntimeClass's TestSetOverhead and TestSetScheduling rows as pod creates naming the row's
+ * RuntimeClass (the world's, under a name of its own), with upstream's pod names (dry runs store
+ * nothing, so names may repeat). TestAdmit's and TestValidateInitialization's rows are about the
+ * plugin's lister and client, which a request cannot choose; TestValidate's and
+ * TestValidateOverhead's call Validate alone, which a real server never does (Admit sets the
+ * RuntimeClass's overhead first, so their denials are TestSetOverhead's).
+ */
+function runtimeClassRows(): OracleCase[] {
+  const row = (table: 'overhead' | 'scheduling', i: number, { name, pod, error, expectedPod }: PodChangeCase): OracleCase => {
+    const spec = realPodSpec({ ...(pod.spec as Record<string, unknown>) });
+    const request = {
+      operation: 'create' as const,
+      resource: 'pods' as const,
+      namespace,
+      object: {
+        apiVersion: 'v1',
+        kind: 'Pod',
+        metadata: { name: pod.metadata?.name },
+        spec: { ...spec, runtimeClassName: runtimeClassRowName(table, i) },
+      },
+      as: users.alice,
+    };
+    return {
+      id: `upstream RuntimeClass: ${name}`,
+      plugin: 'RuntimeClass',
+      request,
+      upstreamExpects: error === undefined ? 'admitted' : 'denied',
+      ...(expectedPod === undefined ? {} : { upstreamResult: changedAsRowSays(expectedPod) }),
+    };
+  };
+  return [...setOverheadCases.map((r, i) => row('overhead', i, r)), ...setSchedulingCases.map((r, i) => row('scheduling', i, r))];
+}
+
+/**
+ * StorageObjectInUseProtection's TestAdmit rows as creates of the row's object, each expecting the
+ * row's finalizers. Not replayed: the two rows with the VolumeAttributesClass gate off — the gate is
+ * locked on from 1.36, so the pinned release cannot turn it off.
+ */
+function storageRows(): OracleCase[] {
+  return storageCases.flatMap((row, i) => {
+    if (!row.vacFeatureGate && row.resource.resource === 'volumeattributesclasses') return [];
+    const resource = row.resource.resource as 'persistentvolumeclaims' | 'persistentvolumes' | 'volumeattributesclasses';
+    const name = slug(row.name, i);
+    const finalizers = row.object.metadata?.finalizers;
+    const metadata = { name, ...(finalizers === undefined ? {} : { finalizers }) };
+    const object =
+      resource === 'persistentvolumeclaims'
+        ? {
+            apiVersion: 'v1',
+            kind: 'PersistentVolumeClaim',
+            metadata,
+            spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Gi' } } },
+          }
+        : resource === 'persistentvolumes'
+          ? {
+              apiVersion: 'v1',
+              kind: 'PersistentVolume',
+              metadata,
+              spec: { capacity: { storage: '1Gi' }, accessModes: ['ReadWriteOnce'], hostPath: { path: `/data/${name}` } },
+            }
+          : // The API requires a VolumeAttributesClass to carry parameters; upstream's row has none.
+            {
+              apiVersion: 'storage.k8s.io/v1',
+              kind: 'VolumeAttributesClass',
+              metadata,
+              driverName: 'csi.example.com',
+              parameters: { iops: '3000' },
+            };
+    const expected = JSON.stringify(row.expected.metadata?.finalizers ?? []);
+    return [
+      {
+        id: `upstream StorageObjectInUseProtection: ${row.name}`,
+        plugin: 'StorageObjectInUseProtection',
+        request: {
+          operation: 'create',
+          resource,
+          namespace: resource === 'persistentvolumeclaims' ? namespace : '',
+          object,
+          as: users.alice,
+        },
+        upstreamExpects: 'admitted',
+        upstreamResult: (admitted: unknown) => {
+          const got = JSON.stringify((admitted as { metadata?: { finalizers?: string[] } }).metadata?.finalizers ?? []);
+          return got === expected ? undefined : `finalizers ${expected}, the object has ${got}`;
+        },
+      } satisfies OracleCase,
+    ];
+  });
+}
+
 /** Every replayable row of the selected plugins' tables. */
 export function upstreamCases(plugins: readonly OraclePlugin[]): OracleCase[] {
   const cases: OracleCase[] = [];
@@ -192,6 +304,8 @@ export function upstreamCases(plugins: readonly OraclePlugin[]): OracleCase[] {
     }
   }
   if (plugins.includes('PodTopologyLabels')) cases.push(...podTopologyRows());
+  if (plugins.includes('RuntimeClass')) cases.push(...runtimeClassRows());
+  if (plugins.includes('StorageObjectInUseProtection')) cases.push(...storageRows());
   if (plugins.includes('DenyServiceExternalIPs')) {
     externalIPCases
       .filter((row) => row.oldSvc === undefined)

@@ -9,6 +9,7 @@
 // server's admission chain admitted it.
 
 import { podTopologyCases } from '../../src/plugins/podtopologylabels/testdata/upstream-cases.ts';
+import { setOverheadCases, setSchedulingCases } from '../../src/plugins/runtimeclass/testdata/upstream-cases.ts';
 
 /** The plugins' configuration, as chart values; the chart renders the AdmissionConfiguration both servers read. */
 export const pluginConfiguration = {
@@ -134,6 +135,16 @@ export const nodeNames = [...topologyNodes.map((node) => node.name), 'oracle-nod
 
 /** The Node each replayed TestPodTopology row binds to: the row's own labels on a node of its own. */
 export const topologyRowNodeName = (index: number) => `oracle-topology-row-${index}`;
+
+/** The RuntimeClass each replayed TestSetOverhead and TestSetScheduling row names: the row's, under a name of its own. */
+export const runtimeClassRowName = (table: 'overhead' | 'scheduling', index: number) => `oracle-rc-${table}-row-${index}`;
+
+function rowRuntimeClasses(): object[] {
+  return [
+    ...setOverheadCases.map((row, i) => ({ ...row.runtimeClass, metadata: { name: runtimeClassRowName('overhead', i) } })),
+    ...setSchedulingCases.map((row, i) => ({ ...row.runtimeClass, metadata: { name: runtimeClassRowName('scheduling', i) } })),
+  ];
+}
 
 function nodes(): object[] {
   return [
@@ -347,14 +358,36 @@ export function worldObjects(): object[] {
   }
   // kube-system's pods are not sent to our webhook, but the in-tree ServiceAccount plugin needs its account.
   objects.push({ apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'default', namespace: 'kube-system' } });
-  objects.push(...runtimeClasses, ...lateMutationPolicy, ...ownerCrds, ...ownerRbac(), ...ownerObjects(), ...nodes());
+  objects.push(
+    ...runtimeClasses,
+    ...lateMutationPolicy,
+    ...ownerCrds,
+    ...ownerRbac(),
+    ...ownerObjects(),
+    ...nodes(),
+    ...rowRuntimeClasses(),
+  );
   const writer = {
     apiGroups: [''],
-    resources: ['pods', 'pods/ephemeralcontainers', 'pods/binding', 'services', 'configmaps'],
+    resources: [
+      'pods',
+      'pods/ephemeralcontainers',
+      'pods/binding',
+      'services',
+      'configmaps',
+      'persistentvolumeclaims',
+      'persistentvolumes',
+    ],
     verbs: ['get', 'list', 'create', 'update', 'patch'],
   };
+  const storageWriter = { apiGroups: ['storage.k8s.io'], resources: ['volumeattributesclasses'], verbs: ['get', 'list', 'create'] };
   objects.push(
-    { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', metadata: { name: 'oracle-writer' }, rules: [writer] },
+    {
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'ClusterRole',
+      metadata: { name: 'oracle-writer' },
+      rules: [writer, storageWriter],
+    },
     {
       apiVersion: 'rbac.authorization.k8s.io/v1',
       kind: 'ClusterRoleBinding',
