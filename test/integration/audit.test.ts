@@ -155,6 +155,41 @@ describe('audit of a GitOps tree, every plugin that can deny enabled', () => {
   });
 });
 
+describe('audit honours per-plugin exemptions', () => {
+  const findings = (results: Result[]) => results.flatMap((r) => r.findings.map((f) => `${r.owner} ${f.plugin} ${f.result}`)).sort();
+
+  it.each<[string, Record<string, unknown[]>, string]>([
+    ['LimitPodHardAntiAffinityTopology', { namespaces: ['default'] }, 'DaemonSet/agent LimitPodHardAntiAffinityTopology deny'],
+    ['ServiceAccount', { serviceAccounts: ['kube-system/job-controller'] }, 'Job/migrate ServiceAccount deny'],
+    ['AlwaysPullImages', { namespaces: ['default'] }, 'Deployment/web AlwaysPullImages mutate'],
+    ['PodNodeSelector', { namespaces: ['team-a'] }, 'StatefulSet/db PodNodeSelector deny'],
+    ['PodNodeSelector', { namespaceSelectors: [{ matchLabels: { team: 'a' } }] }, 'StatefulSet/db PodNodeSelector deny'],
+    [
+      'PodTolerationRestriction',
+      { users: ['system:serviceaccount:kube-system:job-controller'] },
+      'CronJob/report PodTolerationRestriction deny',
+    ],
+    ['OwnerReferencesPermissionEnforcement', { users: ['admin'] }, 'ConfigMap/web-settings OwnerReferencesPermissionEnforcement deny'],
+    ['RuntimeClass', { groups: ['system:serviceaccounts:kube-system'] }, 'ReplicationController/old RuntimeClass deny'],
+    ['DenyServiceExternalIPs', { namespaces: ['default'] }, 'Service/web DenyServiceExternalIPs deny'],
+  ])('%s exempted (%j): its finding goes, every other stays', async (plugin, rule, gone) => {
+    const baseline = findings((await auditJson(tree, '--enable-admission-plugins', denyingPlugins)).results);
+    expect(baseline).toContain(gone);
+    const file = write(
+      `exemptions-${plugin}.yaml`,
+      stringify({ apiVersion: 'admission-chain.io/v1alpha1', kind: 'PluginExemptions', plugins: [{ name: plugin, ...rule }] }),
+    );
+    const exempted = await auditJson(tree, '--enable-admission-plugins', denyingPlugins, '--plugin-exemptions-file', file);
+    expect(exempted.code).toBe(0);
+    const after = findings(exempted.results);
+    expect(after).not.toContain(gone);
+    expect(after).toEqual(expect.arrayContaining(baseline.filter((f) => f !== gone)));
+    // What is new is the same object's: past the denial, the plugins after it run (ServiceAccount's token volume).
+    const owner = gone.split(' ')[0]!;
+    expect(after.filter((f) => !baseline.includes(f)).every((f) => f.startsWith(`${owner} `))).toBe(true);
+  });
+});
+
 describe('audit output', () => {
   it('prints a table by namespace, owner and plugin by default, and the count on stderr', async () => {
     const { code, stdout, stderr } = await audit([tree, '--enable-admission-plugins', denyingPlugins]);
