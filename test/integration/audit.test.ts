@@ -240,6 +240,17 @@ describe('audit output', () => {
     ]);
   });
 
+  it('lists what could not be audited under the table, by source', async () => {
+    const { code, stdout } = await audit([`${tree}/pods`, `${fixtures}/broken`]);
+    expect(code).toBe(1);
+    const [findings, errors] = stdout.trimEnd().split('\n\n');
+    expect(findings).toMatch(/^NAMESPACE /);
+    expect(errors!.split('\n')).toEqual([
+      expect.stringMatching(/^SOURCE +ERROR$/),
+      expect.stringMatching(new RegExp(`^${fixtures}/broken/bad.yaml +not valid JSON or YAML: .* at line 4, column 1$`)),
+    ]);
+  });
+
   it('says so when nothing would be denied, warned about or changed', async () => {
     const { code, stdout } = await audit([
       `${tree}/apps/web.yaml`,
