@@ -9,7 +9,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { stringify } from 'yaml';
+import { parse, stringify } from 'yaml';
 import { type ControlPlane, startControlPlane } from '../../control-plane/control-plane.ts';
 import { runKubectl } from '../kubectl/kubectl.ts';
 import { runMain } from '../support/cli.ts';
@@ -165,6 +165,25 @@ describeWithControlPlane('audit of a real kube-apiserver', () => {
     const offlineOutput = JSON.parse(offline.stdout) as Output;
     expect(answers(offlineOutput)).toEqual(answers(cluster.output));
     expect(offlineOutput.summary).toEqual(cluster.output.summary);
+    // The other outputs agree too: the table (names and messages only) exactly, YAML as the JSON.
+    const table = (args: string[]) => runMain(['audit', ...args, '--user', 'auditor', '--enable-admission-plugins', plugins]);
+    const clusterTable = await table(['--kubeconfig', controlPlane.kubeconfigPath]);
+    expect(clusterTable.stdout).toMatch(/^NAMESPACE +OWNER +PLUGIN +RESULT +OBJECTS +DETAIL\n/);
+    expect(clusterTable.stdout.replace(/report-\d+/g, 'report-?')).toBe(
+      (await table(['--cluster-state', state, objects])).stdout.replace(/report-\d+/g, 'report-?'),
+    );
+    const yaml = await runMain([
+      'audit',
+      '--kubeconfig',
+      controlPlane.kubeconfigPath,
+      '--user',
+      'auditor',
+      '--enable-admission-plugins',
+      plugins,
+      '-o',
+      'yaml',
+    ]);
+    expect(answers(parse(yaml.stdout) as Output)).toEqual(answers(cluster.output));
   });
 
   it("audits manifests against the live cluster's lookups when given PATHS without --cluster-state", async () => {
