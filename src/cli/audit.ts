@@ -9,6 +9,7 @@ import type { KubeObject } from '../api/types.ts';
 import { parseDuration } from '../config/duration.ts';
 import type { BackendConfig } from '../wiring/backend.ts';
 import { openClusterObjects } from '../wiring/cluster-objects.ts';
+import { reportApplier } from './audit-apply.ts';
 import { type AuditSink, countLine, jsonSink, tableSink, yamlSink } from './audit-output.ts';
 import { policyReportSink, type ReportApi, reportApis } from './audit-reports.ts';
 import {
@@ -45,6 +46,7 @@ interface AuditOptions extends ChainFlags, ManifestFlags {
   requestTimeout: string;
   output: 'table' | 'json' | 'yaml' | 'policyreport';
   reportApi: ReportApi;
+  applyReports?: boolean;
 }
 
 /** One object to audit, or why one could not be read. */
@@ -78,6 +80,10 @@ export function registerAuditCommand(program: Command, io: CliIO): void {
         .choices(reportApis)
         .default(reportApis[0]),
     )
+    .option(
+      '--apply-reports',
+      'with -o policyreport: apply the reports to the audited cluster (server-side) instead of printing them, and delete ours with nothing left in them',
+    )
     .action(async (paths: string[], options: AuditOptions) => {
       const code = await audit(paths, options, io);
       if (code !== 0) throw new CommanderError(code, 'admission-chain.audit.fail-on', `--fail-on ${options.failOn}`);
@@ -89,6 +95,10 @@ async function audit(args: string[], options: AuditOptions, io: CliIO): Promise<
   const offline = options.clusterState !== undefined;
   if (offline && options.kubeconfig !== undefined) throw new CliError('--cluster-state and --kubeconfig: give one backend, not both', 2);
   if (offline && paths.length === 0) throw new CliError('--cluster-state audits manifests: give PATHS or -f PATH', 2);
+  if (options.applyReports === true && options.output !== 'policyreport')
+    throw new CliError('--apply-reports applies reports: give -o policyreport', 2);
+  if (options.applyReports === true && offline)
+    throw new CliError('--apply-reports writes to the audited cluster: not with --cluster-state', 2);
   const pageSize = positiveInteger('--chunk-size', options.chunkSize);
   const requestTimeoutMs = duration('--request-timeout', options.requestTimeout);
   const { admission, phases, timeoutMs } = await prepareChain(
@@ -106,7 +116,9 @@ async function audit(args: string[], options: AuditOptions, io: CliIO): Promise<
       context: manifestContext(options, backend.ports.restMapper ?? listedResourcesMapper(clusterResources)),
     };
     const now = new Date();
-    const sink = options.output === 'policyreport' ? policyReportSink(io.stdout, options.reportApi, now) : sinkFor(options.output, io);
+    const applier = options.applyReports === true ? reportApplier(options.reportApi, options.kubeconfig, requestTimeoutMs, io) : undefined;
+    const sink =
+      options.output === 'policyreport' ? policyReportSink(applier?.out ?? io.stdout, options.reportApi, now) : sinkFor(options.output, io);
     const summary = emptySummary();
     const progress = progressBar(io.stderr);
     let at = { index: 0, total: 0 };
@@ -131,6 +143,7 @@ async function audit(args: string[], options: AuditOptions, io: CliIO): Promise<
     }
     progress.end();
     sink.end(summary);
+    await applier?.apply();
     io.stderr.write(`admission-chain: ${countLine(summary)}\n`);
     return exitCode({ summary }, options.failOn);
   } finally {
