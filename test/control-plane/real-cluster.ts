@@ -53,6 +53,8 @@ export interface RealClusterOptions {
   clusterState?: string[];
   /** kube-apiserver flags beyond the control plane's. */
   apiServerArgs?: string[];
+  /** serve flags after the chart's (the last one wins): files the pod would mount from a Secret, say. */
+  webhookArgs?: string[];
   startWebhook?: boolean;
 }
 
@@ -160,7 +162,7 @@ export async function startRealCluster(options: RealClusterOptions = {}): Promis
       webhookCalls: front.calls,
       configurations,
       async startWebhook() {
-        webhook ??= await startChartWebhook(rendered, files);
+        webhook ??= await startChartWebhook(rendered, files, undefined, options.webhookArgs);
         // What the Service's pod presents: the certificate the webhook issued (it injects that CA).
         if (selfManagedSecret !== undefined) front.present(await servingCredentials(kubectlOk, selfManagedSecret));
         front.target = webhook.port;
