@@ -3,12 +3,13 @@
 // our webhook installed from the chart instead — gives both the same world, sends both the same
 // dry-run requests (the replayable upstream table rows, then N seeded cases) and prints, per plugin,
 // cases run and agreements, and each disagreement with its request and a minimal diff. The upstream
-// rows that configure the plugin themselves (PodNodeSelector, PodTolerationRestriction) run after, on
-// server pairs configured for them. Exits 1 on any
+// rows that configure the plugin themselves (PodNodeSelector, PodTolerationRestriction) and the docs'
+// examples run after, on server pairs configured for them. Exits 1 on any
 // disagreement test/oracle/divergences.ts does not document, 2 on bad flags.
 import { parseArgs } from 'node:util';
 import { findBinaries } from '../control-plane/binaries.ts';
 import { configuredRowGroups } from '../test/oracle/configured-rows.ts';
+import { docsExampleGroups } from '../test/oracle/docs-examples.ts';
 import { generateCases } from '../test/oracle/generate.ts';
 import { type CaseResult, formatReport, reportOf, runCaseResults } from '../test/oracle/run.ts';
 import { type OraclePlugin, oraclePlugins, startOracleServers } from '../test/oracle/servers.ts';
@@ -68,7 +69,7 @@ try {
 } finally {
   await servers.close();
 }
-for (const group of parsed.upstream ? configuredRowGroups(parsed.plugins) : []) {
+for (const group of parsed.upstream ? [...configuredRowGroups(parsed.plugins), ...docsExampleGroups(parsed.plugins)] : []) {
   log(`starting two control planes configured for ${group.name} (${group.cases.length} rows of ${group.plugins.join(', ')})`);
   const rowServers = await startOracleServers(group.plugins, group.world);
   try {

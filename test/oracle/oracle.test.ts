@@ -14,6 +14,7 @@ import { admitCases as storageRows } from '../../src/plugins/storageobjectinusep
 import { describeWithControlPlane } from '../control-plane/real-cluster.ts';
 import { compareOutcomes, outcomeOf } from './compare.ts';
 import { configuredRowGroups } from './configured-rows.ts';
+import { docsExampleGroups, docsExamples } from './docs-examples.ts';
 import { generateCases } from './generate.ts';
 import { formatReport, type OracleReport, reportOf, runCaseResults } from './run.ts';
 import { type OracleServers, oraclePlugins, startOracleServers } from './servers.ts';
@@ -29,8 +30,8 @@ describeWithControlPlane('upstream as the oracle: in-tree plugins and our webhoo
   beforeAll(async () => {
     servers = await startOracleServers();
     const results = await runCaseResults(servers, [...upstreamCases(oraclePlugins), ...generateCases(oraclePlugins, sampleCases, seed)]);
-    // The rows that configure the plugin themselves, each group on a server pair configured for it.
-    for (const group of configuredRowGroups(oraclePlugins)) {
+    // The rows that configure the plugin themselves and the docs' examples, each group on a server pair configured for it.
+    for (const group of [...configuredRowGroups(oraclePlugins), ...docsExampleGroups(oraclePlugins)]) {
       const rowServers = await startOracleServers(group.plugins, group.world);
       try {
         results.push(...(await runCaseResults(rowServers, group.cases)));
@@ -44,7 +45,9 @@ describeWithControlPlane('upstream as the oracle: in-tree plugins and our webhoo
 
   it('every disagreement of the sample is a documented divergence, and every replayed upstream row meets its table', () => {
     expect(report.findings, formatReport(report)).toEqual([]);
-    const replayed = report.results.filter((r) => r.oracleCase.upstreamExpects !== undefined).map((r) => r.oracleCase.plugin);
+    const replayed = report.results
+      .filter((r) => r.oracleCase.upstreamExpects !== undefined && !r.oracleCase.id.startsWith('docs example '))
+      .map((r) => r.oracleCase.plugin);
     // Every row of these tables, the ones that configure the plugin and the updates included.
     for (const [plugin, rows] of [
       ['PodNodeSelector', nodeSelectorRows.length],
@@ -57,6 +60,8 @@ describeWithControlPlane('upstream as the oracle: in-tree plugins and our webhoo
       ['StorageObjectInUseProtection', storageRows.length - 2],
     ] as const)
       expect(replayed.filter((p) => p === plugin).length, plugin).toBe(rows);
+    // Every example the docs walk through, with the outcome its comment claims.
+    expect(report.results.filter((r) => r.oracleCase.id.startsWith('docs example ')).length).toBe(docsExamples.length);
   });
 
   it('each plugin sees cases it admits and cases it denies with its own message (the sample reaches the plugins)', () => {
