@@ -6,6 +6,7 @@ import { type AuthorizationMetrics, authorizationRecorder, createAuthorizationMe
 import { createDiscoveryMetrics, type DiscoveryMetrics, discoveryRecorder } from './discovery-metrics.ts';
 import { eventRateLimitRecorder } from './event-rate-limit-metrics.ts';
 import { HotCounter, HotHistogram } from './hot-metrics.ts';
+import { imagePolicyWebhookRecorder } from './image-policy-metrics.ts';
 import { createLookupMetrics, informerRecorder, type LookupMetrics, lookupRecorder } from './lookup-metrics.ts';
 
 // Upstream's admission buckets (0.005 … 2.5 s) plus finer sub-millisecond ones: we are in-process.
@@ -106,7 +107,7 @@ export function createMetrics(options: { registry?: Registry; defaultMetrics?: b
       discovery: discoveryRecorder(discovery),
       lookups: lookupRecorder(lookups),
       informers: informerRecorder(lookups),
-      plugins: { eventRateLimit: eventRateLimitRecorder(registry) },
+      plugins: { eventRateLimit: eventRateLimitRecorder(registry), imagePolicyWebhook: imagePolicyWebhookRecorder(registry) },
     },
     stepDuration: new HotHistogram({
       name: 'admission_chain_step_admission_duration_seconds',

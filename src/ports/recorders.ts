@@ -57,7 +57,21 @@ export interface EventRateLimitRecorder {
   limitReached(type: EventRateLimitType): void;
 }
 
+/** Where ImagePolicyWebhook's answer came from, and what it was ('error': the backend could not answer). */
+export interface ImagePolicyReview {
+  readonly source: 'cache' | 'backend';
+  readonly outcome: 'allowed' | 'denied' | 'error';
+}
+
+/** What ImagePolicyWebhook observes: each question (per phase), and each attempt put on the wire. */
+export interface ImagePolicyWebhookRecorder {
+  reviewed(review: ImagePolicyReview): void;
+  /** One per POST, retries included: the status class, or 'none' when no response came. */
+  attemptCompleted(observation: { code: '2xx' | '3xx' | '4xx' | '5xx' | 'none' }): void;
+}
+
 /** The recorders plugins are given (Ports.recorders), each for the plugin it names. */
 export interface PluginRecorders {
   readonly eventRateLimit?: EventRateLimitRecorder;
+  readonly imagePolicyWebhook?: ImagePolicyWebhookRecorder;
 }

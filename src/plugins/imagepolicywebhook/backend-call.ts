@@ -8,6 +8,7 @@
 import { goQuote } from '../../api/go-format.ts';
 import type { Clock, Random } from '../../ports/clock.ts';
 import { type ImageReviewClient, type ImageReviewResponse, ImageReviewTransportError } from '../../ports/image-review.ts';
+import type { ImagePolicyWebhookRecorder } from '../../ports/recorders.ts';
 import { isPlainObject } from '../../util/plain-object.ts';
 import { withTimeout } from '../../util/signals.ts';
 import { apiVersion, type ImageReviewStatus } from './image-review.ts';
@@ -37,9 +38,11 @@ export interface BackendCallOptions {
   readonly random: Random;
   /** The first wait between attempts, in milliseconds. */
   readonly retryBackoffMs: number;
+  readonly recorder?: ImagePolicyWebhookRecorder | undefined;
 }
 
-type Attempt = { readonly response: ImageReviewResponse } | { readonly error: BackendError };
+/** One POST's result, with the HTTP status it came with (undefined: no response). */
+type Attempt = ({ readonly response: ImageReviewResponse } | { readonly error: BackendError }) & { readonly statusCode?: number };
 
 export async function askBackend(options: BackendCallOptions, body: string, signal: AbortSignal): Promise<BackendAnswer> {
   let last: Attempt | undefined;
@@ -47,6 +50,7 @@ export async function askBackend(options: BackendCallOptions, body: string, sign
   for (let step = steps; step > 0; step--) {
     if (signal.aborted) break;
     last = await attempt(options.client, body, signal);
+    options.recorder?.attemptCompleted({ code: statusClass(last.statusCode) });
     if ('response' in last || !shouldRetry(last.error)) break;
     if (step === 1) break;
     const wait = duration + (options.random.intBelow(2 ** 30) / 2 ** 30) * jitter * duration;
@@ -70,8 +74,14 @@ async function attempt(client: ImageReviewClient, body: string, signal: AbortSig
     if (error instanceof ImageReviewTransportError) return { error: { message: error.message, connectionReset: error.connectionReset } };
     return { error: { message: `Post ${goQuote(client.url)}: ${(error as Error).message}` } };
   }
-  if (response.statusCode < 200 || response.statusCode > 206) return { error: responseError(response) };
-  return { response };
+  const { statusCode } = response;
+  if (statusCode < 200 || statusCode > 206) return { error: responseError(response), statusCode };
+  return { response, statusCode };
+}
+
+function statusClass(statusCode: number | undefined): '2xx' | '3xx' | '4xx' | '5xx' | 'none' {
+  if (statusCode === undefined || statusCode < 200 || statusCode > 599) return 'none';
+  return `${Math.floor(statusCode / 100)}xx` as '2xx' | '3xx' | '4xx' | '5xx';
 }
 
 /** DefaultShouldRetry over the error as client-go would have typed it. */

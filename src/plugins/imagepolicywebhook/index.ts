@@ -24,6 +24,7 @@ import type { Clock, Random } from '../../ports/clock.ts';
 import type { ImageReviewClient } from '../../ports/image-review.ts';
 import { type Logger, silentLogger } from '../../ports/logger.ts';
 import { PluginConfigurationError } from '../../ports/plugin-configuration.ts';
+import type { ImagePolicyWebhookRecorder } from '../../ports/recorders.ts';
 import { askBackend, type BackendError } from './backend-call.ts';
 import { type ImagePolicyConfiguration, parseConfiguration, toMilliseconds } from './configuration.ts';
 import { encodeReview, encodeSpec, type ImageReviewStatus, isReviewed, podOf, reviewSpec } from './image-review.ts';
@@ -51,7 +52,15 @@ export const definition: PluginDefinition<'imageReview'> = {
       // parseConfiguration has refused a missing section already.
       throw new PluginConfigurationError(section!, pluginName, 'imagePolicy.kubeConfigFile', (error as Error).message);
     }
-    return imagePolicyWebhook({ configuration, client, clock: ports.clock, random: ports.random, logger: ports.logger });
+    const recorder = ports.recorders?.imagePolicyWebhook;
+    return imagePolicyWebhook({
+      configuration,
+      client,
+      clock: ports.clock,
+      random: ports.random,
+      logger: ports.logger,
+      ...(recorder === undefined ? {} : { recorder }),
+    });
   },
 };
 
@@ -61,6 +70,7 @@ export interface ImagePolicyWebhookOptions {
   readonly clock: Clock;
   readonly random: Random;
   readonly logger?: Logger;
+  readonly recorder?: ImagePolicyWebhookRecorder;
 }
 
 type Outcome = { readonly status: ImageReviewStatus } | { readonly error: BackendError };
@@ -69,19 +79,24 @@ export function imagePolicyWebhook(options: ImagePolicyWebhookOptions): Admissio
   const { configuration, client, clock, random } = options;
   const logger = options.logger ?? silentLogger;
   const cache = new ResponseCache(clock);
-  const call = { client, clock, random, retryBackoffMs: toMilliseconds(configuration.retryBackoff) };
+  const { recorder } = options;
+  const call = { client, clock, random, recorder, retryBackoffMs: toMilliseconds(configuration.retryBackoff) };
 
   /** admitPod's question: the cache, else the backend (an answer is cached for its TTL). */
   const ask = async (attributes: Attributes, leaveOut: string | undefined, context: RequestContext): Promise<Outcome> => {
     const spec = reviewSpec(attributes, podOf(attributes), leaveOut);
     const key = encodeSpec(spec);
     const cached = cache.get(key);
-    if (cached !== undefined) return { status: cached };
+    if (cached !== undefined) {
+      recorder?.reviewed({ source: 'cache', outcome: cached.allowed ? 'allowed' : 'denied' });
+      return { status: cached };
+    }
     const answer = await askBackend(call, encodeReview(key), context.deadline.signal);
     if ('status' in answer) {
       const ttl = answer.status.allowed ? configuration.allowTTL : configuration.denyTTL;
       cache.add(key, answer.status, toMilliseconds(ttl));
     }
+    recorder?.reviewed({ source: 'backend', outcome: 'error' in answer ? 'error' : answer.status.allowed ? 'allowed' : 'denied' });
     return answer;
   };
 
