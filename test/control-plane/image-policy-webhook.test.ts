@@ -131,6 +131,22 @@ describeWithControlPlane('ImagePolicyWebhook on a real kube-apiserver, and besid
     expect(ourService.received.at(-1)).toEqual(theirService.received.at(-1));
   });
 
+  it('kubectl debug: the ephemeral container alone is reviewed, and a bad one is refused on both alike', async () => {
+    const { theirs, ours } = await both((file) => ['create', '-f', file], pod('debugged', ['good']));
+    expect([theirs.code, ours.code]).toEqual([0, 0]);
+    const debug = ['debug', 'pod/debugged', '-n', namespace, '--image=bad', '--container=debugger'];
+    const [theirDebug, ourDebug] = [await inTreeKubectl(...debug), await cluster.kubectl(...debug)];
+    const refusal = 'pods "debugged" is forbidden: image policy webhook backend denied one or more images: not allowed';
+    expect(theirDebug.code).toBe(1);
+    expect(theirDebug.stderr).toContain(`Error from server (Forbidden): ${refusal}`);
+    expect(ourDebug.code).toBe(1);
+    expect(ourDebug.stderr).toContain(
+      `Error from server (Forbidden): admission webhook "validate.admission-chain.io" denied the request: ${refusal}`,
+    );
+    expect(ourService.received.at(-1)?.spec).toEqual({ containers: [{ image: 'bad' }], namespace });
+    expect(ourService.received.at(-1)).toEqual(theirService.received.at(-1));
+  });
+
   it('a failing backend: the pod is created on both; only ours stores the failed-open mark', async () => {
     ourService.statusCode = theirService.statusCode = 500;
     try {
