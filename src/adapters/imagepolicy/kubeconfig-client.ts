@@ -3,7 +3,7 @@
 // certificate, token), and one HTTPS POST per attempt. What is wrong with the file is found here, at
 // start-up, as upstream's plugin finds it when it is built; certificate files are read then too.
 import { readFileSync } from 'node:fs';
-import { type RequestOptions, request } from 'node:https';
+import { Agent, type RequestOptions, request } from 'node:https';
 import { resolve } from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
 import {
@@ -20,7 +20,8 @@ export const kubeConfigImageReviewClients: ImageReviewClients = {
   fromKubeConfigFile: (file) => kubeConfigClient(file),
 };
 
-function kubeConfigClient(file: string): ImageReviewClient {
+/** A client for the kubeconfig file; `now` is the clock its credentials are read again by. */
+export function kubeConfigClient(file: string, now: () => number = Date.now): ImageReviewClient {
   const path = resolve(file);
   const fail = (detail: string) => new Error(`image policy backend kubeconfig ${file}: ${detail}`);
   const config = new KubeConfig();
@@ -56,20 +57,44 @@ function kubeConfigClient(file: string): ImageReviewClient {
       throw fail(`unable to read ${what} ${name}: ${(error as Error).message}`);
     }
   }
+  // Certificates and tokens are read again now and then, so rotated files and exec credentials
+  // are picked up as client-go picks them up; a failed read is retried on the next request.
   let options: Promise<RequestOptions> | undefined;
-  const optionsOnce = () => {
-    options ??= (async () => {
-      const applied: RequestOptions = {};
-      await config.applyToHTTPSOptions(applied);
-      return applied;
-    })();
+  let appliedAt = 0;
+  const currentOptions = () => {
+    if (options === undefined || now() - appliedAt > reapplyAfterMs) {
+      appliedAt = now();
+      const applying = (async () => {
+        const applied: RequestOptions = {};
+        await config.applyToHTTPSOptions(applied);
+        // client-node keeps one agent per cluster, whose TLS options win over the request's: a fresh
+        // agent carries what was just read (through a proxy, client-node's agent is kept).
+        if (!cluster.proxyUrl) applied.agent = new Agent({ keepAlive: true, timeout: reapplyAfterMs });
+        return applied;
+      })();
+      options = applying;
+      applying.catch(() => {
+        if (options === applying) options = undefined;
+      });
+    }
     return options;
   };
   return {
     url: cluster.server,
-    post: async (body, signal) => post(url, cluster.server, await optionsOnce(), body, signal),
+    post: async (body, signal) => {
+      let base: RequestOptions;
+      try {
+        base = await currentOptions();
+      } catch (error) {
+        throw new ImageReviewTransportError(`Post ${JSON.stringify(cluster.server)}: ${(error as Error).message}`, false, error);
+      }
+      return post(url, cluster.server, base, body, signal);
+    },
   };
 }
+
+/** How long the kubeconfig's credentials are used before they are read again. */
+export const reapplyAfterMs = 60_000;
 
 function post(url: URL, server: string, base: RequestOptions, body: string, signal: AbortSignal): Promise<ImageReviewResponse> {
   const failed = (detail: string, reset: boolean, cause?: unknown) =>
