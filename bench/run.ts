@@ -4,7 +4,7 @@
 // this process on another core. Not a test: nothing here asserts, and CI never runs it.
 //
 // Knobs (environment): BENCH_DURATION seconds per run (default 10), BENCH_CONNECTIONS (default
-// 10), BENCH_SCENARIOS e.g. "1,2" (default 1–6; "peers" for bench/peers/scenario.ts), BENCH_CPU_PROF=1 writes admission-chain CPU
+// 10), BENCH_SCENARIOS e.g. "1,2" (default 1–6; "peers" for bench/peers/scenario.ts, "audit" for bench/audit.ts), BENCH_CPU_PROF=1 writes admission-chain CPU
 // profiles to bench/profiles/, BENCH_NODE_OPTIONS passes flags to admission-chain's node (e.g.
 // "--max-semi-space-size=2"), and
 // BENCH_LOG_LEVEL sets its --log-level (default info: a line per denial, none per allowed request),
@@ -17,6 +17,7 @@ import { cpus, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { bundle } from '../build/bundle.ts';
 import { generateCertificates } from '../src/tls/generate.ts';
+import { runAuditScenario } from './audit.ts';
 import { benchUsers, deploymentOwnerUpdate, largePodCreate, podCreate } from './bodies.ts';
 import { runHostileScenario } from './hostile.ts';
 import { ratioInterval } from './interval.ts';
@@ -583,3 +584,6 @@ if (scenarios.has('6')) await runRbacMirrorScenario();
 // admission-chain, Gatekeeper and Kyverno behind a real kube-apiserver (bench/peers/scenario.ts); not in
 // the default set, since it builds both peers from their Go modules the first time.
 if (scenarios.has('peers')) await runPeersScenario();
+// The audit command offline over a generated tree of 1,000 and 10,000 pods (bench/audit.ts): the
+// command line, not the webhook, so selected by name only.
+if (scenarios.has('audit')) await runAuditScenario();
