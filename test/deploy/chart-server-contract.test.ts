@@ -383,7 +383,7 @@ describe('chart ↔ server contract: the AdmissionConfiguration file', () => {
 
   it.each([
     ['tenant-pinning.yaml', new Map([['team-a', new Map([['pool', 'team-a']])]]), ['PodNodeSelector', 'PodTolerationRestriction']],
-    ['all-plugins.yaml', new Map(), ['PodNodeSelector', 'PodTolerationRestriction', 'EventRateLimit']],
+    ['all-plugins.yaml', new Map(), ['ImagePolicyWebhook', 'PodNodeSelector', 'PodTolerationRestriction', 'EventRateLimit']],
   ])('examples/values/%s: the server reads its configuration', async (file, whitelists, sections) => {
     const read = await serverReads({}, [join(repoRoot, 'examples', 'values', file)]);
     expect(read?.sections).toEqual(sections);
