@@ -3,8 +3,8 @@
 // with the default plugins, as the image would run it (the bundle in dist/, the Dockerfile's node
 // flags and environment), once with `-o json` and once with the default table, stdout to /dev/null.
 // Each run is a child process of its own on the server core; its wall time is measured here, and
-// its CPU time and peak RSS by the child itself as it exits (getrusage: ru_maxrss is the kernel's
-// VmHWM high-water mark), which no polling of /proc can miss at the very end. A one-pod tree gives
+// its CPU time and peak RSS (VmHWM) by the child itself as it exits, so no peak at the very end is
+// missed, as polling /proc from here could. A one-pod tree gives
 // the start-up (loading the bundle and the cluster state), which every run pays once.
 //
 // Knobs: BENCH_AUDIT_PODS (default 1000,10000), BENCH_AUDIT_RUNS (runs of each size and output,
@@ -28,12 +28,15 @@ export interface AuditRun {
   peakRssMiB: number;
 }
 
-// Loaded into the audited process before the CLI: on exit it writes its own rusage (every thread's
-// CPU, the peak RSS) where the bench will read it.
-const usageReporter = `import { writeFileSync } from 'node:fs';
+// Loaded into the audited process before the CLI: on exit it writes its CPU time (every thread) and
+// its peak RSS where the bench will read it. The peak is VmHWM, its own memory's high-water mark:
+// getrusage's maxrss would not do, since Linux carries it across exec from the process that forked
+// it (this one, with the bundler loaded).
+const usageReporter = `import { readFileSync, writeFileSync } from 'node:fs';
 process.on('exit', () => {
   const usage = process.resourceUsage();
-  writeFileSync(process.env.BENCH_AUDIT_USAGE_FILE, JSON.stringify({ maxRssKiB: usage.maxRSS, cpuMicros: usage.userCPUTime + usage.systemCPUTime }));
+  const peakKiB = Number(/^VmHWM:\\s+(\\d+) kB/m.exec(readFileSync('/proc/self/status', 'utf8'))?.[1]);
+  writeFileSync(process.env.BENCH_AUDIT_USAGE_FILE, JSON.stringify({ peakKiB, cpuMicros: usage.userCPUTime + usage.systemCPUTime }));
 });
 `;
 
@@ -108,8 +111,9 @@ async function auditOnce(tree: string, expected: AuditCounts, output: Output, re
       `bench audit: ${tree} -o ${output} exited ${code}, counted ${JSON.stringify(counted)}, expected ${JSON.stringify(expected)}:\n${stderr}`,
     );
   }
-  const usage = JSON.parse(readFileSync(usageFile, 'utf8')) as { maxRssKiB: number; cpuMicros: number };
-  return { wallSeconds, cpuSeconds: usage.cpuMicros / 1e6, peakRssMiB: usage.maxRssKiB / 1024 };
+  const usage = JSON.parse(readFileSync(usageFile, 'utf8')) as { peakKiB: number; cpuMicros: number };
+  if (!Number.isFinite(usage.peakKiB)) throw new Error(`bench audit: no VmHWM in the audit's /proc/self/status`);
+  return { wallSeconds, cpuSeconds: usage.cpuMicros / 1e6, peakRssMiB: usage.peakKiB / 1024 };
 }
 
 /** Each figure's median over the runs, on its own. */
