@@ -7,7 +7,7 @@ import { ApiException, HttpMethod, type KubeConfig, ServerConfiguration } from '
 import type { KubeObject } from '../../../api/types.ts';
 import { withTimeout } from '../../../util/signals.ts';
 import { getJson } from '../client/get-json.ts';
-import { createKubeRequests, describeKubeError, type KubeRequests, raceWithSignal, undiciRequests } from '../client/kube.ts';
+import { createKubeRequests, describeKubeError, type KubeRequests, raceWithSignal, retryHint, undiciRequests } from '../client/kube.ts';
 
 export const reportFieldManager = 'admission-chain';
 const managedBy = 'app.kubernetes.io/managed-by';
@@ -92,12 +92,14 @@ async function call(
   kind: string,
 ): Promise<unknown> {
   const server = options.kubeConfig.getCurrentCluster()?.server ?? '';
-  try {
-    return await withTimeout(undefined, options.timeoutMs, (signal) =>
+  const once = () =>
+    withTimeout(undefined, options.timeoutMs, (signal) =>
       method === 'GET'
         ? getJson(options.kubeConfig, requests, path, signal)
         : send(options.kubeConfig, requests, method, path, body, signal),
     );
+  try {
+    return await withRetries(once);
   } catch (error) {
     // A report deleted meanwhile is as good as deleted by us.
     if (error instanceof ApiException && error.code === 404 && method === 'DELETE') return undefined;
@@ -111,6 +113,23 @@ async function call(
     }
     const methodName = method === 'GET' ? 'Get' : method === 'PATCH' ? 'Patch' : 'Delete';
     throw new Error(`cannot ${what}: ${describeKubeError(error, methodName, `${server}${path}`)}`, { cause: error });
+  }
+}
+
+/**
+ * A call tried up to three times while the API server says it is worth retrying (a CRD's storage
+ * still initializing answers 429 with Retry-After, as does an overloaded server): each call here is
+ * idempotent (an apply, a delete, a list).
+ */
+async function withRetries<T>(once: () => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await once();
+    } catch (error) {
+      const hint = retryHint(error);
+      if (!hint.retry || attempt === 3) throw error;
+      await new Promise((resolve) => setTimeout(resolve, Math.min(Math.max(hint.afterMs, 200), 5000)));
+    }
   }
 }
 
