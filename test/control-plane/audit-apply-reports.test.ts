@@ -2,9 +2,10 @@
 // its flags, its mounted files, and as its ServiceAccount under the ClusterRole the chart renders for
 // it (a client certificate for the account's user name, which RBAC matches as the ServiceAccount).
 // The OpenReports CRDs are installed first, as users must, and the first audit runs as soon as they
-// are established, when a new CRD's storage may still answer 429 for a moment: the calls retry. The reports land in the cluster one per
-// namespace with findings; a namespace fixed since the last run loses its report, another tool's
-// report stays; a namespace the webhook is never sent is not reported on.
+// are established, when a new CRD's storage may still answer 429 for a moment: the calls retry. The
+// reports land in the cluster one per namespace with findings; a namespace fixed since the last run
+// loses its report, another tool's report stays; a namespace the webhook is never sent is not
+// reported on.
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
