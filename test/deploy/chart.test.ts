@@ -824,7 +824,7 @@ const pluginTable: { plugin: keyof typeof allPluginsOff; mutating: string[] | nu
   },
   {
     plugin: 'ImagePolicyWebhook',
-    mutating: ['core/pods/ephemeralcontainers@Namespaced:UPDATE', 'core/pods@Namespaced:CREATE,UPDATE'],
+    mutating: null,
     validating: ['core/pods/ephemeralcontainers@Namespaced:UPDATE', 'core/pods@Namespaced:CREATE,UPDATE'],
     rbac: [],
   },

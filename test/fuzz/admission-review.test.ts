@@ -195,7 +195,7 @@ describe(`fuzzed AdmissionReviews (${cases} cases, seed ${seed})`, () => {
       modes: {},
       backend: createLocalBackend(state, silentLogger),
       metrics,
-      // ImagePolicyWebhook's backend refuses at once; with defaultAllow every pod is admitted, marked failed-open.
+      // ImagePolicyWebhook's backend refuses at once; with defaultAllow every pod is admitted, failed open.
       configuration: {
         for: (name) =>
           name === 'ImagePolicyWebhook'

@@ -105,7 +105,7 @@ const fixedPorts = {
   configuration: {
     for: (name: string) =>
       name === 'ImagePolicyWebhook'
-        ? // An unreachable backend and defaultAllow: the mutating phase marks every pod failed-open.
+        ? // It takes a backend to start, though it only validates: an unreachable one, failing open.
           { source: 'test', documents: [{ imagePolicy: { kubeConfigFile: unreachableImageReviewBackend, defaultAllow: true } }] }
         : name === 'EventRateLimit'
           ? {

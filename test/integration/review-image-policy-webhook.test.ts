@@ -100,7 +100,8 @@ describe('ImagePolicyWebhook: upstream TestDefaultAllow through review', () => {
       expect(response?.allowed).toBe(row.wantAllowed);
       const patch = response?.patch === undefined ? [] : JSON.parse(Buffer.from(response.patch, 'base64').toString());
       const annotations = jsonPatch.applyPatch(structuredClone(object), patch).newDocument.metadata.annotations ?? {};
-      expect(annotations['alpha.image-policy.k8s.io/failed-open'] === 'true', 'the pod marked failed-open').toBe(row.wantFailOpen);
+      // kube-apiserver stores the pod without the mark upstream writes onto validation's copy.
+      expect(annotations['alpha.image-policy.k8s.io/failed-open'], 'no failed-open mark on the pod').toBeUndefined();
       expect(response?.auditAnnotations?.['ImagePolicyWebhook.failed-open'] === 'true', 'the audit annotation').toBe(row.wantFailOpen);
     } finally {
       service.statusCode = 200;

@@ -128,11 +128,7 @@ AlwaysPullImages:
   validating:
     - {group: "", versions: [v1], resource: pods, scope: Namespaced, operations: [CREATE, UPDATE]}
 ImagePolicyWebhook:
-  # Pods and their ephemeral containers, CREATE and UPDATE. The validating phase decides; the
-  # mutating phase only marks a pod admitted because the backend failed (defaultAllow).
-  mutating:
-    - {group: "", versions: [v1], resource: pods, scope: Namespaced, operations: [CREATE, UPDATE]}
-    - {group: "", versions: [v1], resource: pods/ephemeralcontainers, scope: Namespaced, operations: [UPDATE]}
+  # Validate only, as upstream: pods and their ephemeral containers, CREATE and UPDATE.
   validating:
     - {group: "", versions: [v1], resource: pods, scope: Namespaced, operations: [CREATE, UPDATE]}
     - {group: "", versions: [v1], resource: pods/ephemeralcontainers, scope: Namespaced, operations: [UPDATE]}

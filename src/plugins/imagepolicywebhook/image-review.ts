@@ -49,18 +49,15 @@ export function podOf(attributes: Attributes): ReviewedPod {
   return object as ReviewedPod;
 }
 
-/**
- * The spec for the pod. `leaveOut` names an annotation key not shown to the backend (the mark this
- * webhook's own mutating phase may have added, which upstream adds only after building the review).
- */
-export function reviewSpec(attributes: Attributes, pod: ReviewedPod, leaveOut?: string): ImageReviewSpec {
+/** The spec for the pod: its images, its image-policy annotations and its namespace. */
+export function reviewSpec(attributes: Attributes, pod: ReviewedPod): ImageReviewSpec {
   const spec = pod.spec ?? {};
   const lists = attributes.subresource === '' ? [spec.containers, spec.initContainers] : [spec.ephemeralContainers];
   const containers: { image: string }[] = [];
   for (const list of lists) for (const container of list ?? []) containers.push({ image: container.image ?? '' });
   const annotations: Record<string, string> = {};
   for (const [key, value] of Object.entries(pod.metadata?.annotations ?? {})) {
-    if (key.includes(annotationMarker) && key !== leaveOut) annotations[key] = value ?? '';
+    if (key.includes(annotationMarker)) annotations[key] = value ?? '';
   }
   return { containers: containers.length === 0 ? undefined : containers, annotations, namespace: attributes.namespace };
 }

@@ -1,6 +1,6 @@
 // Upstream admission_test.go, every table (testdata/upstream-cases.ts), through the plugin against a
 // real HTTPS ImageReview backend reached through a kubeconfig file; then what the tables leave
-// implicit: the exact messages, the body sent, the retries and their waits, the two phases.
+// implicit: the exact messages, the body sent, the retries and their waits, that it only validates.
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { attributesRecord, requestContext } from '../../../test/support/attributes.ts';
 import { RecordingClock } from '../../../test/support/clock.ts';
@@ -160,7 +160,9 @@ describe('TestContainerCombinations', () => {
 });
 
 describe('TestDefaultAllow', () => {
-  // Upstream's one Validate is our two phases: the mutating one marks the pod, the validating one decides.
+  // Upstream's rows also check the failed-open mark on the object Validate was given; kube-apiserver
+  // gives validation a deep copy and stores the pod without it, so here the pod stays unmarked and
+  // the audit annotation carries the row's expectation.
   it.each(defaultAllowCases)('$test', async (row) => {
     const service = new MockService();
     service.statusCode = 500;
@@ -168,11 +170,10 @@ describe('TestDefaultAllow', () => {
     const plugin = pluginFor(backend, { ca: certs.ca.cert, cacheTime: 0, defaultAllow: row.defaultAllow });
     const attributes = podRequest(row.pod);
     const context = requestContext();
-    await plugin.admit!(attributes, requestContext());
     const error = await validate(plugin, attributes, context);
     expect(error === undefined).toBe(row.wantAllowed);
     const podAnnotations = (attributes.object as KubeObject).metadata?.annotations ?? {};
-    expect(podAnnotations[failedOpenPodAnnotation] === 'true', 'fail open pod annotation').toBe(row.wantFailOpen);
+    expect(podAnnotations[failedOpenPodAnnotation], 'no pod annotation').toBeUndefined();
     expect(context.annotations[failedOpenAuditKey] === 'true', 'fail open audit annotation').toBe(row.wantFailOpen);
     if (error !== undefined)
       expect(error.message).toBe(
@@ -302,30 +303,27 @@ describe('ImagePolicyWebhook beyond the tables', () => {
     expect(backend.bodies).toHaveLength(2);
   });
 
-  it('in the mutating phase asks only with defaultAllow, marks only on failure, and the validating phase asks the same question', async () => {
+  it('only validates: it never changes the pod, and asks the backend once per question', async () => {
     const service = new MockService();
     service.allow = true;
     const backend = await backendFor(service);
     const plugin = pluginFor(backend, { ca: certs.ca.cert, cacheTime: 0, defaultAllow: true });
+    expect(plugin.admit).toBeUndefined();
+    expect(plugin.mutates).toBeUndefined();
     const attributes = podRequest(goodPod('x'));
-    await plugin.admit!(attributes, requestContext());
-    expect((attributes.object as KubeObject).metadata?.annotations).toBeUndefined();
     expect(await validate(plugin, attributes)).toBeUndefined();
-    expect(backend.bodies).toHaveLength(1);
-
-    const strict = pluginFor(backend, { ca: certs.ca.cert, cacheTime: 0, defaultAllow: false });
-    await strict.admit!(podRequest(goodPod('y')), requestContext());
+    expect((attributes.object as KubeObject).metadata?.annotations).toBeUndefined();
     expect(backend.bodies).toHaveLength(1);
   });
 
-  it('does not show the backend a failed-open mark this request added, but does show one the stored pod has', async () => {
+  it('shows the backend a failed-open mark the pod carries, as any image-policy annotation, on create and update alike', async () => {
     const service = new MockService();
     service.allow = true;
     const backend = await backendFor(service);
     const plugin = pluginFor(backend, { ca: certs.ca.cert, cacheTime: -1, defaultAllow: true });
-    const marked = { ...goodPod('x'), metadata: { annotations: { [failedOpenPodAnnotation]: 'true' } } };
+    const marked = { ...goodPod('x'), metadata: { annotations: { [failedOpenPodAnnotation]: 'true', other: 'not shown' } } };
     await validate(plugin, podRequest(marked));
-    expect(service.received.at(-1)?.spec.annotations).toBeUndefined();
+    expect(service.received.at(-1)?.spec.annotations).toEqual({ [failedOpenPodAnnotation]: 'true' });
     const update = { ...podRequest(marked, '', 'UPDATE'), oldObject: structuredClone(marked) as KubeObject };
     await validate(plugin, update);
     expect(service.received.at(-1)?.spec.annotations).toEqual({ [failedOpenPodAnnotation]: 'true' });

@@ -2,18 +2,13 @@
 // approved images (signed, scanned, from its own registries) asks an external ImageReview backend
 // about every pod's images before the pod is stored. Answers are cached (allowed image sets for
 // the allow TTL, denied ones for the deny TTL); a backend that cannot be reached denies the pod,
-// unless defaultAllow, which admits it and marks it with alpha.image-policy.k8s.io/failed-open.
+// unless defaultAllow, which admits it with the failed-open audit annotation.
 //
-// Upstream decides in Validate and writes that mark onto the pod there; a validating webhook cannot
-// change the pod, so the decision is split without changing it:
-// - the mutating phase (only with defaultAllow: without it there is no mark to make) asks about the
-//   pod as it reaches this webhook, and marks it when the backend fails; it never denies;
-// - the validating phase asks about the pod as it will be stored, as upstream's Validate does after
-//   every mutation, and denies or admits; when nothing changed the pod's images or image-policy
-//   annotations in between, its question is the mutating phase's, answered from the cache (failures
-//   are not cached: a backend still down fails both, and both fail open alike). A mark the mutating
-//   phase added is not shown to the backend, since upstream adds it only after asking: a mark that
-//   the stored pod (oldObject) does not carry is taken for this request's own.
+// Upstream decides in Validate, and a validating webhook is where ours decides too. Upstream also
+// writes alpha.image-policy.k8s.io/failed-open onto the pod there, but kube-apiserver hands
+// validation a deep copy of the object (k8s.io/apiserver registry/generic/registry/store.go), so
+// that mark never reaches the stored pod: ours makes none either, and the audit annotation is what
+// records a pod admitted failed-open, on a real cluster as here.
 import type { Attributes, RequestContext } from '../../admission/attributes.ts';
 import { forbidden } from '../../admission/errors.ts';
 import { Operation } from '../../admission/operation.ts';
@@ -32,7 +27,10 @@ import { ResponseCache } from './response-cache.ts';
 
 export const pluginName = 'ImagePolicyWebhook';
 
-/** The pod annotation of a pod admitted because the backend failed (api.ImagePolicyFailedOpenKey). */
+/**
+ * The pod annotation upstream writes on a pod admitted because the backend failed
+ * (api.ImagePolicyFailedOpenKey), onto the copy kube-apiserver discards: a stored pod never has it.
+ */
 export const failedOpenPodAnnotation = 'alpha.image-policy.k8s.io/failed-open';
 /** Upstream's audit keys are this prefix and a suffix; kube-apiserver files ours under the webhook's name. */
 export const upstreamAuditKeyPrefix = 'imagepolicywebhook.image-policy.k8s.io/';
@@ -83,8 +81,8 @@ export function imagePolicyWebhook(options: ImagePolicyWebhookOptions): Admissio
   const call = { client, clock, random, recorder, retryBackoffMs: toMilliseconds(configuration.retryBackoff) };
 
   /** admitPod's question: the cache, else the backend (an answer is cached for its TTL). */
-  const ask = async (attributes: Attributes, leaveOut: string | undefined, context: RequestContext): Promise<Outcome> => {
-    const spec = reviewSpec(attributes, podOf(attributes), leaveOut);
+  const ask = async (attributes: Attributes, context: RequestContext): Promise<Outcome> => {
+    const spec = reviewSpec(attributes, podOf(attributes));
     const key = encodeSpec(spec);
     const cached = cache.get(key);
     if (cached !== undefined) {
@@ -104,19 +102,10 @@ export function imagePolicyWebhook(options: ImagePolicyWebhookOptions): Admissio
     name: pluginName,
     cache,
     handles: (operation) => operation === Operation.Create || operation === Operation.Update,
-    mutates: [['metadata', 'annotations']],
-
-    async admit(attributes, context) {
-      if (!configuration.defaultAllow || !isReviewed(attributes)) return;
-      const outcome = await ask(attributes, undefined, context);
-      if (!('error' in outcome)) return;
-      const pod = podOf(attributes);
-      pod.metadata = { ...pod.metadata, annotations: { ...pod.metadata?.annotations, [failedOpenPodAnnotation]: 'true' } };
-    },
 
     async validate(attributes, context) {
       if (!isReviewed(attributes)) return;
-      const outcome = await ask(attributes, ownMark(attributes), context);
+      const outcome = await ask(attributes, context);
       if ('error' in outcome) {
         logger.debug({ error: outcome.error.message }, 'error contacting the image policy webhook backend');
         if (configuration.defaultAllow) {
@@ -143,13 +132,6 @@ export function imagePolicyWebhook(options: ImagePolicyWebhookOptions): Admissio
       );
     },
   };
-}
-
-/** The failed-open mark when this request added it (the stored pod does not carry it), so it is left out. */
-function ownMark(attributes: Attributes): string | undefined {
-  if (attributes.object?.metadata?.annotations?.[failedOpenPodAnnotation] === undefined) return undefined;
-  const old = attributes.oldObject?.metadata?.annotations?.[failedOpenPodAnnotation];
-  return old === undefined ? failedOpenPodAnnotation : undefined;
 }
 
 /**
