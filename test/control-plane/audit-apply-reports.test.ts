@@ -69,6 +69,17 @@ describeWithControlPlane('audit --apply-reports as the chart schedules it', () =
     };
     return list.items;
   };
+  /** Waits until RBAC answers as wanted whether the audit's ServiceAccount may do verb on resource (cluster-wide). */
+  const rbacSays = async (verb: string, resource: string, allowed: boolean) => {
+    for (let tries = 0; ; tries++) {
+      const can = await runKubectl(scratch, controlPlane.kubeconfigPath, ['auth', 'can-i', verb, resource, '-A', '--as', account], {
+        kubectl: controlPlane.binaries.kubectl,
+      });
+      if ((can.code === 0) === allowed) return;
+      if (tries > 50) throw new Error(`RBAC did not settle: ${verb} ${resource} should be ${allowed ? 'allowed' : 'forbidden'}`);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  };
   const names = (items: StoredReport[]) => items.map((r) => `${r.metadata.namespace}/${r.metadata.name}`).sort();
 
   beforeAll(async () => {
@@ -162,22 +173,7 @@ describeWithControlPlane('audit --apply-reports as the chart schedules it', () =
         r.apiGroups.includes('openreports.io') ? { ...r, verbs: r.verbs.filter((v) => v !== verb) } : r,
       );
       await apply({ ...role, rules });
-      for (const check of ['create', 'patch', 'list', 'delete']) {
-        const wanted = check === verb ? 1 : 0;
-        for (let tries = 0; ; tries++) {
-          const can = await runKubectl(
-            scratch,
-            controlPlane.kubeconfigPath,
-            ['auth', 'can-i', check, 'reports.openreports.io', '-A', '--as', account],
-            {
-              kubectl: controlPlane.binaries.kubectl,
-            },
-          );
-          if (can.code === wanted) break;
-          if (tries > 50) throw new Error(`RBAC did not settle for ${check}`);
-          await new Promise((resolve) => setTimeout(resolve, 100));
-        }
-      }
+      for (const check of ['create', 'patch', 'list', 'delete']) await rbacSays(check, 'reports.openreports.io', check !== verb);
     };
     const forbidden = (verb: string, scope: string) =>
       `User "${account}" cannot ${verb} resource "reports" in API group "openreports.io" ${scope}`;
@@ -211,6 +207,34 @@ describeWithControlPlane('audit --apply-reports as the chart schedules it', () =
       "admission-chain: cannot apply wgpolicyk8s.io/v1alpha2 PolicyReport: the cluster does not serve it; install that report API's CustomResourceDefinitions, or choose another with --report-api\n",
     );
     expect(run.code).toBe(1);
+  });
+
+  it('applies the older wgpolicyk8s.io PolicyReports where that API is installed, under the role the chart renders for it', async () => {
+    await kubectl('apply', '-f', 'test/control-plane/fixtures/wgpolicyk8s-crds.yaml');
+    await kubectl(
+      'wait',
+      '--for',
+      'condition=established',
+      '--timeout=30s',
+      'crd/policyreports.wgpolicyk8s.io',
+      'crd/clusterpolicyreports.wgpolicyk8s.io',
+    );
+    const older = renderChart({ values: { ...values, audit: { schedule: { enabled: true, reportApi: 'wgpolicyk8s.io/v1alpha2' } } } });
+    const olderRole = only<ClusterRole>(older, 'ClusterRole', role.metadata.name);
+    await apply(olderRole);
+    for (const verb of ['create', 'patch', 'list', 'delete']) {
+      await rbacSays(verb, 'policyreports.wgpolicyk8s.io', true);
+      await rbacSays(verb, 'reports.openreports.io', false);
+    }
+    const olderArgs = only<CronJob>(older, 'CronJob').spec.jobTemplate.spec.template.spec.containers[0]!.args;
+    expect(olderArgs).toContain('--report-api=wgpolicyk8s.io/v1alpha2');
+    const withOlder = args.map((a) => (a.startsWith('--report-api=') ? '--report-api=wgpolicyk8s.io/v1alpha2' : a));
+    const run = await runMain(['audit', ...withOlder, '--kubeconfig', accountKubeconfig]);
+    expect(run.stdout).toBe('PolicyReport team-b/admission-chain applied\n');
+    expect(run.code).toBe(0);
+    const stored = JSON.parse(await kubectl('get', 'policyreports.wgpolicyk8s.io', '-A', '-o', 'json')) as { items: StoredReport[] };
+    expect(names(stored.items)).toEqual(['team-b/admission-chain']);
+    expect(stored.items[0]!.results?.map((r) => `${r.policy} ${r.result}`)).toEqual(['AlwaysPullImages pass']);
   });
 
   it('refuses --apply-reports without -o policyreport, or offline', async () => {
