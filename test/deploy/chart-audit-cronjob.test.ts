@@ -12,7 +12,17 @@ import { loadPluginExemptionsFlag } from '../../src/config/plugin-exemptions.ts'
 import { orderedPlugins } from '../../src/plugins/index.ts';
 import { runMain } from '../support/cli.ts';
 import { projectConfigMapMounts } from './config-map-mounts.ts';
-import { defaultNamespace, defaultRelease, type KubeObject, only, renderChart, runHelm } from './helm.ts';
+import {
+  chartDir,
+  defaultNamespace,
+  defaultRelease,
+  type KubeObject,
+  only,
+  renderChart,
+  runHelm,
+  runHelmArgs,
+  testImageRepository,
+} from './helm.ts';
 import { validateKubernetesObject } from './kube-schema.ts';
 
 const fullname = `${defaultRelease}-admission-chain`;
@@ -274,6 +284,34 @@ describe('the chart with audit.schedule.enabled', () => {
     const mountOf = (pod: PodSpec) => pod.containers[0]!.volumeMounts.find((m) => m.name === 'image-policy-kubeconfig');
     expect(secretOf(auditPod(objects))).toBe('image-review');
     expect(mountOf(auditPod(objects))).toEqual(mountOf(webhookPod(objects)));
+  });
+
+  it('NOTES name the CronJob and the command that lists its reports; without it, how to audit', () => {
+    const notes = (extra: string[]) => {
+      const result = runHelmArgs([
+        'install',
+        defaultRelease,
+        chartDir,
+        '-n',
+        defaultNamespace,
+        '--dry-run=client',
+        '--set',
+        `image.repository=${testImageRepository}`,
+        ...extra,
+      ]);
+      expect(result.stderr).toBe('');
+      return result.stdout.slice(result.stdout.indexOf('NOTES:'));
+    };
+    const scheduled = notes(['--set', 'audit.schedule.enabled=true']);
+    expect(scheduled).toContain(`The scheduled audit (CronJob ${name}, "23 * * * *")`);
+    expect(scheduled).toContain('kubectl get reports.openreports.io -A -l app.kubernetes.io/managed-by=admission-chain');
+    expect(scheduled).not.toContain('--set audit.schedule.enabled=true');
+    const older = notes(['--set', 'audit.schedule.enabled=true', '--set', 'audit.schedule.reportApi=wgpolicyk8s.io/v1alpha2']);
+    expect(older).toContain('kubectl get policyreports.wgpolicyk8s.io -A -l app.kubernetes.io/managed-by=admission-chain');
+    const unscheduled = notes([]);
+    expect(unscheduled).not.toContain('The scheduled audit');
+    expect(unscheduled).toContain('admission-chain audit --kubeconfig');
+    expect(unscheduled).toContain('--set audit.schedule.enabled=true');
   });
 
   it('passes helm lint --strict', () => {
