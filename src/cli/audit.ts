@@ -99,6 +99,9 @@ async function audit(args: string[], options: AuditOptions, io: CliIO): Promise<
     throw new CliError('--apply-reports applies reports: give -o policyreport', 2);
   if (options.applyReports === true && offline)
     throw new CliError('--apply-reports writes to the audited cluster: not with --cluster-state', 2);
+  // Each run's reports replace the last run's, so they must be of the whole cluster, not of some manifests.
+  if (options.applyReports === true && paths.length > 0)
+    throw new CliError("--apply-reports writes the cluster's own reports: audit the cluster, not PATHS", 2);
   const pageSize = positiveInteger('--chunk-size', options.chunkSize);
   const requestTimeoutMs = duration('--request-timeout', options.requestTimeout);
   const { admission, phases, timeoutMs } = await prepareChain(

@@ -257,5 +257,20 @@ describeWithControlPlane('audit --apply-reports as the chart schedules it', () =
       code: 2,
       stderr: 'admission-chain: --apply-reports writes to the audited cluster: not with --cluster-state\n',
     });
+    // Reports of some manifests would replace the cluster's own, and delete those of every other namespace.
+    const manifests = await runMain([
+      'audit',
+      '-o',
+      'policyreport',
+      '--apply-reports',
+      '--kubeconfig',
+      controlPlane.kubeconfigPath,
+      'test/fixtures/audit/tree',
+    ]);
+    expect(manifests).toMatchObject({
+      code: 2,
+      stdout: '',
+      stderr: "admission-chain: --apply-reports writes the cluster's own reports: audit the cluster, not PATHS\n",
+    });
   });
 });
