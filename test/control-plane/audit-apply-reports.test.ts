@@ -6,16 +6,18 @@
 // reports land in the cluster one per namespace with findings; a namespace fixed since the last run
 // loses its report, another tool's report stays; a namespace the webhook is never sent is not
 // reported on.
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { copyFile, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { stringify } from 'yaml';
+import { bundle } from '../../build/bundle.ts';
+import { outDir } from '../../build/entries.ts';
 import { type ControlPlane, startControlPlane } from '../../control-plane/control-plane.ts';
 import { projectConfigMapMounts } from '../deploy/config-map-mounts.ts';
 import { defaultNamespace, type KubeObject, only, renderChart } from '../deploy/helm.ts';
 import { runKubectl } from '../kubectl/kubectl.ts';
-import { runMain } from '../support/cli.ts';
+import { repoRoot, runCli, runMain } from '../support/cli.ts';
 import { describeWithControlPlane } from './real-cluster.ts';
 
 const values = {
@@ -31,7 +33,7 @@ const withExternalIp = (namespace: string) => ({
 
 interface PodSpec {
   serviceAccountName: string;
-  containers: Array<{ args: string[] }>;
+  containers: Array<{ command: string[]; args: string[] }>;
 }
 type ClusterRole = KubeObject & { rules: Array<{ apiGroups: string[]; resources: string[]; verbs: string[] }> };
 type CronJob = KubeObject & { spec: { jobTemplate: { spec: { template: { spec: PodSpec } } } } };
@@ -50,6 +52,7 @@ describeWithControlPlane('audit --apply-reports as the chart schedules it', () =
   let controlPlane: ControlPlane;
   let scratch: string;
   let args: string[];
+  let cronJobContainer: { command: string[] };
   let accountKubeconfig: string;
   let account: string;
   let role: ClusterRole;
@@ -101,6 +104,7 @@ describeWithControlPlane('audit --apply-reports as the chart schedules it', () =
     // The projection reads a Deployment's pod: hand it the CronJob's.
     const asDeployment = { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'audit' }, spec: { template: { spec: pod } } };
     const mounts = await projectConfigMapMounts([...objects.filter((o) => o.kind !== 'Deployment'), asDeployment], join(scratch, 'pod'));
+    cronJobContainer = pod.containers[0]!;
     args = pod.containers[0]!.args.map((arg) => {
       const at = arg.indexOf('=');
       return at < 0 || !arg.slice(at + 1).startsWith('/') ? arg : `${arg.slice(0, at + 1)}${mounts.localPath(arg.slice(at + 1))}`;
@@ -152,6 +156,21 @@ describeWithControlPlane('audit --apply-reports as the chart schedules it', () =
     expect(ours('team-a').metadata.labels).toEqual({ 'app.kubernetes.io/managed-by': 'admission-chain' });
     expect(ours('team-a').metadata.managedFields?.map((f) => `${f.manager} ${f.operation}`)).toEqual(['admission-chain Apply']);
   });
+
+  it("runs as the image does: the CronJob's command from the production bundle, outside the checkout", async () => {
+    const app = join(scratch, 'app');
+    await bundle(join(app, outDir));
+    await copyFile(join(repoRoot, 'package.json'), join(app, 'package.json'));
+    const { command } = cronJobContainer;
+    expect(command.slice(0, 2)).toEqual(['node', `${outDir}/cli/run.js`]);
+    const run = await runCli([...command.slice(2), ...args, '--kubeconfig', accountKubeconfig], {
+      entry: [join(app, command[1]!)],
+      cwd: app,
+      timeoutMs: 60_000,
+    });
+    expect(run.stdout).toBe('Report team-a/admission-chain applied\nReport team-b/admission-chain applied\n');
+    expect(run.code).toBe(0);
+  }, 120_000);
 
   it('applies again in place, and deletes the report of a namespace with nothing left to report, leaving other reports alone', async () => {
     const again = await runMain(['audit', ...args, '--kubeconfig', accountKubeconfig]);
