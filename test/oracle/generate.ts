@@ -2,11 +2,12 @@
 // containers and init containers with images, pull policies and (extended) resources, node
 // selectors, tolerations, required and preferred anti-affinity, runtime classes, service accounts,
 // owner references of several kinds, blocking or not, on pods and ConfigMaps, nodes a pod is created
-// on or bound to, a pod's own overhead, claims, volumes and volume attributes classes with and
+// on or bound to, images an image policy blocks and its break-glass annotations, a pod's own overhead, claims, volumes and volume attributes classes with and
 // without finalizers — in namespaces with and without the plugins' annotations, sent as users with and
 // without the rights to write them; and updates of the pods and Services the world holds. The same
 // seed gives the same cases, so a disagreement names its own reproduction.
 import { seededRandom } from '../../src/util/seeded-random.ts';
+import { blockedImages, breakGlassAnnotation, unforwardedAnnotation } from './image-policy.ts';
 import type { Identity, OracleRequest } from './request.ts';
 import type { OraclePlugin } from './servers.ts';
 import {
@@ -151,7 +152,7 @@ function container(random: Random, name: string, focus: OraclePlugin): Record<st
   const policy = pick(random, pullPolicies);
   return {
     name,
-    image: pick(random, images),
+    image: focus === 'ImagePolicyWebhook' && chance(random, 0.3) ? pick(random, blockedImages) : pick(random, images),
     ...(policy === undefined ? {} : { imagePullPolicy: policy }),
     ...withDefined('resources', resources(random, focus)),
     ...(focus === 'ServiceAccount' ? secretUses(random) : {}),
@@ -251,6 +252,8 @@ function podCreate(random: Random, id: string, focus: OraclePlugin): OracleReque
   if (focus === 'PodTopologyLabels' && chance(random, 0.4))
     metadata.labels = { ...(metadata.labels ?? {}), ...topologyLabelsOfOwn(random) };
   if (focus === 'ServiceAccount' && chance(random, 0.05)) metadata.annotations = { 'kubernetes.io/config.mirror': 'mirror' };
+  if (focus === 'ImagePolicyWebhook' && chance(random, 0.4))
+    metadata.annotations = { [pick(random, [breakGlassAnnotation, breakGlassAnnotation, unforwardedAnnotation])]: 'T-1' };
   if (focus === 'OwnerReferencesPermissionEnforcement') metadata.ownerReferences = ownerReferences(random);
   else if (chance(random, 0.1))
     metadata.ownerReferences = [

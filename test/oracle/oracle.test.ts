@@ -16,6 +16,7 @@ import { compareOutcomes, outcomeOf } from './compare.ts';
 import { configuredRowGroups } from './configured-rows.ts';
 import { docsExampleGroups, docsExamples } from './docs-examples.ts';
 import { generateCases } from './generate.ts';
+import { breakGlassAnnotation, unforwardedAnnotation } from './image-policy.ts';
 import { formatReport, type OracleReport, reportOf, runCaseResults } from './run.ts';
 import { type OracleServers, oraclePlugins, startOracleServers } from './servers.ts';
 import { upstreamCases } from './upstream-rows.ts';
@@ -82,6 +83,7 @@ describeWithControlPlane('upstream as the oracle: in-tree plugins and our webhoo
       'error looking up service account',
       "pod rejected: Pod's Overhead doesn't match RuntimeClass's defined Overhead",
       'conflict: runtimeClass.scheduling.nodeSelector',
+      'image policy webhook backend denied one or more images: blocked: registry.example/blocked/',
     ])
       expect(
         messages.some((m) => m.includes(own)),
@@ -97,6 +99,11 @@ describeWithControlPlane('upstream as the oracle: in-tree plugins and our webhoo
       r.inTree.admitted && JSON.stringify(r.inTree.object).includes('"topology.kubernetes.io/zone":"zone-a"');
     expect(report.results.some((r) => r.oracleCase.request.operation === 'create' && zoneCopied(r))).toBe(true);
     expect(report.results.some((r) => r.oracleCase.request.operation === 'bind' && zoneCopied(r))).toBe(true);
+    // ImagePolicyWebhook showed the backend the break-glass ticket, never the annotation without the dot.
+    const reviews = servers.imagePolicy?.received ?? [];
+    expect(reviews.some((r) => r.spec.annotations?.[breakGlassAnnotation] === 'T-1')).toBe(true);
+    expect(reviews.some((r) => (r.spec.containers ?? []).some((c) => c.image?.includes('/blocked/')))).toBe(true);
+    expect(reviews.every((r) => r.spec.annotations?.[unforwardedAnnotation] === undefined)).toBe(true);
     // StorageObjectInUseProtection adds its finalizers to claims, volumes and volume attributes classes.
     for (const finalizer of ['kubernetes.io/pvc-protection', 'kubernetes.io/pv-protection', 'kubernetes.io/vac-protection'])
       expect(

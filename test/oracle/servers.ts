@@ -20,6 +20,7 @@ import { type RealCluster, startRealCluster } from '../control-plane/real-cluste
 import { type KubeObject, renderChart } from '../deploy/helm.ts';
 import { repoRoot } from '../deploy/tools.ts';
 import { runKubectl } from '../kubectl/kubectl.ts';
+import { type OraclePolicy, startImagePolicyBackend, withKubeConfigFile } from './image-policy.ts';
 import { ApiEndpoint } from './request.ts';
 import { type OracleWorld, oracleWorld } from './world.ts';
 
@@ -36,6 +37,7 @@ export const oraclePlugins = [
   'PodTopologyLabels',
   'RuntimeClass',
   'StorageObjectInUseProtection',
+  'ImagePolicyWebhook',
 ] as const;
 export type OraclePlugin = (typeof oraclePlugins)[number];
 
@@ -52,6 +54,8 @@ export interface OracleServers {
   admissionConfiguration: string | undefined;
   /** The webhook side's cluster, for its call log. */
   cluster: RealCluster;
+  /** ImagePolicyWebhook's backend policy, with the reviews both servers sent it, when the plugin is selected. */
+  imagePolicy: OraclePolicy | undefined;
   close(): Promise<void>;
 }
 
@@ -86,7 +90,13 @@ export async function startOracleServers(
   };
   try {
     const values = webhookValues([...plugins, ...defaultOnTwins], world.configuration);
-    const admissionConfiguration = renderedAdmissionConfiguration(values);
+    // ImagePolicyWebhook's backend, one for both servers: the kubeconfig the chart mounts from a
+    // Secret is this host's file, on both, so our webhook reads the file kube-apiserver reads.
+    const imagePolicy = plugins.includes('ImagePolicyWebhook') ? await startImagePolicyBackend(scratch) : undefined;
+    if (imagePolicy !== undefined) cleanups.push(() => imagePolicy.close());
+    const rendered = renderedAdmissionConfiguration(values);
+    const admissionConfiguration =
+      rendered === undefined || imagePolicy === undefined ? rendered : withKubeConfigFile(rendered, imagePolicy.kubeConfigFile);
     const configFile = join(scratch, 'admission-configuration.yaml');
     if (admissionConfiguration !== undefined) await writeFile(configFile, admissionConfiguration);
 
@@ -114,7 +124,11 @@ export async function startOracleServers(
     // startRealCluster turns off ServiceAccount, StorageObjectInUseProtection and RuntimeClass. Our
     // webhook starts once the world is there, so its discovery already holds the owners' CRDs, as
     // the in-tree plugin's (which rereads discovery on a miss) does.
-    const startWebhook = startRealCluster({ values, startWebhook: false });
+    const startWebhook = startRealCluster({
+      values,
+      startWebhook: false,
+      ...(imagePolicy === undefined ? {} : { webhookArgs: [`--admission-control-config-file=${configFile}`] }),
+    });
     const [inTreeResult, webhookResult] = await Promise.allSettled([startInTree, startWebhook]);
     if (inTreeResult.status === 'fulfilled') cleanups.push(() => inTreeResult.value.stop());
     if (webhookResult.status === 'fulfilled') cleanups.push(() => webhookResult.value.close());
@@ -152,7 +166,7 @@ export async function startOracleServers(
     ] as const) {
       if (existing.length > 0) await applyAs(plane, join(scratch, `existing-${name}.yaml`), existing);
     }
-    return { inTree, webhook, plugins, admissionConfiguration, cluster, close };
+    return { inTree, webhook, plugins, admissionConfiguration, cluster, imagePolicy: imagePolicy?.policy, close };
   } catch (error) {
     await close();
     throw error;

@@ -21,6 +21,15 @@ export const pluginConfiguration = {
     defaultTolerations: [{ key: 'cluster-default', operator: 'Exists', effect: 'NoSchedule' }],
     whitelist: [],
   },
+  // The backend's kubeconfig is the oracle's own file on both servers (test/oracle/image-policy.ts);
+  // the Secret named here is never read. No cache, so each server asks about every pod.
+  ImagePolicyWebhook: {
+    kubeConfigSecret: { name: 'oracle-image-policy' },
+    allowTTL: -1,
+    denyTTL: -1,
+    retryBackoff: 1,
+    defaultAllow: false,
+  },
 } as const;
 
 const nodeSelector = 'scheduler.alpha.kubernetes.io/node-selector';
