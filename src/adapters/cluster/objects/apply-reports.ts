@@ -3,11 +3,11 @@
 // under one field manager, forced (the reports are ours alone); then every report of ours that this
 // run did not write — a namespace with nothing left to report — is deleted, so a fix shows up as a
 // report gone, not one that stays as it was. Ours: the report name and the managed-by label.
-import { ApiException, HttpMethod, type KubeConfig, ServerConfiguration } from '@kubernetes/client-node';
+import { ApiException, HttpMethod, type KubeConfig } from '@kubernetes/client-node';
 import type { KubeObject } from '../../../api/types.ts';
 import { withTimeout } from '../../../util/signals.ts';
-import { getJson } from '../client/get-json.ts';
-import { createKubeRequests, describeKubeError, type KubeRequests, raceWithSignal, retryHint, undiciRequests } from '../client/kube.ts';
+import { getJson, sendJson } from '../client/get-json.ts';
+import { createKubeRequests, describeKubeError, type KubeRequests, retryHint } from '../client/kube.ts';
 
 export const reportFieldManager = 'admission-chain';
 const managedBy = 'app.kubernetes.io/managed-by';
@@ -142,27 +142,11 @@ async function send(
   body: unknown,
   signal: AbortSignal,
 ): Promise<unknown> {
-  const server = kubeConfig.getCurrentCluster()?.server ?? '';
-  const query = method === 'PATCH' ? `?${new URLSearchParams({ fieldManager: reportFieldManager, force: 'true' })}` : '';
-  const context = new ServerConfiguration(server, {}).makeRequestContext(
-    `${path}${query}`,
-    method === 'PATCH' ? HttpMethod.PATCH : HttpMethod.DELETE,
-  );
-  context.setHeaderParam('Accept', 'application/json');
-  if (method === 'PATCH') {
-    // JSON is YAML: an apply patch may be sent as JSON text.
-    context.setHeaderParam('Content-Type', 'application/apply-patch+yaml');
-    context.setBody(JSON.stringify(body));
-  }
-  await kubeConfig.applySecurityAuthentication(context);
-  const { middleware = [], httpApi = undiciRequests } = requests.options(signal);
-  for (const step of middleware) await step.pre(context).toPromise();
-  const response = await raceWithSignal(httpApi.send(context).toPromise(), signal);
-  const text = await raceWithSignal(response.body.text(), signal);
-  if (response.httpStatusCode < 200 || response.httpStatusCode > 299) {
-    throw new ApiException(response.httpStatusCode, `HTTP-Code: ${response.httpStatusCode}`, text, response.headers);
-  }
-  return text === '' ? undefined : (JSON.parse(text) as unknown);
+  if (method === 'DELETE') return sendJson(kubeConfig, requests, { method: HttpMethod.DELETE, path }, signal);
+  const query = new URLSearchParams({ fieldManager: reportFieldManager, force: 'true' });
+  // JSON is YAML: an apply patch may be sent as JSON text.
+  const applied = { contentType: 'application/apply-patch+yaml', text: JSON.stringify(body) };
+  return sendJson(kubeConfig, requests, { method: HttpMethod.PATCH, path: `${path}?${query}`, body: applied }, signal);
 }
 
 function groupVersionPath({ group, version }: ReportResources): string {
