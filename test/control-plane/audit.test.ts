@@ -12,6 +12,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { parse, stringify } from 'yaml';
 import { type ControlPlane, startControlPlane } from '../../control-plane/control-plane.ts';
 import { runKubectl } from '../kubectl/kubectl.ts';
+import type { AuditOutput, AuditResult } from '../support/audit-output.ts';
 import { runMain } from '../support/cli.ts';
 import { describeWithControlPlane } from './real-cluster.ts';
 
@@ -28,25 +29,7 @@ const bulkPods = 23;
 const resources =
   'pods,services,replicationcontrollers,deployments,replicasets,statefulsets,daemonsets,jobs,cronjobs,configmaps,persistentvolumeclaims';
 
-interface Finding {
-  plugin: string;
-  result: string;
-  object?: string;
-  message?: string;
-  patch?: unknown[];
-}
-interface Result {
-  source: string;
-  kind: string;
-  namespace?: string;
-  name: string;
-  owner: string;
-  findings: Finding[];
-}
-interface Output {
-  results: Result[];
-  summary: Record<string, number>;
-}
+type Output = { results: AuditResult[]; summary: AuditOutput['summary'] };
 
 /** What the answers say, without what differs by run: the source, the explanation's wording, random token names, the CronJob's minute. */
 function answers(output: Output): unknown[] {
@@ -252,7 +235,7 @@ describeWithControlPlane('audit of a real kube-apiserver', () => {
     await writeFile(kubeconfig, await controlPlane.kubeconfigFor('pod-lister'));
     const run = await runMain(['audit', '--kubeconfig', kubeconfig, '--plugins', 'AlwaysPullImages', '-o', 'json']);
     expect(run.code).toBe(1);
-    const output = JSON.parse(run.stdout) as { results: Array<Result | { error: string }>; summary: Record<string, number> };
+    const output = JSON.parse(run.stdout) as { results: Array<AuditResult | { error: string }>; summary: Record<string, number> };
     expect(output.summary).toMatchObject({ objects: bulkPods + 1, errors: 10 });
     expect(run.stderr).toContain(
       'admission-chain: cluster: cannot list services: services is forbidden: User "pod-lister" cannot list resource "services" in API group "" at the cluster scope',

@@ -4,6 +4,7 @@
 // its plugin and upstream's message. In-process through main().
 import { describe, expect, it } from 'vitest';
 import { parse, parseAllDocuments, stringify } from 'yaml';
+import type { AuditOutput, AuditResult } from '../support/audit-output.ts';
 import { runMain } from '../support/cli.ts';
 import { scratchFiles } from '../support/scratch-files.ts';
 
@@ -20,30 +21,8 @@ const denyingPlugins = [
 ].join(',');
 const { write } = scratchFiles('audit');
 
-interface Finding {
-  plugin: string;
-  result: 'deny' | 'warn' | 'mutate';
-  mode?: string;
-  object?: string;
-  user?: string;
-  code?: number;
-  message?: string;
-  explanation?: string[];
-  patch?: Array<{ op: string; path: string; value?: unknown }>;
-}
-interface Result {
-  source: string;
-  kind: string;
-  namespace?: string;
-  name: string;
-  owner: string;
-  user: string;
-  findings: Finding[];
-}
-interface Output {
-  results: Array<Result | { source: string; error: string }>;
-  summary: Record<string, number>;
-}
+type Result = AuditResult;
+type Output = AuditOutput;
 
 async function audit(args: string[], options: { stdin?: string } = {}) {
   const run = await runMain(['audit', '--cluster-state', state, ...args], options);
