@@ -4,7 +4,7 @@
 // that names its source, so the others are still reviewed.
 import { readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { Composer, type Document, LineCounter, Parser, type YAMLError } from 'yaml';
+import { Composer, type Document, isScalar, LineCounter, Parser, type YAMLError } from 'yaml';
 import { isPlainObject } from '../util/plain-object.ts';
 import { CliError, type CliIO, readInput } from './io.ts';
 
@@ -90,7 +90,7 @@ export function* documentsOf(text: string, file: string): Generator<InputDocumen
   const parsed = new Composer().compose(new Parser(lines.addNewLine).parse(text));
   // Not for...of: leaving that loop early would close the generator.
   const next = (): Document.Parsed | undefined => {
-    for (let r = parsed.next(); !r.done; r = parsed.next()) if (r.value.contents !== null || r.value.errors.length > 0) return r.value;
+    for (let r = parsed.next(); !r.done; r = parsed.next()) if (!isEmpty(r.value) || r.value.errors.length > 0) return r.value;
     return undefined;
   };
   let current = next();
@@ -101,6 +101,15 @@ export function* documentsOf(text: string, file: string): Generator<InputDocumen
     current = following;
     following = current === undefined ? undefined : next();
   }
+}
+
+/**
+ * A document with nothing in it (between two `---`, after a last one, only comments): skipped, as
+ * kubectl skips it. The parser gives it an empty null scalar; a written `~` or `null` is not empty.
+ */
+function isEmpty(doc: Document.Parsed): boolean {
+  const { contents } = doc;
+  return contents === null || (isScalar(contents) && contents.value === null && contents.source === '');
 }
 
 function fromDocument(

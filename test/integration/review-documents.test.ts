@@ -44,6 +44,25 @@ describe('many documents', () => {
     expect(summary).toEqual({ objects: 5, allowed: 4, denied: 1, mutated: 0, warned: 1, created: 0, errors: 0 });
   });
 
+  it('passes over empty documents (a leading or trailing ---, two in a row, only comments) as kubectl does, but not a written null', async () => {
+    const [a, b] = [stringify(pod('a', 'Always')), stringify(pod('b', 'Always'))];
+    const file = write('separators.yaml', `---\n${a}---\n---\n# nothing here\n---\n${b}---\n`);
+    const result = await runMain(['review', file, '--cluster-state', state, '--phase', 'validating']);
+    expect(result.code).toBe(0);
+    // The count skips the empty ones: the positions are the documents with something in them.
+    expect(parsed(result.stdout).results.map((r) => [r.source, r.name])).toEqual([
+      [`${file}: document 1`, 'a'],
+      [`${file}: document 2`, 'b'],
+    ]);
+    const withNull = write('null.yaml', `${a}---\n~\n`);
+    const refused = await runMain(['review', withNull, '--cluster-state', state, '--phase', 'validating']);
+    expect(refused.code).toBe(1);
+    expect(parsed(refused.stdout).results.map((r) => [r.source, r.error])).toEqual([
+      [`${withNull}: document 1`, undefined],
+      [`${withNull}: document 2`, 'expected a Kubernetes object with apiVersion and kind'],
+    ]);
+  });
+
   it('reads a directory recursively, *.yaml, *.yml and *.json only, in name order, passing over empty files', async () => {
     const tree = join(dir, 'tree');
     mkdirSync(join(tree, 'apps', 'web'), { recursive: true });
