@@ -4,7 +4,7 @@ import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { runCli, runMain } from '../support/cli.ts';
+import { runCli, runMain, spawnCli } from '../support/cli.ts';
 import { podReview } from '../support/reviews.ts';
 
 const state = 'examples/cluster-state.yaml';
@@ -131,6 +131,21 @@ describe('the command line', () => {
     const result = await runMain(['frobnicate']);
     expect(result.code).toBe(2);
     expect(result.stderr).toContain("unknown command 'frobnicate'");
+  });
+
+  it('stops without a stack trace, exiting 1, when its reader closes the pipe early (| head)', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'cli-pipe-'));
+    const pod = (i: number) =>
+      `apiVersion: v1\nkind: Pod\nmetadata: {name: p${i}, namespace: default}\nspec: {containers: [{name: a, image: nginx}]}\n`;
+    await writeFile(join(dir, 'pods.yaml'), Array.from({ length: 2000 }, (_, i) => pod(i)).join('---\n'));
+    const child = spawnCli(['audit', '--cluster-state', state, dir, '-o', 'json']);
+    let stderr = '';
+    child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
+    // The first chunk read, the reader goes away, as head does.
+    child.stdout!.once('data', () => child.stdout!.destroy());
+    const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+    expect(code).toBe(1);
+    expect(stderr).not.toMatch(/EPIPE|Error|\n\s+at /);
   });
 });
 
