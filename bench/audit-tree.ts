@@ -5,17 +5,10 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
+import type { AuditSummary } from '../src/cli/audit-results.ts';
 
-/** What `audit` counts (its summary), as its count line on stderr says it. */
-export interface AuditCounts {
-  objects: number;
-  created: number;
-  denied: number;
-  warned: number;
-  mutated: number;
-  skipped: number;
-  errors: number;
-}
+/** What `audit` counts, as its count line on stderr says it: its summary. */
+export type AuditCounts = AuditSummary;
 
 export interface Tree {
   files: number;

@@ -92,12 +92,13 @@ export class AdmissionChain {
   async #run(phase: Phase, attributes: Attributes, deadline: Deadline): Promise<PhaseOutcome> {
     const { signal, expiresAt } = deadline;
     const outcome: PhaseOutcome = { warnings: [], annotations: {} };
-    const namespaceReads = new NamespaceReads(signal);
+    // Made only for a request that meets an exemption: most chains have none.
+    let namespaceReads: NamespaceReads | undefined;
     for (const { plugin, mode, exemption } of this.entries) {
       const step = plugin[phase];
       if (!step || !plugin.handles(attributes.operation)) continue;
       // Before the deadline check: a namespace read that overran it is caught there.
-      const rule = exemption === undefined ? undefined : await exemption.match(attributes, namespaceReads);
+      const rule = exemption === undefined ? undefined : await exemption.match(attributes, (namespaceReads ??= new NamespaceReads(signal)));
       if (rule !== undefined) {
         (outcome.exempted ??= []).push({ plugin: plugin.name, rule });
         outcome.annotations[annotationKey(plugin.name, 'exempted')] = rule;

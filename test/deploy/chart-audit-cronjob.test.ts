@@ -12,17 +12,7 @@ import { loadPluginExemptionsFlag } from '../../src/config/plugin-exemptions.ts'
 import { orderedPlugins } from '../../src/plugins/index.ts';
 import { runMain } from '../support/cli.ts';
 import { projectConfigMapMounts } from './config-map-mounts.ts';
-import {
-  chartDir,
-  defaultNamespace,
-  defaultRelease,
-  type KubeObject,
-  only,
-  renderChart,
-  runHelm,
-  runHelmArgs,
-  testImageRepository,
-} from './helm.ts';
+import { defaultNamespace, defaultRelease, installNotes, type KubeObject, only, renderChart, runHelm } from './helm.ts';
 import { validateKubernetesObject } from './kube-schema.ts';
 
 const fullname = `${defaultRelease}-admission-chain`;
@@ -288,19 +278,9 @@ describe('the chart with audit.schedule.enabled', () => {
 
   it('NOTES name the CronJob and the command that lists its reports; without it, how to audit', () => {
     const notes = (extra: string[]) => {
-      const result = runHelmArgs([
-        'install',
-        defaultRelease,
-        chartDir,
-        '-n',
-        defaultNamespace,
-        '--dry-run=client',
-        '--set',
-        `image.repository=${testImageRepository}`,
-        ...extra,
-      ]);
-      expect(result.stderr).toBe('');
-      return result.stdout.slice(result.stdout.indexOf('NOTES:'));
+      const { stderr, notes } = installNotes(extra);
+      expect(stderr).toBe('');
+      return notes;
     };
     const scheduled = notes(['--set', 'audit.schedule.enabled=true']);
     expect(scheduled).toContain(`The scheduled audit (CronJob ${name}, "23 * * * *")`);

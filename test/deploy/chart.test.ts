@@ -13,13 +13,13 @@ import {
   chartDir,
   defaultNamespace,
   defaultRelease,
+  installNotes,
   isHook,
   type KubeObject,
   kindsOf,
   only,
   renderChart,
   runHelm,
-  runHelmArgs,
   testImageRepository,
 } from './helm.ts';
 import { hasKubernetesSchema, validateKubernetesObject } from './kube-schema.ts';
@@ -1712,19 +1712,9 @@ describe('a first install breaks nothing already running', () => {
 
   it('NOTES say which plugins do not enforce, how to see what they would reject, and the one value that enforces', () => {
     const notes = (extra: string[]) => {
-      const result = runHelmArgs([
-        'install',
-        defaultRelease,
-        chartDir,
-        '-n',
-        defaultNamespace,
-        '--dry-run=client',
-        '--set',
-        `image.repository=${testImageRepository}`,
-        ...extra,
-      ]);
-      expect(result.stderr).toBe('');
-      return result.stdout.slice(result.stdout.indexOf('NOTES:'));
+      const { stderr, notes } = installNotes(extra);
+      expect(stderr).toBe('');
+      return notes;
     };
     const warned = notes([]);
     expect(warned).toContain('Not enforcing: AlwaysPullImages (warn), OwnerReferencesPermissionEnforcement (warn).');

@@ -113,6 +113,22 @@ export function runHelmArgs(args: string[]): HelmResult {
   }
 }
 
+/** The NOTES `helm install --dry-run=client` prints for the default release with these extra args; helm must print no error. */
+export function installNotes(extra: string[]): { stderr: string; notes: string } {
+  const result = runHelmArgs([
+    'install',
+    defaultRelease,
+    chartDir,
+    '-n',
+    defaultNamespace,
+    '--dry-run=client',
+    '--set',
+    `image.repository=${testImageRepository}`,
+    ...extra,
+  ]);
+  return { stderr: result.stderr, notes: result.stdout.slice(result.stdout.indexOf('NOTES:')) };
+}
+
 /** `helm template`, which must succeed, parsed into objects (empty documents dropped). */
 export function renderChart(input: ChartInput = {}): KubeObject[] {
   const result = runHelm('template', input);
