@@ -23,6 +23,8 @@
 // row's labels on the pod. Not replayed: "does nothing if the SetPodTopologyLabels feature gate is
 // disabled" — both servers run the pinned release with the gate on, and kube-apiserver copies a
 // Binding's labels onto the pod only while it is on, so that row's world is another release.
+//
+// OwnerReferencesPermissionEnforcement's rows, and the ones not replayed: owner-reference-rows.ts.
 import type { Pod } from '../../src/api/core.ts';
 import { admitCases as pullPolicyCases } from '../../src/plugins/alwayspullimages/testdata/upstream-cases.ts';
 import { interPodAffinityCases } from '../../src/plugins/antiaffinity/testdata/upstream-cases.ts';
@@ -32,6 +34,7 @@ import { podTopologyCases } from '../../src/plugins/podtopologylabels/testdata/u
 import { type PodChangeCase, setOverheadCases, setSchedulingCases } from '../../src/plugins/runtimeclass/testdata/upstream-cases.ts';
 import { admitCases as storageCases } from '../../src/plugins/storageobjectinuseprotection/testdata/upstream-cases.ts';
 import type { OracleCase } from './generate.ts';
+import { ownerReferenceRows } from './owner-reference-rows.ts';
 import type { OraclePlugin } from './servers.ts';
 import { runtimeClassRowName, topologyRowNodeName, users } from './world.ts';
 
@@ -306,6 +309,7 @@ export function upstreamCases(plugins: readonly OraclePlugin[]): OracleCase[] {
   if (plugins.includes('PodTopologyLabels')) cases.push(...podTopologyRows());
   if (plugins.includes('RuntimeClass')) cases.push(...runtimeClassRows());
   if (plugins.includes('StorageObjectInUseProtection')) cases.push(...storageRows());
+  if (plugins.includes('OwnerReferencesPermissionEnforcement')) cases.push(...ownerReferenceRows());
   if (plugins.includes('DenyServiceExternalIPs')) {
     externalIPCases
       .filter((row) => row.oldSvc === undefined)

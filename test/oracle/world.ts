@@ -8,6 +8,8 @@
 // in-tree plugin and before every webhook. It is applied to each server through its own API, so each
 // server's admission chain admitted it.
 
+import type { OwnerReference } from '../../src/api/types.ts';
+import { allUpstreamCases as ownerReferenceRows } from '../../src/plugins/ownerreferences/testdata/upstream-cases.ts';
 import { podTopologyCases } from '../../src/plugins/podtopologylabels/testdata/upstream-cases.ts';
 import { setOverheadCases, setSchedulingCases } from '../../src/plugins/runtimeclass/testdata/upstream-cases.ts';
 
@@ -179,6 +181,11 @@ export const users = {
   dave: { name: 'dave', groups: ['oracle-writers'] },
   erin: { name: 'erin', groups: ['oracle-writers'] },
   frank: { name: 'frank', groups: ['oracle-writers'] },
+  // upstream gc_admission_test.go's fakeAuthorizer users, writers who may delete and set finalizers on
+  // its four resources but one (its "super" is the admin, its "non-deleter" is alice).
+  nonPodDeleter: { name: 'non-pod-deleter', groups: ['oracle-writers'] },
+  nonRcDeleter: { name: 'non-rc-deleter', groups: ['oracle-writers'] },
+  nonNodeDeleter: { name: 'non-node-deleter', groups: ['oracle-writers'] },
 } as const;
 export type UserName = keyof typeof users;
 
@@ -320,6 +327,74 @@ function ownerRbac(): object[] {
   ];
 }
 
+/** The resources upstream's fakeAuthorizer tells apart: the dependent's, and the owners' of its rows. */
+const gcTestResources = [
+  ['', 'pods'],
+  ['', 'replicationcontrollers'],
+  ['', 'nodes'],
+  ['apps', 'daemonsets'],
+] as const;
+
+/**
+ * RBAC for upstream's restricted users: delete and finalizers on every resource of its rows but one,
+ * cluster-wide as upstream's fake answers in every namespace (RBAC has no deny: what it never grants,
+ * including the plugin's wildcard probe, it does not allow).
+ */
+function upstreamGcRbac(): object[] {
+  return (
+    [
+      [users.nonPodDeleter, 'pods'],
+      [users.nonRcDeleter, 'replicationcontrollers'],
+      [users.nonNodeDeleter, 'nodes'],
+    ] as const
+  ).flatMap(([user, withheld]) => [
+    rbac(
+      'ClusterRole',
+      { name: `oracle-gc-all-but-${withheld}` },
+      {
+        rules: gcTestResources
+          .filter(([, resource]) => resource !== withheld)
+          .flatMap(([group, resource]) => [
+            { apiGroups: [group], resources: [resource], verbs: ['delete'] },
+            { apiGroups: [group], resources: [`${resource}/finalizers`], verbs: ['update'] },
+          ]),
+      },
+    ),
+    rbac(
+      'ClusterRoleBinding',
+      { name: user.name },
+      { roleRef: clusterRoleRef(`oracle-gc-all-but-${withheld}`), subjects: userSubject(user.name) },
+    ),
+  ]);
+}
+
+/** Where the replayed OwnerReferencesPermissionEnforcement rows create and update their pods. */
+export const ownerReferenceRowNamespace = 'oracle-exempt';
+/** The pod a replayed update row patches, stored with the row's old references. */
+export const ownerReferenceRowPodName = (index: number) => `oracle-owner-reference-row-${index}`;
+
+const rowOwnerNames = ['first', 'second', 'rc1', 'rc2', 'ds1', 'node', 'node1'];
+
+/**
+ * An upstream row's references as the API takes them: the kind upstream leaves out of TestGCAdmission's
+ * (its references never block, so the kind is never asked about), and a uid per owner, the same in the
+ * old and the new pod (upstream leaves every uid empty; no row has a reference that blocks both before
+ * and after, so telling its owners apart changes no row's answer).
+ */
+export function realOwnerReferences(references: readonly OwnerReference[] | undefined): OwnerReference[] {
+  return (references ?? []).map((reference) => {
+    const index = rowOwnerNames.indexOf(reference.name);
+    if (index < 0) throw new Error(`no uid for upstream's owner ${reference.name}`);
+    const given: Partial<OwnerReference> = reference;
+    return {
+      ...reference,
+      apiVersion: given.apiVersion ?? 'v1',
+      kind: given.kind ?? 'ReplicationController',
+      uid: `00000000-0000-0000-0000-0000000006${String(index).padStart(2, '0')}`,
+    };
+  });
+}
+
 /** Owners that exist (the plugin never reads them, but a real dependent would have them). */
 function ownerObjects(): object[] {
   return [
@@ -372,6 +447,7 @@ export function worldObjects(): object[] {
     ...lateMutationPolicy,
     ...ownerCrds,
     ...ownerRbac(),
+    ...upstreamGcRbac(),
     ...ownerObjects(),
     ...nodes(),
     ...rowRuntimeClasses(),
@@ -449,5 +525,23 @@ export function existingObjects(): object[] {
   const locked = existingPod(lockedPodNamespace);
   Object.assign(locked.metadata, { name: lockedPodName });
   Object.assign(locked.spec, { serviceAccountName: 'locked' });
-  return [...namespacesWithExistingObjects.flatMap((namespace) => [existingPod(namespace), existingService(namespace)]), owned, locked];
+  return [
+    ...namespacesWithExistingObjects.flatMap((namespace) => [existingPod(namespace), existingService(namespace)]),
+    owned,
+    locked,
+    ...ownerReferenceRowPods(),
+  ];
+}
+
+/** The old pod of each OwnerReferencesPermissionEnforcement update row on pods themselves (the admin may set any reference). */
+function ownerReferenceRowPods(): object[] {
+  return ownerReferenceRows.flatMap((row, index) => {
+    if (row.oldObj === undefined || row.resource !== 'pods' || row.subresource !== undefined) return [];
+    const pod = existingPod(ownerReferenceRowNamespace);
+    Object.assign(pod.metadata, {
+      name: ownerReferenceRowPodName(index),
+      ownerReferences: realOwnerReferences(row.oldObj.metadata?.ownerReferences),
+    });
+    return [pod];
+  });
 }
