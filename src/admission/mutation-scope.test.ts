@@ -1,7 +1,7 @@
 import fastJsonPatch from 'fast-json-patch';
 import { describe, expect, it } from 'vitest';
 import { cloneJson } from '../util/clone-json.ts';
-import { type MutationPath, MutationScope } from './mutation-scope.ts';
+import { eachItem, type MutationPath, MutationScope } from './mutation-scope.ts';
 
 const pod = () => ({
   apiVersion: 'v1',
@@ -57,6 +57,37 @@ describe('MutationScope', () => {
     working.spec.serviceAccountName = 'default';
     working.status = { phase: 'Pending' };
     delete working.apiVersion;
+    expect(scope.patch(original, working)).toEqual(fastJsonPatch.compare(original, working));
+  });
+
+  it('copies each item of a list shallowly along the rest of its path, sharing what the items hold', () => {
+    const original = pod();
+    const before = cloneJson(original);
+    const scope = MutationScope.of([[['spec', 'containers', eachItem, 'imagePullPolicy']]]);
+    const working = scope.copy(original);
+    expect(working.spec.containers).not.toBe(original.spec.containers);
+    expect(working.spec.containers[0]).not.toBe(original.spec.containers[0]);
+    expect(working.spec.containers[0]!.env).toBe(original.spec.containers[0]!.env);
+    expect(working.spec.volumes).toBe(original.spec.volumes);
+    (working.spec.containers[0] as Record<string, unknown>).imagePullPolicy = 'Always';
+    working.spec.containers.push({ name: 'b', image: 'b:1', env: [] });
+    expect(original).toEqual(before);
+    const patch = scope.patch(original, working);
+    expect(patch).toEqual(fastJsonPatch.compare(original, working));
+    expect(patch).toEqual([
+      { op: 'add', path: '/spec/containers/0/imagePullPolicy', value: 'Always' },
+      { op: 'add', path: '/spec/containers/1', value: { name: 'b', image: 'b:1', env: [] } },
+    ]);
+  });
+
+  it('copies whole what stands where a list of items belongs (a malformed body)', () => {
+    const original = { spec: { containers: { a: { env: [{ name: 'A' }] } } } };
+    const scope = MutationScope.of([[['spec', 'containers', eachItem, 'imagePullPolicy']]]);
+    const working = scope.copy(original);
+    expect(working).toEqual(original);
+    expect(working.spec.containers.a.env).not.toBe(original.spec.containers.a.env);
+    working.spec.containers.a.env[0]!.name = 'B';
+    expect(original.spec.containers.a.env[0]!.name).toBe('A');
     expect(scope.patch(original, working)).toEqual(fastJsonPatch.compare(original, working));
   });
 
@@ -168,7 +199,9 @@ describe('MutationScope', () => {
       for (const key of keys) if (intBelow(2) === 0) object[key] = value(depth + 1);
       return object;
     };
-    const randomPath = (): MutationPath => Array.from({ length: 1 + intBelow(3) }, () => keys[intBelow(keys.length)]!);
+    // A step of a path is a key or, one time in five, every item of an array.
+    const randomPath = (): MutationPath =>
+      Array.from({ length: 1 + intBelow(3) }, () => (intBelow(5) === 4 ? eachItem : keys[intBelow(keys.length)]!));
     /** Changes something in `at`: anywhere inside when deep, else only `at`'s own entries. */
     const mutate = (at: unknown, deep: boolean) => {
       if (typeof at !== 'object' || at === null) return;
@@ -199,13 +232,21 @@ describe('MutationScope', () => {
         const path = paths[intBelow(paths.length)]!;
         let at: unknown = working;
         let depth = 0;
+        // Where an array belongs and something else is, that something was copied whole.
+        let copiedWhole = false;
         for (const key of path) {
-          const next = (at as Record<string, unknown>)[key];
+          if (key === eachItem && !Array.isArray(at)) {
+            copiedWhole = true;
+            break;
+          }
+          const items = at as unknown[];
+          if (key === eachItem && items.length === 0) break;
+          const next = key === eachItem ? items[intBelow(items.length)] : (at as Record<string, unknown>)[key];
           if (typeof next !== 'object' || next === null) break;
           at = next;
           depth++;
         }
-        mutate(at, depth === path.length);
+        mutate(at, copiedWhole || depth === path.length);
       }
       expect(original, 'the original never changes').toEqual(before);
       expect(scope.patch(original, working)).toEqual(fastJsonPatch.compare(original, working));

@@ -3,7 +3,8 @@
 // MiB per request; a pod's mutating plugins touch its containers, volumes and a few spec and
 // metadata fields. Each plugin lists the paths it writes; the union is copied (the objects along
 // the way shallowly, each path's own value deeply) and everything else is shared with the request's
-// object. The patch is fast-json-patch's compare over views of the two objects in which shared,
+// object. A path may pass through every item of a list (`eachItem`): a plugin that sets one field of
+// each container has the list and each container copied, not their environment or resources. The patch is fast-json-patch's compare over views of the two objects in which shared,
 // untouched values are replaced by one placeholder: the same operations, in the same order, as
 // comparing the whole objects, but the work is that of the paths. Inside a path's copy, the parts
 // equal in both become the placeholder too, found by a walk that lists no keys and keeps its own
@@ -13,13 +14,19 @@ import fastJsonPatch, { type Operation } from 'fast-json-patch';
 import { cloneJson } from '../util/clone-json.ts';
 import { isPlainObject } from '../util/plain-object.ts';
 
-/** Object keys from the root to a value a plugin may change (in place or by assignment). */
-export type MutationPath = readonly string[];
+/**
+ * Every item of the array at this point of a path: a plugin that sets one field of each container
+ * says so, and only the array and its items are copied (shallowly), not what the items hold.
+ */
+export const eachItem: unique symbol = Symbol('each item');
+
+/** Object keys (or eachItem) from the root to a value a plugin may change (in place or by assignment). */
+export type MutationPath = readonly (string | typeof eachItem)[];
 
 interface PathNode {
   /** The whole value at this node is copied deeply and compared whole. */
   leaf: boolean;
-  children: Map<string, PathNode>;
+  children: Map<string | typeof eachItem, PathNode>;
 }
 
 /** Stands in for a value both objects share: equal to itself, and never looked into. */
@@ -61,7 +68,7 @@ function add(node: PathNode, path: MutationPath): void {
     node.leaf = true;
     return;
   }
-  const [key, ...rest] = path as [string, ...string[]];
+  const [key, ...rest] = path as [string | typeof eachItem, ...MutationPath];
   let child = node.children.get(key);
   if (child === undefined) node.children.set(key, (child = { leaf: false, children: new Map() }));
   add(child, rest);
@@ -69,6 +76,14 @@ function add(node: PathNode, path: MutationPath): void {
 
 function copyNode(value: unknown, node: PathNode): unknown {
   if (node.leaf) return cloneJson(value);
+  const item = node.children.get(eachItem);
+  if (item !== undefined) {
+    // Each item along the rest of the path; anything else found here (a malformed body) is copied whole.
+    if (!Array.isArray(value)) return cloneJson(value);
+    const copy = new Array<unknown>(value.length);
+    for (let i = 0; i < value.length; i++) if (i in value) copy[i] = copyNode(value[i], item);
+    return copy;
+  }
   // A path through something that is not an object (a malformed body): copy it whole to be safe.
   if (!isPlainObject(value)) return Array.isArray(value) ? cloneJson(value) : value;
   const copy: Record<string, unknown> = {};
@@ -88,6 +103,8 @@ function copyNode(value: unknown, node: PathNode): unknown {
 function views(from: unknown, to: unknown, node: PathNode): [unknown, unknown] {
   if (node.leaf) return withoutEqualParts(from, to);
   if (from === to) return both;
+  const item = node.children.get(eachItem);
+  if (item !== undefined) return Array.isArray(from) && Array.isArray(to) ? itemViews(from, to, item) : withoutEqualParts(from, to);
   if (!isPlainObject(from) || !isPlainObject(to)) return withoutEqualParts(from, to);
   const pairs = new Map<string, [unknown, unknown]>();
   const pairFor = (key: string): [unknown, unknown] => {
@@ -105,6 +122,21 @@ function views(from: unknown, to: unknown, node: PathNode): [unknown, unknown] {
   const toView: Record<string, unknown> = {};
   for (const key of Object.keys(from)) setOwn(fromView, key, Object.hasOwn(to, key) ? pairFor(key)[0] : shared);
   for (const key of Object.keys(to)) setOwn(toView, key, Object.hasOwn(from, key) ? pairFor(key)[1] : to[key]);
+  return [fromView, toView];
+}
+
+/** Two arrays whose items were copied along the rest of a path: each pair of items viewed along it. */
+function itemViews(a: unknown[], b: unknown[], item: PathNode): [unknown, unknown] {
+  const fromView = new Array<unknown>(a.length);
+  const toView = new Array<unknown>(b.length);
+  for (let i = 0; i < Math.max(a.length, b.length); i++) {
+    if (i in a && i in b) [fromView[i], toView[i]] = views(a[i], b[i], item);
+    else {
+      // As arraysWithoutEqualParts: an item in one only is compare's to add or remove.
+      if (i in a) fromView[i] = a[i];
+      if (i in b) toView[i] = b[i];
+    }
+  }
   return [fromView, toView];
 }
 

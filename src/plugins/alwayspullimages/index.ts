@@ -8,6 +8,7 @@
 import type { Attributes } from '../../admission/attributes.ts';
 import { forbidden } from '../../admission/errors.ts';
 import { explained, FactType, maxFactItems } from '../../admission/explanation.ts';
+import { eachItem } from '../../admission/mutation-scope.ts';
 import { Operation } from '../../admission/operation.ts';
 import type { AdmissionPlugin, PluginDefinition } from '../../admission/plugin.ts';
 import type { Pod } from '../../api/core.ts';
@@ -31,11 +32,12 @@ export function alwaysPullImages(logger: Logger = silentLogger): AdmissionPlugin
   return {
     name: pluginName,
     handles: (operation) => operation === Operation.Create || operation === Operation.Update,
+    // One field of each container and image volume: only the lists and their items are copied.
     mutates: [
-      ['spec', 'initContainers'],
-      ['spec', 'containers'],
-      ['spec', 'ephemeralContainers'],
-      ['spec', 'volumes'],
+      ['spec', 'initContainers', eachItem, 'imagePullPolicy'],
+      ['spec', 'containers', eachItem, 'imagePullPolicy'],
+      ['spec', 'ephemeralContainers', eachItem, 'imagePullPolicy'],
+      ['spec', 'volumes', eachItem, 'image', 'pullPolicy'],
     ],
 
     admit(attributes) {
