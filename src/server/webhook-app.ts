@@ -71,8 +71,6 @@ export function createWebhookApp(options: WebhookAppOptions): Express {
   // "/MUTATE" is not "/mutate"; one trailing slash is allowed, as kube-apiserver may send it.
   app.set('case sensitive routing', true);
   const answer = webhookAnswer(options.isDraining ?? (() => false));
-  // Only POST is served: no automatic OPTIONS or HEAD answers.
-  app.use((req: Request, _res: Response, next: NextFunction) => next(req.method === 'POST' ? undefined : notFound()));
   for (const [webhook, phase] of webhooks) {
     const handler = observedHandler(admissionHandler(options.chain, phase), {
       webhook,
@@ -83,6 +81,8 @@ export function createWebhookApp(options: WebhookAppOptions): Express {
     const route = reviewRoute({ webhook, phase, handler, limits, requestTimeoutMs: options.requestTimeoutMs, loopLoad, answer });
     app.post(`/${webhook}`, route);
   }
+  // Anything else, other methods on the two paths included: the routes take POST alone, and a
+  // request that reaches this answers 404 before the router could answer OPTIONS by itself.
   app.use((_req: Request, _res: Response, next: NextFunction) => next(notFound()));
   app.use(refusalHandler({ metrics: options.metrics, logger: options.logger, answer }));
   return app;

@@ -150,28 +150,34 @@ describe('webhook server', () => {
     expect(after.json().response.allowed).toBe(true);
   });
 
-  const nestedPod = (uid: string, depth: number, where: 'beside' | 'inside') => {
+  const nestedPod = (uid: string, depth: number, where: 'beside the spec' | 'in a container' | 'as a pull policy') => {
     const nested = `${'{"a":'.repeat(depth)}{}${'}'.repeat(depth)}`;
     const text = JSON.stringify(podReview({ uid }));
-    // Beside the spec nothing copies or diffs it; inside a container the mutating plugins' copy does.
-    return where === 'beside'
-      ? text.replace('"spec":{', `"deep":${nested},"spec":{`)
-      : text.replace('"image":"nginx:1.27"', `"image":"nginx:1.27","deep":${nested}`);
+    // Beside the spec, and inside a container beside the one field AlwaysPullImages sets, nothing
+    // copies or diffs it; as that field's own value the mutating plugins' copy does.
+    if (where === 'beside the spec') return text.replace('"spec":{', `"deep":${nested},"spec":{`);
+    if (where === 'in a container') return text.replace('"image":"nginx:1.27"', `"image":"nginx:1.27","deep":${nested}`);
+    return text.replace('"image":"nginx:1.27"', `"image":"nginx:1.27","imagePullPolicy":${nested}`);
   };
 
   it("refuses nesting deeper than kube-apiserver could have sent (Go's 10,000 levels) before parsing it", async () => {
-    const res = await post(`${base}/mutate`, nestedPod('u-deep', 20_000, 'beside'), { ca: certs.caCert });
+    const res = await post(`${base}/mutate`, nestedPod('u-deep', 20_000, 'beside the spec'), { ca: certs.caCert });
     expect(res.status).toBe(400);
     expect(res.json()).toMatchObject({ kind: 'Status', code: 400, message: 'request body is nested deeper than 10000 levels' });
   });
 
-  // Beside the spec it is only parsed, and the pod is patched as usual. Inside a container the
-  // mutating plugins' copy recurses once per level, and Node's default stack holds about 4,800 such
-  // levels: the copy overflows, and the answer is a denial that says why, never a dropped request.
+  // Beside the spec, or beside a container's pull policy, it is only parsed and shared, and the pod
+  // is patched as usual. As the pull policy itself, the mutating plugins' copy recurses once per
+  // level, and Node's default stack holds about 4,800 such levels: the copy overflows, and the answer
+  // is a denial that says why, never a dropped request.
   it.each([
-    ['beside', { allowed: true, patchType: 'JSONPatch' }],
-    ['inside', { allowed: false, status: { code: 500, message: 'Internal error occurred: object is nested too deeply to process' } }],
-  ] as const)('answers an object nested 9,990 levels deep %s what plugins change, echoing the uid', async (where, expected) => {
+    ['beside the spec', { allowed: true, patchType: 'JSONPatch' }],
+    ['in a container', { allowed: true, patchType: 'JSONPatch' }],
+    [
+      'as a pull policy',
+      { allowed: false, status: { code: 500, message: 'Internal error occurred: object is nested too deeply to process' } },
+    ],
+  ] as const)('answers an object nested 9,990 levels deep %s, echoing the uid', async (where, expected) => {
     const res = await post(`${base}/mutate`, nestedPod('u-deep', 9_990, where), { ca: certs.caCert });
     expect(res.status).toBe(200);
     expect(res.json().response).toMatchObject({ uid: 'u-deep', ...expected });
