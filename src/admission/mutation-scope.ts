@@ -58,9 +58,6 @@ export class MutationScope {
 
   /** The JSON Patch from original to working, where working came from copy(original) and was changed only along the paths. */
   patch(original: unknown, working: unknown): Operation[] {
-    // Most requests: along the paths only primitives changed, and compare over the objects
-    // themselves passes over every shared value at once (it stops at the same object on both sides).
-    if (comparesShallowly(original, working, this.#root)) return fastJsonPatch.compare(original as object, working as object);
     const [from, to] = views(original, working, this.#root);
     return fastJsonPatch.compare(from as object, to as object);
   }
@@ -95,41 +92,6 @@ function copyNode(value: unknown, node: PathNode): unknown {
     setOwn(copy, key, child === undefined ? value[key] : copyNode(value[key], child));
   }
   return copy;
-}
-
-/**
- * Whether compare, given the objects themselves, would look into nothing but the objects copied
- * along the paths: every pair it would walk into (both objects, both arrays or neither) is the very
- * same value, or a copy made along a path. A value copied deeply (a path's own value that is an
- * object, something malformed copied whole) or a new object assigned off the paths fails it; the
- * views below are for those. Lists no keys (for...in), so it allocates nothing.
- */
-function comparesShallowly(from: unknown, to: unknown, node: PathNode): boolean {
-  if (from === to || !walkedByCompare(from, to)) return true;
-  if (node.leaf) return false;
-  const item = node.children.get(eachItem);
-  if (item !== undefined) {
-    if (!Array.isArray(from)) return false;
-    const a = from;
-    const b = to as unknown[];
-    for (let i = 0; i < Math.min(a.length, b.length); i++) if (!comparesShallowly(a[i], b[i], item)) return false;
-    return true;
-  }
-  if (Array.isArray(from)) return false;
-  const a = from as Record<string, unknown>;
-  const b = to as Record<string, unknown>;
-  for (const key in a) {
-    if (!Object.hasOwn(a, key) || !Object.hasOwn(b, key)) continue;
-    const child = node.children.get(key);
-    if (child === undefined ? a[key] !== b[key] && walkedByCompare(a[key], b[key]) : !comparesShallowly(a[key], b[key], child))
-      return false;
-  }
-  return true;
-}
-
-/** Whether compare walks into the pair rather than replacing one with the other: both objects, both arrays or neither. */
-function walkedByCompare(a: unknown, b: unknown): boolean {
-  return typeof a === 'object' && a !== null && typeof b === 'object' && b !== null && Array.isArray(a) === Array.isArray(b);
 }
 
 /**
