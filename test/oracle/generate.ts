@@ -40,6 +40,8 @@ export interface OracleCase {
   upstreamExpects?: 'admitted' | 'denied';
   /** For replayed rows that say what admission makes of the object: how the in-tree object misses it, or undefined. */
   upstreamResult?: (admitted: unknown) => string | undefined;
+  /** Words the in-tree denial's message must carry, for a row upstream's table expects denied (its error check). */
+  upstreamDenial?: string;
 }
 
 type Random = () => number;

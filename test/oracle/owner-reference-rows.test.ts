@@ -20,7 +20,7 @@ import { requestContext } from '../support/attributes.ts';
 import { rejectionOf } from '../support/rejections.ts';
 import { fixedRestMapper } from '../support/rest-mappers.ts';
 import type { OracleCase } from './generate.ts';
-import { notReplayed, type OwnerReferenceRowCase, ownerReferenceRows, rowIdentities, upstreamDenials } from './owner-reference-rows.ts';
+import { notReplayed, ownerReferenceRows, rowIdentities, upstreamDenials } from './owner-reference-rows.ts';
 import type { Identity } from './request.ts';
 import { upstreamCases } from './upstream-rows.ts';
 import { existingObjects, ownerReferenceRowNamespace, realOwnerReferences, worldObjects } from './world.ts';
@@ -217,7 +217,7 @@ describe("OwnerReferencesPermissionEnforcement's rows: each a request the API ta
 });
 
 describe("OwnerReferencesPermissionEnforcement's rows: our plugin on the world's RBAC answers as the tables say", () => {
-  it.each(cases.map((c, i) => [c.id, c, replayedRows[i]!] as const))('%s', async (_id, oracleCase: OwnerReferenceRowCase, row) => {
+  it.each(cases.map((c, i) => [c.id, c, replayedRows[i]!] as const))('%s', async (_id, oracleCase: OracleCase, row) => {
     const identity = oracleCase.request.as;
     const user =
       identity === undefined

@@ -28,12 +28,6 @@ import type { OracleCase } from './generate.ts';
 import type { Identity } from './request.ts';
 import { existingPod, ownerReferenceRowNamespace, ownerReferenceRowPodName, realOwnerReferences, users } from './world.ts';
 
-/** A replayed row: the oracle case, and what a denial of it must say. */
-export interface OwnerReferenceRowCase extends OracleCase {
-  /** The words upstream's check looks for in the error (the in-tree denial must carry them). */
-  upstreamDenial?: string;
-}
-
 /** The words of each of upstream's denials (gc_admission.go's two messages). */
 export const upstreamDenials = {
   'cannot-delete': "cannot set an ownerRef on a resource you can't delete",
@@ -64,7 +58,7 @@ const rows: ReadonlyArray<[test: string, row: UpstreamCase]> = [
   ...blockOwnerDeletionCases.map((row) => ['TestBlockOwnerDeletionAdmission', row] as [string, UpstreamCase]),
 ];
 
-function rowCase(test: string, row: UpstreamCase, index: number): OwnerReferenceRowCase {
+function rowCase(test: string, row: UpstreamCase, index: number): OracleCase {
   if (!(row.username in rowIdentities)) throw new Error(`no identity for upstream's user ${row.username}`);
   const as = rowIdentities[row.username];
   const references = realOwnerReferences(row.newObj.metadata?.ownerReferences);
@@ -98,6 +92,6 @@ function rowCase(test: string, row: UpstreamCase, index: number): OwnerReference
 }
 
 /** Every replayable row of both tables. */
-export function ownerReferenceRows(): OwnerReferenceRowCase[] {
+export function ownerReferenceRows(): OracleCase[] {
   return rows.flatMap(([test, row], index) => (notReplayed(row) === undefined ? [rowCase(test, row, index)] : []));
 }

@@ -87,6 +87,11 @@ async function runCase(servers: OracleServers, oracleCase: OracleCase): Promise<
   }
   if (oracleCase.upstreamExpects !== undefined && (oracleCase.upstreamExpects === 'admitted') !== inTree.admitted)
     result.upstreamMismatch = true;
+  else if (!inTree.admitted && oracleCase.upstreamDenial !== undefined && !inTree.message.includes(oracleCase.upstreamDenial))
+    Object.assign(result, {
+      upstreamMismatch: true,
+      upstreamDetail: `a denial saying "${oracleCase.upstreamDenial}", the in-tree server said "${inTree.message}"`,
+    });
   else if (inTree.admitted && oracleCase.upstreamResult !== undefined) {
     const detail = oracleCase.upstreamResult(inTree.object);
     if (detail !== undefined) Object.assign(result, { upstreamMismatch: true, upstreamDetail: detail });
