@@ -57,7 +57,7 @@ export function hostileShapes(): HostileShape[] {
       body: podReview({ spec: { containers: [container] }, status: { conditions: empties } }),
     },
     {
-      name: `${n(empties.length)} empty objects inside a container (/mutate copies them)`,
+      name: `${n(empties.length)} empty objects inside a container (/mutate shares them: it copies a container's pull policy only)`,
       path: '/mutate',
       body: podReview({ spec: { containers: [{ ...container, env: empties }] } }),
     },
@@ -88,6 +88,14 @@ export function hostileShapes(): HostileShape[] {
       body: podReview({ spec: { containers: [{ ...container, deep: 0 }] } }).replace(
         '"deep":0',
         `"deep":${'{"a":'.repeat(depth)}{}${'}'.repeat(depth)}`,
+      ),
+    },
+    {
+      name: `nesting ${n(depth)} levels deep as a container's pull policy (/mutate copies it)`,
+      path: '/mutate',
+      body: podReview({ spec: { containers: [{ name: 'c', image: 'app', imagePullPolicy: 0 }] } }).replace(
+        '"imagePullPolicy":0',
+        `"imagePullPolicy":${'{"a":'.repeat(depth)}{}${'}'.repeat(depth)}`,
       ),
     },
   ];

@@ -56,7 +56,14 @@ export interface ServerProcess {
  */
 export function startNode(
   args: string[],
-  options: { core?: number; nodeOptions?: string[]; stdout?: 'ignore' | 'pipe'; cgroup?: string; env?: Record<string, string> } = {},
+  options: {
+    core?: number;
+    nodeOptions?: string[];
+    stdout?: 'ignore' | 'pipe';
+    cgroup?: string;
+    env?: Record<string, string>;
+    logFile?: string;
+  } = {},
 ): { child: ChildProcess; process: ServerProcess } {
   return startPinned(process.execPath, [...(options.nodeOptions ?? []), ...args], options);
 }

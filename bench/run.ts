@@ -4,7 +4,7 @@
 // this process on another core. Not a test: nothing here asserts, and CI never runs it.
 //
 // Knobs (environment): BENCH_DURATION seconds per run (default 10), BENCH_CONNECTIONS (default
-// 10), BENCH_SCENARIOS e.g. "1,2" (default 1–6; "peers" for bench/peers/scenario.ts, "audit" for bench/audit.ts), BENCH_CPU_PROF=1 writes admission-chain CPU
+// 10), BENCH_SCENARIOS e.g. "1,2" (default 1–6; "peers" for bench/peers/scenario.ts, "audit" for bench/audit.ts), BENCH_CPU_PROF=1 writes admission-chain CPU (and the express baseline's, in profiles/baseline/)
 // profiles to bench/profiles/, BENCH_NODE_OPTIONS passes flags to admission-chain's node (e.g.
 // "--max-semi-space-size=2"), and
 // BENCH_LOG_LEVEL sets its --log-level (default info: a line per denial, none per allowed request),
@@ -120,6 +120,10 @@ async function startBaseline(plain = false, control = false): Promise<Running> {
   const cgroup = cgroups[plain ? 'plain' : control ? 'control' : 'baseline']?.path;
   const { child, process } = startNode([join(root, 'bench/baseline.ts'), String(port), certFile, keyFile, ...(plain ? ['--plain'] : [])], {
     stdout: 'pipe',
+    // Profiled beside ours, in the same rounds, so the two profiles compare request for request.
+    ...(profileDir !== undefined &&
+      !plain &&
+      !control && { nodeOptions: ['--cpu-prof', `--cpu-prof-dir=${join(profileDir, 'baseline')}`] }),
     ...(cgroup && { cgroup }),
   });
   await waitForLine(child, 'ready');

@@ -137,6 +137,11 @@ export async function startOurs(
   const { nodeFlags, env } = imageRuntime();
   const cgroup = cgroupFor('peers-ours', context.oursMemoryLimitMiB);
   const profile = process.env.BENCH_CPU_PROF === '1' ? ['--cpu-prof', `--cpu-prof-dir=${join(root, 'bench/profiles')}`] : [];
+  // As in bench/run.ts: more node flags for ours; with any, what it prints (--trace-gc's lines, say)
+  // goes to a log beside the run's scratch folder, which outlives the run.
+  const extraNodeOptions = (process.env.BENCH_NODE_OPTIONS ?? '').split(' ').filter(Boolean);
+  const logFile = extraNodeOptions.length === 0 ? undefined : `${dir}-admission-chain.log`;
+  if (logFile !== undefined) process.stderr.write(`bench: admission-chain's output goes to ${logFile}\n`);
   const args = [
     join(root, 'dist/cli/run.js'),
     'serve',
@@ -157,7 +162,12 @@ export async function startOurs(
     '--shutdown-delay',
     '0s',
   ];
-  const { process: server } = startNode(args, { nodeOptions: [...nodeFlags, ...profile], env, ...(cgroup && { cgroup: cgroup.path }) });
+  const { process: server } = startNode(args, {
+    nodeOptions: [...nodeFlags, ...extraNodeOptions, ...profile],
+    env,
+    ...(logFile && { logFile }),
+    ...(cgroup && { cgroup: cgroup.path }),
+  });
   await until('admission-chain /readyz', async () => (await fetch(`http://127.0.0.1:${metricsPort}/readyz`)).status === 200, 60_000);
   const configurations = chartWebhookConfigurations(`https://127.0.0.1:${port}`, tls.caCert);
   for (const configuration of configurations) await register(controlPlane, configuration);
