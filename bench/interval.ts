@@ -28,14 +28,10 @@ export function ratioInterval(
   options: RatioIntervalOptions,
 ): [low: number, high: number] {
   const { quantile, draws = 2000, confidence = 0.95, seed = 1 } = options;
+  checkOptions('ratioInterval', quantile, confidence, draws);
   if (baseline.length !== ours.length)
     throw new Error(`ratioInterval: the sides took turns, so they need as many slices (${baseline.length} against ${ours.length})`);
   if (baseline.length === 0) throw new Error('ratioInterval: no slices');
-  if (!(quantile > 0 && quantile < 1) || !(confidence > 0 && confidence < 1) || !Number.isInteger(draws) || draws < 1) {
-    throw new Error(
-      `ratioInterval: quantile and confidence must lie strictly between 0 and 1 and draws be a whole number ≥ 1 (got ${quantile}, ${confidence}, ${draws})`,
-    );
-  }
   const next = seededRandom(seed);
   const n = baseline.length;
   const sides = [new SortedSlices(baseline), new SortedSlices(ours)] as const;
@@ -49,6 +45,51 @@ export function ratioInterval(
   ratios.sort();
   const tail = (1 - confidence) / 2;
   return [percentile(ratios, tail), percentile(ratios, 1 - tail)];
+}
+
+/**
+ * The interval of the added-latency ratio `(ours − floor) / (peer − floor)` at `quantile`, the three
+ * resampled by the same slice indices (they took turns, so slice i of each shares a stretch of the
+ * machine). A draw where the peer adds nothing (its percentile at or below the floor's) has no
+ * ratio and is left out; `defined` says what share of the draws had one.
+ */
+export function addedRatioInterval(
+  floor: readonly (readonly number[])[],
+  ours: readonly (readonly number[])[],
+  peer: readonly (readonly number[])[],
+  options: RatioIntervalOptions,
+): { interval: [low: number, high: number] | undefined; defined: number } {
+  const { quantile, draws = 2000, confidence = 0.95, seed = 1 } = options;
+  checkOptions('addedRatioInterval', quantile, confidence, draws);
+  if (floor.length !== ours.length || floor.length !== peer.length)
+    throw new Error(
+      `addedRatioInterval: the configurations took turns, so they need as many slices (${floor.length}, ${ours.length}, ${peer.length})`,
+    );
+  if (floor.length === 0) throw new Error('addedRatioInterval: no slices');
+  const next = seededRandom(seed);
+  const n = floor.length;
+  const [f, o, p] = [new SortedSlices(floor), new SortedSlices(ours), new SortedSlices(peer)];
+  const ratios: number[] = [];
+  const times = new Uint32Array(n);
+  for (let d = 0; d < draws; d++) {
+    times.fill(0);
+    for (let i = 0; i < n; i++) times[Math.floor(next() * n)]! += 1;
+    const base = f.percentile(times, quantile);
+    const added = p.percentile(times, quantile) - base;
+    if (added > 0) ratios.push((o.percentile(times, quantile) - base) / added);
+  }
+  if (ratios.length === 0) return { interval: undefined, defined: 0 };
+  ratios.sort((a, b) => a - b);
+  const tail = (1 - confidence) / 2;
+  return { interval: [percentile(ratios, tail), percentile(ratios, 1 - tail)], defined: ratios.length / draws };
+}
+
+function checkOptions(name: string, quantile: number, confidence: number, draws: number): void {
+  if (!(quantile > 0 && quantile < 1) || !(confidence > 0 && confidence < 1) || !Number.isInteger(draws) || draws < 1) {
+    throw new Error(
+      `${name}: quantile and confidence must lie strictly between 0 and 1 and draws be a whole number ≥ 1 (got ${quantile}, ${confidence}, ${draws})`,
+    );
+  }
 }
 
 /**

@@ -21,7 +21,6 @@ import { join } from 'node:path';
 import { buildMissing } from '../../control-plane/binaries.ts';
 import { type ControlPlane, startControlPlane } from '../../control-plane/control-plane.ts';
 import { podCreate } from '../bodies.ts';
-import type { LoadResult } from '../load.ts';
 import { chartMemoryLimitMiB } from '../memory-cgroup.ts';
 import { PacedLoad } from '../paced.ts';
 import { loadCore } from '../processes.ts';
@@ -42,7 +41,7 @@ import {
   timeoutSeconds,
 } from './engines.ts';
 import { api, apiOk, pinProcessesMentioning, until } from './kube.ts';
-import { printPeersTables, type Workload, type WorkloadResults } from './table.ts';
+import { type Measured, printPeersTables, type Workload, type WorkloadResults } from './table.ts';
 
 const root = join(import.meta.dirname, '..', '..');
 const log = (line: string) => process.stderr.write(`bench peers: ${line}\n`);
@@ -130,7 +129,7 @@ async function fixedRate(
   rate: number,
   seconds: number,
   connections: number,
-): Promise<Record<Configuration, { result: LoadResult; cpuMsPerRequest: number | undefined }>> {
+): Promise<Record<Configuration, Measured>> {
   const leadIn = 0.2;
   const turns = Object.fromEntries(
     configurations.map((c) => [
@@ -167,9 +166,13 @@ async function fixedRate(
     return Object.fromEntries(
       configurations.map((c) => [
         c,
-        { result: turns[c].load.result(), cpuMsPerRequest: c === 'floor' ? undefined : turns[c].cpuMs / turns[c].requests },
+        {
+          result: turns[c].load.result(),
+          cpuMsPerRequest: c === 'floor' ? undefined : turns[c].cpuMs / turns[c].requests,
+          slices: turns[c].load.slices(),
+        },
       ]),
-    ) as Record<Configuration, { result: LoadResult; cpuMsPerRequest: number | undefined }>;
+    ) as Record<Configuration, Measured>;
   } finally {
     for (const c of configurations) turns[c].load.close();
   }

@@ -1,5 +1,6 @@
 // The peers scenario's tables: every configuration at every rate and at saturation, then our figures
 // as ratios of each peer's (added p99 latency, CPU per admission, peak RSS).
+import { addedRatioInterval } from '../interval.ts';
 import type { LoadResult } from '../load.ts';
 import type { Configuration, Engine, EngineName } from './engines.ts';
 
@@ -9,6 +10,8 @@ export interface Measured {
   result: LoadResult;
   /** The webhook process's CPU time per write sent to it (ms); none for the floor. */
   cpuMsPerRequest: number | undefined;
+  /** Fixed rates: each counted slice's latencies, for the added p99 ratio's interval. */
+  slices?: readonly (readonly number[])[];
 }
 
 export interface WorkloadResults {
@@ -39,6 +42,19 @@ const titles: Record<Workload, string> = {
 const fmt = (n: number | undefined, digits = 2) => (n === undefined || !Number.isFinite(n) ? '—' : n.toFixed(digits));
 const ratio = (ours: number | undefined, theirs: number | undefined) =>
   ours === undefined || theirs === undefined || theirs <= 0 ? '—' : (ours / theirs).toFixed(2);
+
+/**
+ * The added p99 ratio's 95 % interval over the slices, in brackets: a machine stall in one slice is
+ * more than 1 % of a configuration's writes, so one stretch of the machine can decide a p99.
+ */
+function addedInterval(results: Partial<Record<Configuration, Measured>>, peer: Configuration): string {
+  const [floor, ours, theirs] = [results.floor?.slices, results['admission-chain']?.slices, results[peer]?.slices];
+  if (floor === undefined || ours === undefined || theirs === undefined) return '';
+  const { interval, defined } = addedRatioInterval(floor, ours, theirs, { quantile: 0.99 });
+  if (interval === undefined) return '';
+  const [low, high] = interval;
+  return ` (${low.toFixed(2)}–${high.toFixed(2)}${defined < 0.95 ? `, ${Math.round(defined * 100)} % of draws` : ''})`;
+}
 
 export function printPeersTables(report: PeersReport): void {
   const lines: string[] = [];
@@ -77,7 +93,7 @@ export function printPeersTables(report: PeersReport): void {
     lines.push(
       '#### admission-chain as a ratio of each peer (lower is better)',
       '',
-      `| workload | rate (req/s) | ${peers.map((p) => `added p99, ours / ${p}`).join(' | ')} | ${peers.map((p) => `CPU per admission, ours / ${p}`).join(' | ')} |`,
+      `| workload | rate (req/s) | ${peers.map((p) => `added p99, ours / ${p} (95 % interval over the slices)`).join(' | ')} | ${peers.map((p) => `CPU per admission, ours / ${p}`).join(' | ')} |`,
       `|---|---:|${peers.map(() => '---:').join('|')}|${peers.map(() => '---:').join('|')}|`,
     );
     for (const { workload, byRate } of report.results) {
@@ -86,7 +102,7 @@ export function printPeersTables(report: PeersReport): void {
         const added = (c: Configuration) => (results[c] === undefined ? undefined : results[c].result.p99Ms - floor);
         const cpu = (c: Configuration) => results[c]?.cpuMsPerRequest;
         lines.push(
-          `| ${workload} | ${rate} | ${peers.map((p) => ratio(added('admission-chain'), added(p))).join(' | ')} | ${peers.map((p) => ratio(cpu('admission-chain'), cpu(p))).join(' | ')} |`,
+          `| ${workload} | ${rate} | ${peers.map((p) => `${ratio(added('admission-chain'), added(p))}${addedInterval(results, p)}`).join(' | ')} | ${peers.map((p) => ratio(cpu('admission-chain'), cpu(p))).join(' | ')} |`,
         );
       }
     }

@@ -1,7 +1,7 @@
 // The benchmark's p99-ratio interval (bench/interval.ts): a statistic the docs quote, so it is
 // checked like code — against pooling done the slow way, and on slices whose answer is known.
 import { describe, expect, it } from 'vitest';
-import { ratioInterval, SortedSlices } from '../../bench/interval.ts';
+import { addedRatioInterval, ratioInterval, SortedSlices } from '../../bench/interval.ts';
 import { percentile } from '../../bench/load.ts';
 
 /** Deterministic latencies: `slices` slices of `size`, value f(slice, index). */
@@ -71,5 +71,39 @@ describe('ratioInterval', () => {
     expect(() => ratioInterval([], [], { quantile: 0.99 })).toThrow(/no slices/);
     expect(() => ratioInterval([[1]], [[1]], { quantile: 1 })).toThrow(/strictly between 0 and 1/);
     expect(() => ratioInterval([[1]], [[1]], { quantile: 0.99, draws: 0 })).toThrow(/draws/);
+  });
+});
+
+describe('addedRatioInterval', () => {
+  const floor = slices(30, 1000, () => 1);
+
+  it('is exactly the ratio of what each adds over the floor when no slice stands out', () => {
+    const ours = slices(30, 1000, () => 2);
+    const peer = slices(30, 1000, () => 3);
+    expect(addedRatioInterval(floor, ours, peer, { quantile: 0.99 })).toEqual({ interval: [0.5, 0.5], defined: 1 });
+  });
+
+  it("spans the draws with and without one slow second of the peer's", () => {
+    // The peer adds 2 ms, but 10 ms in slice 7 (1/30 of its writes, so its p99 when drawn): 1/10 or 1/2.
+    const ours = slices(30, 1000, () => 2);
+    const peer = slices(30, 1000, (s) => (s === 7 ? 11 : 3));
+    expect(addedRatioInterval(floor, ours, peer, { quantile: 0.99 })).toEqual({ interval: [0.1, 0.5], defined: 1 });
+  });
+
+  it('has no interval where the peer adds nothing, and says how many draws had a ratio', () => {
+    const ours = slices(30, 1000, () => 2);
+    expect(addedRatioInterval(floor, ours, floor, { quantile: 0.99 })).toEqual({ interval: undefined, defined: 0 });
+    // Slice 2 the only one where the peer adds anything: draws that miss it (about a third) have no ratio.
+    const peer = slices(30, 1000, (s) => (s === 2 ? 3 : 1));
+    const { interval, defined } = addedRatioInterval(floor, ours, peer, { quantile: 0.99 });
+    expect(interval).toEqual([0.5, 0.5]);
+    expect(defined).toBeGreaterThan(0.5);
+    expect(defined).toBeLessThan(0.8);
+  });
+
+  it('refuses configurations that did not take the same turns, and nonsense options', () => {
+    expect(() => addedRatioInterval([[1]], [[1]], [[1], [2]], { quantile: 0.99 })).toThrow(/as many slices \(1, 1, 2\)/);
+    expect(() => addedRatioInterval([], [], [], { quantile: 0.99 })).toThrow(/no slices/);
+    expect(() => addedRatioInterval([[1]], [[1]], [[1]], { quantile: 0 })).toThrow(/strictly between 0 and 1/);
   });
 });
