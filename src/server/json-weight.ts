@@ -40,11 +40,7 @@ export function jsonShape(body: Uint8Array): JsonShape {
     if (byte === quote) {
       strings++;
       // Skip the string: its bytes, escapes included, are data, not structure.
-      for (i++; i < length; i++) {
-        const inner = body[i]!;
-        if (inner === backslash) i++;
-        else if (inner === quote) break;
-      }
+      i = stringEnd(body, i);
     } else if (byte === openBrace || byte === openBracket) {
       if (byte === openBrace) objects++;
       else arrays++;
@@ -58,6 +54,22 @@ export function jsonShape(body: Uint8Array): JsonShape {
     }
   }
   return { bytes: length, objects, arrays, separators, members, strings, depth: maxDepth };
+}
+
+/**
+ * Where the string opened at `start` ends: the next quote that no odd run of backslashes escapes, or
+ * the body's end. The quotes are found natively (indexOf), so a body of long strings (annotations,
+ * a ConfigMap's data) is passed over at memory speed rather than byte by byte.
+ */
+function stringEnd(body: Uint8Array, start: number): number {
+  let end = start;
+  for (;;) {
+    end = body.indexOf(quote, end + 1);
+    if (end < 0) return body.length;
+    let backslashes = 0;
+    for (let j = end - 1; j > start && body[j] === backslash; j--) backslashes++;
+    if (backslashes % 2 === 0) return end;
+  }
 }
 
 /**
