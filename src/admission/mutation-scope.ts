@@ -4,12 +4,13 @@
 // metadata fields. Each plugin lists the paths it writes; the union is copied (the objects along
 // the way shallowly, each path's own value deeply) and everything else is shared with the request's
 // object. A path may pass through every item of a list (`eachItem`): a plugin that sets one field of
-// each container has the list and each container copied, not their environment or resources. The patch is fast-json-patch's compare over views of the two objects in which shared,
-// untouched values are replaced by one placeholder: the same operations, in the same order, as
-// comparing the whole objects, but the work is that of the paths. Inside a path's copy, the parts
-// equal in both become the placeholder too, found by a walk that lists no keys and keeps its own
-// stack: compare lists the keys of every object and array it walks (a million-item array in an
-// untouched container cost more heap than its copy), and emits nothing for equal parts anyway.
+// each container has the list and each container copied, not their environment or resources. The
+// patch is fast-json-patch's compare over views of the two objects in which shared, untouched values
+// are replaced by one placeholder: the same operations, in the same order, as comparing the whole
+// objects, but the work is that of the paths. Inside a path's copy, the parts equal in both become
+// the placeholder too, found by a walk that lists no keys and keeps its own stack: compare lists the
+// keys of every object and array it walks (a million-item array in a container copied whole cost
+// more heap than its copy), and emits nothing for equal parts anyway.
 import fastJsonPatch, { type Operation } from 'fast-json-patch';
 import { cloneJson } from '../util/clone-json.ts';
 import { isPlainObject } from '../util/plain-object.ts';
