@@ -4,8 +4,8 @@
 // this process on another core. Not a test: nothing here asserts, and CI never runs it.
 //
 // Knobs (environment): BENCH_DURATION seconds per run (default 10), BENCH_CONNECTIONS (default
-// 10), BENCH_SCENARIOS e.g. "1,2" (default 1–6; "peers" for bench/peers/scenario.ts, "audit" for bench/audit.ts), BENCH_CPU_PROF=1 writes admission-chain CPU (and the express baseline's, in profiles/baseline/)
-// profiles to bench/profiles/, BENCH_NODE_OPTIONS passes flags to admission-chain's node (e.g.
+// 10), BENCH_SCENARIOS e.g. "1,2" (default 1–6; "peers" for bench/peers/scenario.ts, "audit" for bench/audit.ts), BENCH_CPU_PROF=1 writes admission-chain CPU
+// profiles to bench/profiles/ (and the express baseline's to bench/profiles/baseline/), BENCH_NODE_OPTIONS passes flags to admission-chain's node (e.g.
 // "--max-semi-space-size=2"), and
 // BENCH_LOG_LEVEL sets its --log-level (default info: a line per denial, none per allowed request),
 // BENCH_FIXED_SECONDS the counted seconds a side of the fixed-rate run (default 30), BENCH_MEMORY_LIMIT
