@@ -3,7 +3,7 @@
 // where test/oracle/divergences.ts documents why not. `npm run oracle -- --cases 5000` is the full run.
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { admissionCases as externalIPRows } from '../../src/plugins/denyserviceexternalips/testdata/upstream-cases.ts';
-import { blockOwnerDeletionCases, gcAdmissionCases } from '../../src/plugins/ownerreferences/testdata/upstream-cases.ts';
+import { allUpstreamCases as ownerReferenceRows } from '../../src/plugins/ownerreferences/testdata/upstream-cases.ts';
 import { podAdmissionCases as nodeSelectorRows } from '../../src/plugins/podnodeselector/testdata/upstream-cases.ts';
 import { podAdmissionCases as tolerationRows } from '../../src/plugins/podtolerationrestriction/testdata/upstream-cases.ts';
 import { podTopologyCases as topologyRows } from '../../src/plugins/podtopologylabels/testdata/upstream-cases.ts';
@@ -62,10 +62,7 @@ describeWithControlPlane('upstream as the oracle: in-tree plugins and our webhoo
       // All but the two rows with the VolumeAttributesClass gate off, which is locked on at the pinned release.
       ['StorageObjectInUseProtection', storageRows.length - 2],
       // All but the rows no request can be (owner-reference-rows.ts says why for each).
-      [
-        'OwnerReferencesPermissionEnforcement',
-        [...gcAdmissionCases, ...blockOwnerDeletionCases].filter((row) => notReplayed(row) === undefined).length,
-      ],
+      ['OwnerReferencesPermissionEnforcement', ownerReferenceRows.filter((row) => notReplayed(row) === undefined).length],
     ] as const)
       expect(replayed.filter((p) => p === plugin).length, plugin).toBe(rows);
     // Every example the docs walk through, with the outcome its comment claims.
