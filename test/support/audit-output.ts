@@ -1,27 +1,10 @@
-// The JSON `audit -o json` writes, as the tests read it (docs/command-line.md describes each field).
-export interface AuditFinding {
-  plugin: string;
-  result: 'deny' | 'warn' | 'mutate';
-  mode?: string;
-  object?: string;
-  user?: string;
-  code?: number;
-  message?: string;
-  explanation?: string[];
-  patch?: Array<{ op: string; path: string; value?: unknown }>;
-}
+// The JSON `audit -o json` writes, as the tests read it (docs/command-line.md describes each field):
+// the command's own result and summary types, and a document that could not be audited.
+import type { AuditResult, AuditSummary } from '../../src/cli/audit-results.ts';
 
-export interface AuditResult {
-  source: string;
-  kind: string;
-  namespace?: string;
-  name: string;
-  owner: string;
-  user: string;
-  findings: AuditFinding[];
-}
+export type { AuditResult } from '../../src/cli/audit-results.ts';
 
 export interface AuditOutput {
   results: Array<AuditResult | { source: string; error: string }>;
-  summary: Record<string, number>;
+  summary: AuditSummary;
 }
