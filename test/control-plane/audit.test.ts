@@ -87,8 +87,11 @@ describeWithControlPlane('audit of a real kube-apiserver', () => {
     if (scratch !== undefined) await rm(scratch, { recursive: true, force: true });
   });
 
+  /** `audit` of the cluster as the user "auditor". */
+  const auditAsAuditor = (...args: string[]) =>
+    runMain(['audit', '--kubeconfig', controlPlane.kubeconfigPath, '--user', 'auditor', ...args]);
   const auditCluster = async (...args: string[]) => {
-    const run = await runMain(['audit', '--kubeconfig', controlPlane.kubeconfigPath, '--user', 'auditor', '-o', 'json', ...args]);
+    const run = await auditAsAuditor('-o', 'json', ...args);
     return { ...run, output: JSON.parse(run.stdout) as Output };
   };
 
@@ -155,17 +158,7 @@ describeWithControlPlane('audit of a real kube-apiserver', () => {
     expect(clusterTable.stdout.replace(/report-\d+/g, 'report-?')).toBe(
       (await table(['--cluster-state', state, objects])).stdout.replace(/report-\d+/g, 'report-?'),
     );
-    const yaml = await runMain([
-      'audit',
-      '--kubeconfig',
-      controlPlane.kubeconfigPath,
-      '--user',
-      'auditor',
-      '--enable-admission-plugins',
-      plugins,
-      '-o',
-      'yaml',
-    ]);
+    const yaml = await auditAsAuditor('--enable-admission-plugins', plugins, '-o', 'yaml');
     expect(answers(parse(yaml.stdout) as Output)).toEqual(answers(cluster.output));
   });
 
@@ -193,17 +186,7 @@ describeWithControlPlane('audit of a real kube-apiserver', () => {
       'crd/reports.openreports.io',
       'crd/clusterreports.openreports.io',
     );
-    const run = await runMain([
-      'audit',
-      '--kubeconfig',
-      controlPlane.kubeconfigPath,
-      '--user',
-      'auditor',
-      '--enable-admission-plugins',
-      plugins,
-      '-o',
-      'policyreport',
-    ]);
+    const run = await auditAsAuditor('--enable-admission-plugins', plugins, '-o', 'policyreport');
     expect(run.code).toBe(0);
     const reports = join(scratch, 'reports.yaml');
     await writeFile(reports, run.stdout);
