@@ -18,6 +18,7 @@ import { projectConfigMapMounts } from '../deploy/config-map-mounts.ts';
 import { defaultNamespace, type KubeObject, only, renderChart } from '../deploy/helm.ts';
 import { runKubectl } from '../kubectl/kubectl.ts';
 import { repoRoot, runCli, runMain } from '../support/cli.ts';
+import { installOpenReportsCrds } from './openreports-crds.ts';
 import { describeWithControlPlane } from './real-cluster.ts';
 
 const values = {
@@ -88,15 +89,7 @@ describeWithControlPlane('audit --apply-reports as the chart schedules it', () =
   beforeAll(async () => {
     scratch = await mkdtemp(join(tmpdir(), 'admission-chain-audit-apply-'));
     controlPlane = await startControlPlane();
-    await kubectl('apply', '-f', 'test/fixtures/audit/openreports-crds.yaml');
-    await kubectl(
-      'wait',
-      '--for',
-      'condition=established',
-      '--timeout=30s',
-      'crd/reports.openreports.io',
-      'crd/clusterreports.openreports.io',
-    );
+    await installOpenReportsCrds(kubectl);
 
     const objects = renderChart({ values });
     const cronJob = only<CronJob>(objects, 'CronJob');

@@ -14,6 +14,7 @@ import { type ControlPlane, startControlPlane } from '../../control-plane/contro
 import { runKubectl } from '../kubectl/kubectl.ts';
 import type { AuditOutput, AuditResult } from '../support/audit-output.ts';
 import { runMain } from '../support/cli.ts';
+import { installOpenReportsCrds } from './openreports-crds.ts';
 import { describeWithControlPlane } from './real-cluster.ts';
 
 const fixtures = 'test/fixtures/audit';
@@ -177,15 +178,7 @@ describeWithControlPlane('audit of a real kube-apiserver', () => {
   });
 
   it('writes reports the API server accepts under the documented schema, one per namespace', async () => {
-    await kubectl('apply', '-f', `${fixtures}/openreports-crds.yaml`);
-    await kubectl(
-      'wait',
-      '--for',
-      'condition=established',
-      '--timeout=30s',
-      'crd/reports.openreports.io',
-      'crd/clusterreports.openreports.io',
-    );
+    await installOpenReportsCrds(kubectl);
     const run = await auditAsAuditor('--enable-admission-plugins', plugins, '-o', 'policyreport');
     expect(run.code).toBe(0);
     const reports = join(scratch, 'reports.yaml');
